@@ -1,0 +1,291 @@
+/**
+ * The gateway's HTTP layer on fastify. Cross-cutting rules are declared once here, as hooks and one
+ * route runner: request ids and the error envelope on every response, authentication per door, scope
+ * and environment checks, rate limits, body and query validation, idempotency, and one transaction per
+ * write. Route modules (routes/*.ts) only hold the platform logic of each endpoint in the table.
+ */
+import fastifyMultipart from '@fastify/multipart'
+import Fastify, {type FastifyInstance, type FastifyReply, type FastifyRequest} from 'fastify'
+import type {z} from 'zod'
+
+import {DOOR_PREFIX, endpoints, type Door, type EndpointDef, type EndpointId, type Endpoint} from '../sdk/endpoints.js'
+import {MAX_FILE_BYTES} from '../sdk/schemas/catalog.js'
+import {listQuery, type ListQuery} from '../sdk/schemas/common.js'
+import type {Scope} from './db.js'
+import {ApiError, fromZodError, insufficientScope, invalid, methodNotAllowed} from './errors.js'
+import {randomText} from './ids.js'
+import {Idempotency, Platform, type Credential} from './platform.js'
+
+// ---------------------------------------------------------------- what route modules see
+
+export interface RouteContext<B = unknown, Q = ListQuery> {
+  gw: Platform
+  cred: Credential
+  /** The merchant and environment the credential may see: every query is scoped by it. */
+  scope: Scope
+  door: Door
+  params: Record<string, string>
+  query: Q
+  body: B
+  request: FastifyRequest
+  requestId: string
+}
+
+/** A handler's answer with a status other than 200, or a body already serialised to JSON. */
+export class Reply {
+  constructor(
+    readonly status: number,
+    readonly body: unknown,
+    readonly raw = false,
+  ) {}
+}
+export const created = (body: unknown) => new Reply(201, body)
+/** A list envelope spliced from stored JSON documents, without parsing them. */
+export const rawList = (rows: string[], hasMore: boolean) =>
+  new Reply(200, `{"object":"list","has_more":${hasMore},"data":[${rows.join(',')}]}`, true)
+
+type BodyOut<Id extends EndpointId> = Endpoint<Id> extends {body: infer B extends z.ZodType} ? z.output<B> : undefined
+type QueryOut<Id extends EndpointId> = (Endpoint<Id> extends {list: true} ? ListQuery : unknown) &
+  (Endpoint<Id> extends {query: infer Q extends z.ZodType} ? z.output<Q> : unknown)
+
+export type Handler<Id extends EndpointId> = (ctx: RouteContext<BodyOut<Id>, QueryOut<Id>>) => unknown
+export type Handlers = {[Id in EndpointId]: Handler<Id>}
+
+// ---------------------------------------------------------------- the app
+
+const ALL_METHODS = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'] as const
+
+export interface BuildOptions {
+  platform: Platform
+  adminKey: string
+  handlers: Partial<Handlers>
+  admin?: (app: FastifyInstance, platform: Platform) => void
+  extra?: (app: FastifyInstance, platform: Platform) => void
+  logger?: boolean
+}
+
+const REQUEST_ID_PREFIX = `req_${randomText(8)}`
+let requestCounter = 0
+
+export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
+  const {platform} = opts
+  const app = Fastify({
+    logger: opts.logger ?? false,
+    bodyLimit: 1024 * 1024,
+    // Unique per process and cheap: a random prefix and a counter.
+    genReqId: () => `${REQUEST_ID_PREFIX}${(++requestCounter).toString(36).padStart(6, '0')}`,
+    routerOptions: {ignoreTrailingSlash: true, maxParamLength: 200},
+    return503OnClosing: true,
+  })
+
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.header('x-request-id', request.id)
+    done()
+  })
+
+  // JSON bodies: an empty body is "no fields"; a syntax error is a 400 in the envelope.
+  app.removeContentTypeParser('application/json')
+  app.addContentTypeParser('application/json', {parseAs: 'string'}, (_request, body, done) => {
+    const text = body as string
+    if (text.trim() === '') return done(null, undefined)
+    try {
+      done(null, JSON.parse(text))
+    } catch {
+      done(invalid('invalid_json', 'The request body is not valid JSON'), undefined)
+    }
+  })
+  await app.register(fastifyMultipart, {limits: {fileSize: MAX_FILE_BYTES, files: 1, fields: 10, parts: 12}})
+
+  app.setErrorHandler((error: Error & {code?: string; statusCode?: number}, request, reply) => {
+    const apiError = toApiError(error)
+    if (apiError.status >= 500) request.log.error(error)
+    void reply
+      .code(apiError.status)
+      .headers(apiError.headers ?? {})
+      .type('application/json')
+      .send(JSON.stringify(apiError.envelope(request.id)))
+  })
+  app.setNotFoundHandler((request, reply) => {
+    const e = new ApiError(404, 'not_found', 'route_not_found', `Unrecognized request URL (${request.method} ${request.url.split('?')[0]})`)
+    void reply.code(404).type('application/json').send(JSON.stringify(e.envelope(request.id)))
+  })
+
+  const methodsByUrl = new Map<string, Set<string>>()
+  for (const [id, def] of Object.entries(endpoints) as [EndpointId, EndpointDef][]) {
+    const handler = opts.handlers[id] as Handler<EndpointId> | undefined
+    for (const door of def.doors) {
+      const url = DOOR_PREFIX[door] + def.path.replace(/\{(\w+)\}/g, ':$1')
+      if (!methodsByUrl.has(url)) methodsByUrl.set(url, new Set())
+      methodsByUrl.get(url)!.add(def.method)
+      app.route({method: def.method, url, handler: endpointRunner(platform, id, def, door, handler)})
+    }
+  }
+  for (const [url, methods] of methodsByUrl) {
+    const others = ALL_METHODS.filter((m) => !methods.has(m))
+    if (!methods.has('GET')) others.push('HEAD' as never)
+    app.route({
+      method: others,
+      url,
+      handler: async (request) => {
+        throw methodNotAllowed(request.method, request.url.split('?')[0])
+      },
+    })
+  }
+
+  opts.admin?.(app, platform)
+  opts.extra?.(app, platform)
+  return app
+}
+
+/** Fastify's own errors (parsers, limits, URL) as the spec's envelope, always a 4xx for bad input. */
+function toApiError(error: Error & {code?: string; statusCode?: number; validation?: unknown}): ApiError {
+  if (error instanceof ApiError) return error
+  switch (error.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return invalid('unsupported_content_type', 'Send the body as application/json (or multipart/form-data for uploads)')
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return invalid('body_too_large', 'The request body is larger than 1 MB')
+    case 'FST_REQ_FILE_TOO_LARGE':
+      return new ApiError(413, 'invalid_request', 'file_too_large', `The file is larger than ${MAX_FILE_BYTES / 1024 / 1024} MB`, 'file')
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return invalid('invalid_content_length', 'Content-Length does not match the body')
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return invalid('invalid_json', 'The request body is empty')
+    case 'FST_ERR_BAD_URL':
+    case 'FST_ERR_ASYNC_CONSTRAINT':
+      return invalid('invalid_url', 'The request URL is malformed')
+  }
+  if (error.code?.startsWith('FST_') && error.statusCode && error.statusCode < 500) {
+    return new ApiError(error.statusCode, 'invalid_request', error.code.toLowerCase().replace(/^fst_(err_)?/, ''), error.message)
+  }
+  if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
+    return new ApiError(error.statusCode, 'invalid_request', 'invalid_request', error.message)
+  }
+  return new ApiError(500, 'api_error', 'internal_error', 'The gateway failed to handle this request; retry with the same Idempotency-Key')
+}
+
+const queryCache = new Map<EndpointDef, z.ZodType | undefined>()
+function querySchema(def: EndpointDef): z.ZodType | undefined {
+  if (!queryCache.has(def)) {
+    const base = def.list ? listQuery : undefined
+    queryCache.set(def, base && def.query ? base.extend(def.query.shape) : (base ?? def.query))
+  }
+  return queryCache.get(def)
+}
+
+function endpointRunner(platform: Platform, id: EndpointId, def: EndpointDef, door: Door, handler: Handler<EndpointId> | undefined) {
+  const isWrite = def.method === 'POST' || def.method === 'PATCH'
+  const query = querySchema(def)
+  return async function run(request: FastifyRequest, reply: FastifyReply) {
+    const cred = platform.credentials.authenticate(request.headers.authorization, door)
+    if (door === 'store' && request.headers.origin !== undefined) {
+      throw new ApiError(403, 'permission_error', 'origin_forbidden', 'Secret keys are server-side only: requests with a browser Origin header are rejected')
+    }
+    if (!cred.scopes.has(def.scope)) throw insufficientScope(def.scope)
+    if (def.env && cred.env !== def.env) {
+      throw def.env === 'live'
+        ? invalid('livemode_required', 'This route is available to live installations only; a test installation cannot use it')
+        : invalid('livemode_forbidden', 'This route is available in the sandbox only; a live credential cannot use it')
+    }
+    platform.rateLimiter.hit(cred.id, def.bucket)
+    if (!handler) throw new ApiError(501, 'api_error', 'not_implemented', `${id} is not implemented by this gateway yet`)
+
+    const ctx: RouteContext = {
+      gw: platform,
+      cred,
+      scope: {merchant: cred.merchant, env: cred.env},
+      door,
+      params: request.params as Record<string, string>,
+      query: undefined as never,
+      body: undefined,
+      request,
+      requestId: request.id,
+    }
+    if (query) {
+      const parsed = query.safeParse(request.query ?? {})
+      if (!parsed.success) throw fromZodError(parsed.error, request.query, 'query')
+      ctx.query = parsed.data as ListQuery
+    }
+    if (def.body) {
+      const input = request.body === undefined ? {} : request.body
+      if (input === null || typeof input !== 'object' || Array.isArray(input)) {
+        throw invalid('invalid_body', 'The request body must be a JSON object')
+      }
+      const parsed = def.body.safeParse(input)
+      if (!parsed.success) throw fromZodError(parsed.error, input)
+      ctx.body = parsed.data
+    } else if (!def.multipart && request.body !== undefined && (typeof request.body !== 'object' || request.body === null || Array.isArray(request.body))) {
+      throw invalid('invalid_body', 'The request body must be a JSON object')
+    }
+
+    const keyHeader = isWrite ? request.headers['idempotency-key'] : undefined
+    const key = Array.isArray(keyHeader) ? keyHeader[0] : keyHeader
+    if (key === undefined) return send(reply, await runInTransaction(platform, handler, ctx, def))
+
+    Idempotency.checkKey(key)
+    const fingerprint = Idempotency.fingerprint(
+      request.method,
+      request.url.split('?')[0],
+      def.multipart ? (request.headers['content-length'] ?? '') + (request.headers['content-type'] ?? '') : JSON.stringify(request.body ?? {}),
+    )
+    const credKey = `${cred.id}`
+    const start = platform.idempotency.begin(credKey, key, fingerprint)
+    if (start.kind === 'replay') {
+      reply.header('idempotent-replayed', 'true')
+      return reply.code(start.status).type('application/json').send(start.body)
+    }
+    try {
+      const result = await runInTransaction(platform, handler, ctx, def, (status, body) => platform.idempotency.finish(credKey, key, status, body))
+      return send(reply, result)
+    } catch (error) {
+      const apiError = toApiError(error as Error)
+      // A request rejected for its content replays the same rejection; a transient failure may be retried.
+      if (apiError.status >= 500 || apiError.status === 429) platform.idempotency.release(credKey, key)
+      else platform.idempotency.finish(credKey, key, apiError.status, JSON.stringify(apiError.envelope(request.id)))
+      throw apiError
+    }
+  }
+}
+
+interface Serialized {
+  status: number
+  body: string
+}
+
+function serialize(result: unknown, def: EndpointDef): Serialized {
+  if (result instanceof Reply) return {status: result.status, body: result.raw ? (result.body as string) : JSON.stringify(result.body)}
+  if (def.list && Array.isArray(result)) return {status: 200, body: JSON.stringify({object: 'list', has_more: false, data: result})}
+  return {status: 200, body: JSON.stringify(result)}
+}
+
+/**
+ * Runs a handler so that its writes, its events and its idempotency record commit together or not at
+ * all: a write handler runs inside one SQLite transaction, and a throw rolls everything back. A handler
+ * that must wait (an upload) returns a promise of a function that does the writing; it must not write
+ * before that, and the function then runs in its own transaction.
+ */
+async function runInTransaction(
+  platform: Platform,
+  handler: Handler<EndpointId>,
+  ctx: RouteContext,
+  def: EndpointDef,
+  onCommit?: (status: number, body: string) => void,
+): Promise<Serialized> {
+  if (def.method === 'GET') return serialize(await handler(ctx as never), def)
+  const finish = (result: unknown) => {
+    const serialized = serialize(result, def)
+    onCommit?.(serialized.status, serialized.body)
+    return serialized
+  }
+  const first = platform.storage.transaction((): {done: Serialized} | {pending: Promise<unknown>} => {
+    const out = handler(ctx as never)
+    return out instanceof Promise ? {pending: out} : {done: finish(out)}
+  })
+  if ('done' in first) return first.done
+  const commit = await first.pending
+  return platform.storage.transaction(() => finish(typeof commit === 'function' ? (commit as () => unknown)() : commit))
+}
+
+function send(reply: FastifyReply, out: Serialized) {
+  return reply.code(out.status).type('application/json').send(out.body)
+}

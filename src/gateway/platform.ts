@@ -1,0 +1,290 @@
+/**
+ * The platform's shared state and rules that every route obeys: who a credential is (auth), what it
+ * may do (scopes), how often (rate limits), and what a repeated write returns (idempotency). Routes
+ * receive this as `ctx.gw`; nothing here knows about HTTP.
+ */
+import {createHash} from 'node:crypto'
+
+import type {Door, Bucket} from '../sdk/endpoints.js'
+import type {Scope as ScopeName} from '../sdk/schemas/common.js'
+import {Clock} from './clock.js'
+import {Storage, type Env, type Scope} from './db.js'
+import {ApiError, conflict, invalid, unauthenticated} from './errors.js'
+import {newId, randomText} from './ids.js'
+
+export interface MerchantDoc {
+  id: string
+  object: 'merchant'
+  company: string
+  country: string
+  vat_number: string | null
+  status: 'active' | 'restricted' | 'pending'
+  created: number
+  store: {
+    id: string
+    slug: string
+    display_name: string
+    status: 'draft' | 'live' | 'paused'
+    approval: 'pending' | 'approved' | 'rejected'
+    logo_url: string | null
+    cover_url: string | null
+  }
+}
+
+export interface Credential {
+  id: string
+  kind: 'installation' | 'secret_key'
+  merchant: string
+  env: Env
+  scopes: ReadonlySet<string>
+  /** Last characters of the token, for logs and listings. */
+  hint: string
+}
+
+const sha256 = (s: string) => createHash('sha256').update(s).digest('hex')
+
+/** `app_live_…` / `app_test_…` installation tokens; `sk_live_…` / `sk_test_…` secret keys. */
+const TOKEN_SHAPE = /^(app|sk)_(live|test)_[0-9A-Za-z]{24,64}$/
+
+export class Credentials {
+  /** token → credential; the hot path of every request, so lookups never touch SQLite twice. */
+  private readonly cache = new Map<string, Credential | null>()
+
+  constructor(
+    private readonly storage: Storage,
+    private readonly clock: Clock,
+  ) {}
+
+  issue(kind: Credential['kind'], merchant: string, env: Env, scopes: readonly ScopeName[], appName?: string) {
+    const token = `${kind === 'installation' ? 'app' : 'sk'}_${env}_${randomText(32)}`
+    const id = newId(kind === 'installation' ? 'inst' : 'key', 16)
+    const hint = token.slice(-4)
+    this.storage.db
+      .prepare(
+        'INSERT INTO credentials (id, token_hash, kind, merchant, env, scopes, hint, app_name, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      )
+      .run(id, sha256(token), kind, merchant, env, JSON.stringify([...new Set(scopes)]), hint, appName ?? null, this.clock.now())
+    this.cache.delete(token)
+    return {id, token}
+  }
+
+  revoke(id: string, kind: Credential['kind']): boolean {
+    const changes = this.storage.db
+      .prepare('UPDATE credentials SET revoked = ? WHERE id = ? AND kind = ? AND revoked IS NULL')
+      .run(this.clock.now(), id, kind).changes
+    // A revoked token must fail on its very next request, so forget every cached answer.
+    this.cache.clear()
+    return changes > 0
+  }
+
+  /** The credential behind an `Authorization` header for a door, or a 401 that says why. */
+  authenticate(header: string | undefined, door: Door | 'merchant'): Credential {
+    if (!header) throw unauthenticated('No credential: send Authorization: Bearer <token>', 'missing_credential')
+    const match = /^Bearer ([^\s]+)$/.exec(header)
+    if (!match) throw unauthenticated('Malformed Authorization header: expected "Bearer <token>"', 'invalid_authorization_header')
+    const token = match[1]
+    let cred = this.cache.get(token)
+    if (cred === undefined) {
+      cred = TOKEN_SHAPE.test(token) ? this.load(token) : null
+      if (this.cache.size > 10_000) this.cache.clear()
+      this.cache.set(token, cred)
+    }
+    if (!cred) throw unauthenticated('Invalid, revoked or unknown credential', 'invalid_api_key')
+    const wanted = door === 'app' ? 'installation' : 'secret_key'
+    if (cred.kind !== wanted) {
+      throw unauthenticated(
+        door === 'app' ? 'The App API takes an installation token, not a secret key' : 'This API takes a secret key, not an installation token',
+        'wrong_credential_type',
+      )
+    }
+    return cred
+  }
+
+  private load(token: string): Credential | null {
+    const row = this.storage.db
+      .prepare<[string], {id: string; kind: Credential['kind']; merchant: string; env: Env; scopes: string; hint: string}>(
+        'SELECT id, kind, merchant, env, scopes, hint FROM credentials WHERE token_hash = ? AND revoked IS NULL',
+      )
+      .get(sha256(token))
+    if (!row) return null
+    // A token whose prefix names another environment than it was issued for is malformed: wrong mode.
+    if (!token.includes(`_${row.env}_`)) return null
+    return {id: row.id, kind: row.kind, merchant: row.merchant, env: row.env, scopes: new Set(JSON.parse(row.scopes) as string[]), hint: row.hint}
+  }
+}
+
+/** Requests per credential per bucket in fixed one-minute windows (spec: Limits). */
+export const RATE_LIMITS: Record<Bucket, number> = {checkout: 120, read: 300, write: 60}
+
+export class RateLimiter {
+  private window = -1
+  private readonly counts = new Map<string, number>()
+
+  constructor(
+    private readonly clock: Clock,
+    public enabled: boolean,
+  ) {}
+
+  /** Counts one request; throws 429 with `Retry-After` once the bucket is spent for this window. */
+  hit(credentialId: string, bucket: Bucket): void {
+    if (!this.enabled) return
+    const now = this.clock.now()
+    const window = Math.floor(now / 60)
+    if (window !== this.window) {
+      this.window = window
+      this.counts.clear()
+    }
+    const key = `${credentialId}:${bucket}`
+    const count = (this.counts.get(key) ?? 0) + 1
+    this.counts.set(key, count)
+    if (count > RATE_LIMITS[bucket]) {
+      const retryAfter = Math.max(1, (window + 1) * 60 - now)
+      throw new ApiError(429, 'rate_limit_error', 'rate_limited', `Too many ${bucket} requests: at most ${RATE_LIMITS[bucket]} a minute`, undefined, {
+        'retry-after': String(retryAfter),
+      })
+    }
+  }
+}
+
+/** Stored responses are replayed for 24 hours (spec: Limits). */
+export const IDEMPOTENCY_RETENTION_SECONDS = 24 * 3600
+
+export type IdempotencyStart = {kind: 'replay'; status: number; body: string} | {kind: 'started'}
+
+export class Idempotency {
+  constructor(
+    private readonly storage: Storage,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Validates the header value: 1 to 255 printable ASCII characters. */
+  static checkKey(key: string): void {
+    if (key.length < 1 || key.length > 255 || !/^[\x20-\x7e]+$/.test(key)) {
+      throw invalid('idempotency_key_invalid', 'Idempotency-Key must be 1 to 255 printable ASCII characters', 'Idempotency-Key')
+    }
+  }
+
+  static fingerprint(method: string, path: string, body: string): string {
+    return createHash('sha256').update(method).update('\0').update(path).update('\0').update(body).digest('hex')
+  }
+
+  /**
+   * Claims a key for a request, or says what to answer instead: the first response (replay), 409
+   * `idempotency_key_reused` (another body), or 409 `idempotency_in_flight` (still running).
+   */
+  begin(credential: string, key: string, fingerprint: string): IdempotencyStart {
+    const now = this.clock.now()
+    const row = this.storage.db
+      .prepare<[string, string], {fingerprint: string; state: string; status: number | null; body: string | null; created: number}>(
+        'SELECT fingerprint, state, status, body, created FROM idempotency WHERE credential = ? AND key = ?',
+      )
+      .get(credential, key)
+    if (row && row.created + IDEMPOTENCY_RETENTION_SECONDS > now) {
+      if (row.fingerprint !== fingerprint) {
+        throw conflict(
+          'idempotency_key_reused',
+          'This Idempotency-Key was already used with a different request (method, path or body); use a new key',
+          'Idempotency-Key',
+          'idempotency_error',
+        )
+      }
+      if (row.state === 'in_flight') {
+        throw conflict('idempotency_in_flight', 'A request with this Idempotency-Key is still being processed; retry shortly', 'Idempotency-Key', 'idempotency_error')
+      }
+      return {kind: 'replay', status: row.status!, body: row.body!}
+    }
+    this.storage.db
+      .prepare(
+        `INSERT INTO idempotency (credential, key, fingerprint, state, created) VALUES (?, ?, ?, 'in_flight', ?)
+         ON CONFLICT(credential, key) DO UPDATE SET fingerprint = excluded.fingerprint, state = 'in_flight', status = NULL, body = NULL, created = excluded.created`,
+      )
+      .run(credential, key, fingerprint, now)
+    return {kind: 'started'}
+  }
+
+  /** Stores the response to replay; called inside the route's transaction for a success. */
+  finish(credential: string, key: string, status: number, body: string): void {
+    this.storage.db
+      .prepare(`UPDATE idempotency SET state = 'done', status = ?, body = ? WHERE credential = ? AND key = ?`)
+      .run(status, body, credential, key)
+  }
+
+  /** Frees a key whose request failed in a way a retry may fix (5xx, 429). */
+  release(credential: string, key: string): void {
+    this.storage.db.prepare('DELETE FROM idempotency WHERE credential = ? AND key = ?').run(credential, key)
+  }
+
+  prune(): void {
+    this.storage.db.prepare('DELETE FROM idempotency WHERE created <= ?').run(this.clock.now() - IDEMPOTENCY_RETENTION_SECONDS)
+  }
+}
+
+export interface EventDoc {
+  id: string
+  object: 'event'
+  type: string
+  livemode: boolean
+  created: number
+  data: {object: unknown}
+}
+
+export interface PlatformOptions {
+  db: string
+  rateLimit: boolean
+  /** Base URL the gateway is reachable at; checkout URLs point there. Set once listening. */
+  baseUrl?: string
+}
+
+/** Everything a route may use besides its own request. */
+export class Platform {
+  readonly storage: Storage
+  readonly clock: Clock
+  readonly credentials: Credentials
+  readonly rateLimiter: RateLimiter
+  readonly idempotency: Idempotency
+  baseUrl: string
+
+  constructor(opts: PlatformOptions) {
+    this.storage = new Storage(opts.db)
+    this.clock = new Clock(Number(this.storage.meta('clock_offset') ?? 0))
+    this.credentials = new Credentials(this.storage, this.clock)
+    this.rateLimiter = new RateLimiter(this.clock, opts.rateLimit)
+    this.idempotency = new Idempotency(this.storage, this.clock)
+    this.baseUrl = opts.baseUrl ?? 'http://127.0.0.1'
+  }
+
+  advanceClock(seconds: number): number {
+    const now = this.clock.advance(seconds)
+    this.storage.setMeta('clock_offset', String(this.clock.offset))
+    return now
+  }
+
+  now(): number {
+    return this.clock.now()
+  }
+
+  merchant(id: string): MerchantDoc | undefined {
+    const row = this.storage.db.prepare<[string], {data: string}>('SELECT data FROM merchants WHERE id = ?').get(id)
+    return row ? (JSON.parse(row.data) as MerchantDoc) : undefined
+  }
+
+  saveMerchant(doc: MerchantDoc): void {
+    this.storage.db
+      .prepare('INSERT INTO merchants (id, created, data) VALUES (?, ?, ?) ON CONFLICT(id) DO UPDATE SET data = excluded.data')
+      .run(doc.id, doc.created, JSON.stringify(doc))
+  }
+
+  /**
+   * Appends an event to the merchant's log in the spec's envelope, in the caller's transaction, so an
+   * event exists exactly when its state change does.
+   */
+  emit(scope: Scope, type: string, object: unknown): EventDoc {
+    const event: EventDoc = {id: newId('evt', 24), object: 'event', type, livemode: scope.env === 'live', created: this.now(), data: {object}}
+    this.storage.insert('event', scope, event, {created: event.created})
+    return event
+  }
+
+  close(): void {
+    this.storage.close()
+  }
+}

@@ -1,0 +1,42 @@
+/**
+ * `--seed`: a demo merchant with a live, approved store, a sample catalogue and account data in both
+ * environments, and all-scope credentials for both. Idempotent: on a database seeded before, it reuses
+ * the merchant and prints the same credentials.
+ */
+import {SCOPES} from '../sdk/schemas/common.js'
+import {createMerchant} from './admin.js'
+import type {Env, Scope} from './db.js'
+import type {Platform} from './platform.js'
+import {seeders} from './routes/index.js'
+
+export interface SeedResult {
+  merchant: string
+  store: string
+  installations: Record<Env, {id: string; token: string}>
+  secret_keys: Record<Env, {id: string; secret_key: string}>
+}
+
+/** A seeder fills one merchant environment with sample data; each route module may contribute one. */
+export type Seeder = (platform: Platform, scope: Scope) => void
+
+export function seedDemo(platform: Platform): SeedResult {
+  const previous = platform.storage.meta('seed')
+  if (previous) {
+    const seeded = JSON.parse(previous) as SeedResult
+    if (platform.merchant(seeded.merchant)) return seeded
+  }
+  return platform.storage.transaction(() => {
+    const merchant = createMerchant(platform, {company: 'Demo Merchant GmbH', country: 'DE', vat_number: 'DE123456789', store: {slug: 'demo', display_name: 'Demo Store'}})
+    const result: SeedResult = {merchant: merchant.id, store: merchant.store.id, installations: {} as SeedResult['installations'], secret_keys: {} as SeedResult['secret_keys']}
+    for (const env of ['test', 'live'] as const) {
+      const inst = platform.credentials.issue('installation', merchant.id, env, SCOPES, 'payapp demo')
+      const key = platform.credentials.issue('secret_key', merchant.id, env, SCOPES)
+      result.installations[env] = {id: inst.id, token: inst.token}
+      result.secret_keys[env] = {id: key.id, secret_key: key.token}
+      for (const seeder of seeders) seeder(platform, {merchant: merchant.id, env})
+    }
+    // Kept so a restart with --seed prints the same credentials; this file is the developer's own.
+    platform.storage.setMeta('seed', JSON.stringify(result))
+    return result
+  })
+}

@@ -1,0 +1,78 @@
+/**
+ * Starting and stopping the gateway: storage, platform rules, routes, admin API, optional seed.
+ */
+import {homedir} from 'node:os'
+import {join} from 'node:path'
+
+import type {FastifyInstance} from 'fastify'
+
+import {registerAdmin} from './admin.js'
+import {buildApp} from './app.js'
+import {randomText} from './ids.js'
+import {Platform} from './platform.js'
+import {adminRoutes, extraRoutes, handlers} from './routes/index.js'
+import {seedDemo, type SeedResult} from './seed.js'
+
+export interface GatewayOptions {
+  host?: string
+  /** 0 picks a free port. */
+  port?: number
+  /** SQLite file, or ':memory:' to keep nothing. Default: the user's data directory. */
+  db?: string
+  adminKey?: string
+  rateLimit?: boolean
+  seed?: boolean
+  logger?: boolean
+}
+
+export interface RunningGateway {
+  url: string
+  adminKey: string
+  db: string
+  platform: Platform
+  app: FastifyInstance
+  seed?: SeedResult
+  close(): Promise<void>
+}
+
+export function defaultDbFile(): string {
+  const base = process.env.XDG_DATA_HOME || join(homedir(), '.local', 'share')
+  return join(base, 'payapp', 'gateway.sqlite')
+}
+
+export async function startGateway(opts: GatewayOptions = {}): Promise<RunningGateway> {
+  const db = opts.db ?? defaultDbFile()
+  const platform = new Platform({db, rateLimit: opts.rateLimit ?? true})
+  // A file database keeps its generated admin key, so scripts keep working across restarts.
+  const adminKey = opts.adminKey ?? platform.storage.meta('admin_key') ?? `adm_${randomText(32)}`
+  if (!opts.adminKey) platform.storage.setMeta('admin_key', adminKey)
+
+  const app = await buildApp({
+    platform,
+    adminKey,
+    handlers,
+    logger: opts.logger,
+    admin: (fastify, p) => registerAdmin(fastify, p, adminKey, adminRoutes),
+    extra: (fastify, p) => {
+      for (const register of extraRoutes) register(fastify, p)
+    },
+  })
+  const seed = opts.seed ? seedDemo(platform) : undefined
+  const address = await app.listen({host: opts.host ?? '127.0.0.1', port: opts.port ?? 4242})
+  const url = address.replace('://[::1]', '://localhost')
+  platform.baseUrl = url
+  let closing: Promise<void> | undefined
+  return {
+    url,
+    adminKey,
+    db,
+    platform,
+    app,
+    seed,
+    close() {
+      // Fastify answers the requests in flight before it closes; only then is the database closed.
+      closing ??= app.close().then(() => platform.close())
+      return closing
+    },
+  }
+}

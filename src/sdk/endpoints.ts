@@ -1,0 +1,151 @@
+/**
+ * Every endpoint of the App API (`/v1/app`) and the store API (`/v1/store`), written once.
+ * The gateway registers a handler per entry and derives scope checks, rate-limit buckets and 405s from
+ * it; the SDK's namespaces call through it; the CLI's commands and the scope-matrix test iterate it.
+ */
+import {z} from 'zod'
+
+import * as catalog from './schemas/catalog.js'
+import * as commerce from './schemas/commerce.js'
+import {deleted, listQuery, type Scope} from './schemas/common.js'
+
+/** Which API an endpoint is served under: the App API (installation token) or the store API (secret key). */
+export type Door = 'app' | 'store'
+export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE'
+/** The spec's rate-limit buckets. */
+export type Bucket = 'read' | 'write' | 'checkout'
+
+export interface EndpointDef {
+  method: HttpMethod
+  /** Relative to the door's base; `{name}` marks a path parameter. */
+  path: string
+  scope: Scope
+  doors: readonly Door[]
+  bucket: Bucket
+  summary: string
+  body?: z.ZodType
+  query?: z.ZodObject
+  /** The item schema for lists, the object schema otherwise. */
+  response: z.ZodType
+  list?: boolean
+  /** Multipart upload instead of a JSON body. */
+  multipart?: boolean
+  /** Only installations or keys of this environment may call it. */
+  env?: 'live' | 'test'
+}
+
+const both = ['app', 'store'] as const
+const app = ['app'] as const
+
+function get(path: string, scope: Scope, response: z.ZodType, summary: string, doors: readonly Door[] = both) {
+  return {method: 'GET', path, scope, doors, bucket: 'read', response, summary} as const
+}
+
+function list<R extends z.ZodType, Q extends z.ZodObject | undefined = undefined>(
+  path: string,
+  scope: Scope,
+  response: R,
+  summary: string,
+  doors: readonly Door[] = both,
+  query?: Q,
+) {
+  return {method: 'GET', path, scope, doors, bucket: 'read', response, list: true, query, summary} as const
+}
+
+function write<M extends HttpMethod, B extends z.ZodType | undefined, R extends z.ZodType>(
+  method: M,
+  path: string,
+  scope: Scope,
+  body: B,
+  response: R,
+  summary: string,
+  doors: readonly Door[] = both,
+) {
+  return {method, path, scope, doors, bucket: 'write', body, response, summary} as const
+}
+
+export const endpoints = {
+  // ---- store surface (both doors)
+  'store.retrieve': get('/store', 'store:read', catalog.store, "The merchant's store"),
+
+  'products.list': list('/products', 'products:read', catalog.product, 'List products, newest first'),
+  'products.create': write('POST', '/products', 'products:write', catalog.productCreate, catalog.product, 'Create a product, optionally with its default price'),
+  'products.retrieve': get('/products/{id}', 'products:read', catalog.product, 'A product with its option groups and variants'),
+  'products.update': write('PATCH', '/products/{id}', 'products:write', catalog.productUpdate, catalog.product, 'Update a product (including default_price_id)'),
+  'products.archive': write('DELETE', '/products/{id}', 'products:write', undefined, catalog.productArchived, 'Archive a product and all its prices'),
+
+  'prices.list': list('/products/{id}/prices', 'products:read', catalog.price, "List a product's prices"),
+  'prices.create': write('POST', '/products/{id}/prices', 'products:write', catalog.priceCreate, catalog.price, 'Create a price for a product'),
+  'prices.update': write('PATCH', '/products/{id}/prices/{price}', 'products:write', catalog.priceUpdate, catalog.price, 'Update the mutable fields of a price'),
+
+  'options.list': list('/products/{id}/options', 'products:read', catalog.optionGroup, "List a product's option groups"),
+  'options.create': write('POST', '/products/{id}/options', 'products:write', catalog.optionGroupCreate, catalog.optionGroup, 'Create an option group with its values'),
+  'options.update': write('PATCH', '/options/{id}', 'products:write', catalog.optionGroupUpdate, catalog.optionGroup, 'Rename an option group'),
+  'options.delete': write('DELETE', '/options/{id}', 'products:write', undefined, deleted, 'Delete an option group (409 variants_exist while the product has variants)'),
+  'values.create': write('POST', '/options/{id}/values', 'products:write', catalog.optionValueCreate, catalog.optionGroup, 'Add a value to an option group'),
+  'values.delete': write('DELETE', '/values/{id}', 'products:write', undefined, deleted, 'Delete an option value (409 value_in_use while a variant uses it)'),
+
+  'variants.list': list('/products/{id}/variants', 'products:read', catalog.variant, "List a product's variants, the default variant included"),
+  'variants.create': write('POST', '/products/{id}/variants', 'products:write', catalog.variantCreate, catalog.variant, 'Create a variant'),
+  'variants.update': write('PATCH', '/variants/{id}', 'products:write', catalog.variantUpdate, catalog.variant, 'Update a variant (its option combination is immutable)'),
+  'variants.delete': write('DELETE', '/variants/{id}', 'products:write', undefined, deleted, 'Delete a variant (not the default variant)'),
+
+  'files.create': {...write('POST', '/files', 'files:write', undefined, catalog.file, 'Upload a file (multipart field "file", at most 5 MB)'), multipart: true},
+
+  'orders.list': list('/orders', 'orders:read', commerce.order, 'List store orders, newest first'),
+  'orders.retrieve': get('/orders/{id}', 'orders:read', commerce.order, 'One store order'),
+  'orders.update': write('PATCH', '/orders/{id}', 'orders:write', commerce.orderUpdate, commerce.order, 'Update fulfilment status'),
+  'orders.evidence.create': write('POST', '/orders/{id}/evidence', 'orders:write', commerce.orderEvidenceCreate, commerce.order, 'Attach delivery evidence'),
+  'orders.create': {...write('POST', '/orders', 'orders:write', commerce.orderCreate, commerce.order, 'Create an order fixture (sandbox only)', app), env: 'test'},
+
+  'checkouts.create': {
+    ...write('POST', '/checkouts', 'checkout:write', commerce.storeCheckoutCreate, commerce.storeCheckout, 'Create a checkout session for a store product or variant', ['store']),
+    bucket: 'checkout',
+  },
+
+  // ---- App API only
+  'merchant.retrieve': get('/merchant', 'merchant:read', commerce.merchant, 'Merchant profile', app),
+  'payments.list': list('/payments', 'payments:read', commerce.payment, 'Payments, newest first', app, commerce.paymentsListQuery),
+  'payments.retrieve': get('/payments/{id}', 'payments:read', commerce.payment, 'One payment (charge id in live, row id in sandbox)', app),
+  'refunds.list': list('/refunds', 'refunds:read', commerce.refund, 'Refunds (sandbox rows; live: refunded charges)', app),
+  'disputes.list': list('/disputes', 'disputes:read', commerce.dispute, 'Chargebacks', app),
+  'payouts.list': list('/payouts', 'payouts:read', commerce.payout, 'Bank settlements', app),
+  'balance.retrieve': get('/balance', 'payouts:read', commerce.balance, 'Available and pending balance', app),
+  'invoices.list': list('/invoices', 'invoices:read', commerce.invoice, 'Issued invoices (live only; sandbox lists none)', app),
+  'invoices.retrieve': get('/invoices/{id}', 'invoices:read', commerce.invoice, 'One invoice', app),
+  'subscriptions.list': list('/subscriptions', 'subscriptions:read', commerce.subscription, 'Recurring agreements', app),
+  'analytics.summary': {...get('/analytics/summary', 'analytics:read', commerce.analyticsSummary, 'Aggregated volume over the last N days', app), query: commerce.analyticsQuery},
+
+  'subscriptionLinks.list': {...list('/subscription_links', 'subscriptions:read', commerce.subscriptionLink, 'Subscription links', app), env: 'live'},
+  'subscriptionLinks.retrieve': {...get('/subscription_links/{id}', 'subscriptions:read', commerce.subscriptionLink, 'One subscription link', app), env: 'live'},
+  'subscriptionLinks.create': {
+    ...write('POST', '/subscription_links', 'subscriptions:write', commerce.subscriptionLinkCreate, commerce.subscriptionLink, 'Create a subscription link', app),
+    env: 'live',
+  },
+  'subscriptionLinks.update': {
+    ...write('POST', '/subscription_links/{id}', 'subscriptions:write', commerce.subscriptionLinkUpdate, commerce.subscriptionLink, 'Update a subscription link', app),
+    env: 'live',
+  },
+  'subscriptionLinks.archive': {
+    ...write('POST', '/subscription_links/{id}/archive', 'subscriptions:write', undefined, commerce.subscriptionLink, 'Archive a subscription link', app),
+    env: 'live',
+  },
+} as const satisfies Record<string, EndpointDef>
+
+export type EndpointId = keyof typeof endpoints
+export type Endpoint<Id extends EndpointId> = (typeof endpoints)[Id]
+
+/** Base path of each door, relative to `{base_url}`. */
+export const DOOR_PREFIX: Record<Door, string> = {app: '/v1/app', store: '/v1/store'}
+
+/** Names of the `{param}`s in a path, in order. */
+export function pathParams(path: string): string[] {
+  return [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1])
+}
+
+/** Request body type of an endpoint (what a caller sends). */
+export type BodyOf<Id extends EndpointId> = Endpoint<Id> extends {body: infer B extends z.ZodType} ? z.input<B> : never
+/** Result type of an endpoint (one object, or the item type of a list). */
+export type ResultOf<Id extends EndpointId> = z.output<Endpoint<Id>['response']>
+
+export {listQuery}

@@ -1,0 +1,338 @@
+/**
+ * The store catalogue: store, products, prices, option groups and values, variants, files.
+ * Each resource is written once here; the gateway validates with the request schemas, the SDK types
+ * its calls and results with them, and the CLI derives its flags from them.
+ */
+import {z} from 'zod'
+
+import {amount, currency, metadata, openEnum, timestamp, uuid, type IssueParams} from './common.js'
+
+// ---------------------------------------------------------------- store
+
+export const store = z.looseObject({
+  id: z.string(),
+  object: z.literal('store'),
+  livemode: z.boolean(),
+  slug: z.string(),
+  display_name: z.string(),
+  status: openEnum(['draft', 'live', 'paused']),
+  approval: openEnum(['pending', 'approved', 'rejected']),
+  logo_url: z.string().nullable(),
+  cover_url: z.string().nullable(),
+  url: z.string(),
+})
+export type Store = z.infer<typeof store>
+
+// ---------------------------------------------------------------- prices
+
+export const RECURRING_INTERVALS = ['day', 'week', 'month', 'year'] as const
+/** The longest billing period the platform allows per interval (one year, as the best-known APIs). */
+export const MAX_INTERVAL_COUNT: Record<(typeof RECURRING_INTERVALS)[number], number> = {day: 365, week: 52, month: 12, year: 1}
+
+export const recurringInput = z
+  .strictObject({
+    interval: z.enum(RECURRING_INTERVALS).describe('Billing interval'),
+    interval_count: z.number().int().min(1).default(1).describe('Intervals between billings (default 1)'),
+    trial_period_days: z.number().int().min(1).max(730).optional().describe('Free trial length in days'),
+    usage_type: z.enum(['licensed', 'metered']).default('licensed').describe('licensed or metered'),
+  })
+  .refine((r) => r.interval_count <= MAX_INTERVAL_COUNT[r.interval], {
+    message: 'the billing period may be at most one year',
+    path: ['interval_count'],
+  })
+
+export const TAX_BEHAVIORS = ['inclusive', 'exclusive', 'unspecified'] as const
+
+/** Body of `POST /products/{id}/prices`. */
+export const priceCreate = z.strictObject({
+  currency,
+  unit_amount: amount.describe('Unit price in minor units, at least 250'),
+  nickname: z.string().max(250).optional().describe('Internal label'),
+  recurring: recurringInput.optional().describe('Recurring billing; omit for a one-time price'),
+  tax_behavior: z.enum(TAX_BEHAVIORS).optional().describe('Whether the amount includes tax'),
+  lookup_key: z.string().min(1).max(200).optional().describe('Your own key for the price'),
+  set_as_default: z.boolean().optional().describe("Make it the product's default price"),
+  metadata: metadata.optional(),
+  active: z.boolean().optional().describe('false creates the price archived'),
+})
+export type PriceCreate = z.input<typeof priceCreate>
+
+/** Fields that can change after a price exists; amount, currency and recurrence are immutable. */
+export const priceUpdate = z.strictObject({
+  active: z.boolean().optional().describe('false archives the price'),
+  nickname: z.string().max(250).nullable().optional().describe('Internal label'),
+  tax_behavior: z.enum(TAX_BEHAVIORS).optional().describe('Whether the amount includes tax'),
+  lookup_key: z.string().min(1).max(200).nullable().optional().describe('Your own key for the price'),
+  metadata: metadata.optional(),
+})
+export type PriceUpdate = z.input<typeof priceUpdate>
+export const PRICE_IMMUTABLE_FIELDS = ['currency', 'unit_amount', 'recurring', 'type', 'product'] as const
+
+export const price = z.looseObject({
+  id: z.string(),
+  object: z.literal('price'),
+  livemode: z.boolean(),
+  product: z.string(),
+  unit_amount: z.number(),
+  currency: z.string(),
+  type: openEnum(['one_time', 'recurring']),
+  recurring: z
+    .looseObject({
+      interval: openEnum(RECURRING_INTERVALS),
+      interval_count: z.number(),
+      trial_period_days: z.number().nullable(),
+      usage_type: openEnum(['licensed', 'metered']),
+    })
+    .nullable(),
+  nickname: z.string().nullable(),
+  active: z.boolean(),
+  tax_behavior: openEnum(TAX_BEHAVIORS),
+  lookup_key: z.string().nullable(),
+  metadata: z.record(z.string(), z.string()),
+  created: timestamp,
+})
+export type Price = z.infer<typeof price>
+
+// ---------------------------------------------------------------- products
+
+/** An image is an http(s) URL or a storage path returned by `POST /files`. */
+const imageRef = z
+  .string()
+  .max(2048)
+  .refine((s) => /^https?:\/\/\S+$/.test(s) || /^files\/[\w./-]+$/.test(s), {
+    message: 'must be an http(s) URL or a storage path from POST /files',
+  })
+
+export const packageDimensions = z
+  .strictObject({
+    length: z.number().positive().describe('cm'),
+    width: z.number().positive().describe('cm'),
+    height: z.number().positive().describe('cm'),
+    weight: z.number().positive().describe('g'),
+  })
+  .describe('Package size in cm and weight in g')
+
+const dedupe = <T>(xs: T[]): T[] => [...new Set(xs)]
+
+/** Fields a product is created and updated with (the mutable product fields). */
+const productFields = {
+  name: z.string().trim().min(1).max(250).describe('Public name'),
+  description: z.string().max(5000).nullable().optional().describe('Long description'),
+  images: z.array(imageRef).max(8).optional().describe('Up to 8 image URLs or file paths; the first is the thumbnail'),
+  tax_code: z
+    .string()
+    .regex(/^txcd_\w+$/, {message: 'must start with txcd_'})
+    .nullable()
+    .optional()
+    .describe('Tax code (txcd_…)'),
+  unit_label: z.string().max(12).nullable().optional().describe('Unit name, e.g. seat'),
+  statement_descriptor: z
+    .string()
+    .max(22)
+    .regex(/^[^<>\\'"*]*$/, {message: 'must not contain < > \\ \' " *'})
+    .nullable()
+    .optional()
+    .describe('Text on card statements, at most 22 characters'),
+  url: z.url({protocol: /^https?$/}).max(2048).nullable().optional().describe('Link to the product page'),
+  shippable: z.boolean().optional().describe('Whether the product is shipped'),
+  package_dimensions: packageDimensions.nullable().optional(),
+  metadata: metadata.optional(),
+  tags: z.array(z.string().trim().min(1).max(64)).max(50).transform(dedupe).optional().describe('Tags (duplicates dropped)'),
+  active: z.boolean().optional().describe('false archives the product'),
+  store_visible: z.boolean().optional().describe('Listed on the storefront (default true)'),
+}
+
+/** Inline price on product create; creation with it is atomic. */
+export const inlinePrice = z.strictObject({
+  currency,
+  unit_amount: amount,
+  recurring: recurringInput.optional(),
+  tax_behavior: z.enum(TAX_BEHAVIORS).optional(),
+  nickname: z.string().max(250).optional(),
+  lookup_key: z.string().min(1).max(200).optional(),
+})
+
+/** Body of `POST /products`. */
+export const productCreate = z.strictObject({
+  ...productFields,
+  price: inlinePrice.optional().describe('Default price created with the product'),
+  default_price: inlinePrice.optional().describe('Synonym of price'),
+})
+export type ProductCreate = z.input<typeof productCreate>
+
+/** Body of `PATCH /products/{id}`. */
+export const productUpdate = z.strictObject({
+  ...productFields,
+  name: productFields.name.optional(),
+  default_price_id: z.string().startsWith('price_').optional().describe('Make this active price of the product the default'),
+})
+export type ProductUpdate = z.input<typeof productUpdate>
+
+// ---------------------------------------------------------------- options
+
+export const optionValue = z.looseObject({
+  object: z.literal('option_value'),
+  id: z.string(),
+  value: z.string(),
+  sort_order: z.number(),
+})
+export type OptionValue = z.infer<typeof optionValue>
+
+export const optionGroup = z.looseObject({
+  object: z.literal('option_group'),
+  id: z.string(),
+  product: z.string(),
+  name: z.string(),
+  values: z.array(optionValue),
+})
+export type OptionGroup = z.infer<typeof optionGroup>
+
+const optionValueText = z.string().trim().min(1).max(100)
+
+/** Body of `POST /products/{id}/options`. */
+export const optionGroupCreate = z.strictObject({
+  name: z.string().trim().min(1).max(100).describe('Option name, e.g. Size'),
+  values: z
+    .array(optionValueText)
+    .min(1)
+    .max(100)
+    .refine((vs) => new Set(vs.map((v) => v.toLowerCase())).size === vs.length, {message: 'values must be unique'})
+    .describe('Option values, e.g. S M L'),
+})
+export type OptionGroupCreate = z.input<typeof optionGroupCreate>
+
+/** Body of `PATCH /options/{id}`. */
+export const optionGroupUpdate = z.strictObject({name: optionGroupCreate.shape.name})
+export type OptionGroupUpdate = z.input<typeof optionGroupUpdate>
+
+/** Body of `POST /options/{id}/values`. */
+export const optionValueCreate = z.strictObject({
+  value: optionValueText.describe('The new value'),
+  sort_order: z.number().int().optional().describe('Position among the values (default last)'),
+})
+export type OptionValueCreate = z.input<typeof optionValueCreate>
+
+// ---------------------------------------------------------------- variants
+
+/** Presentation fields, accepted on create and update and returned on every variant. */
+export const variantPresentation = {
+  title: z.string().trim().max(80).nullable().optional().describe('Title (≤ 80); falls back to the option combination'),
+  description: z.string().max(2000).nullable().optional().describe('Description (≤ 2000)'),
+  image_path: z.string().max(300).nullable().optional().describe('Storage path from POST /files (≤ 300)'),
+  features: z
+    .array(z.string().trim().min(1).max(120))
+    .transform(dedupe)
+    .pipe(z.array(z.string()).max(12))
+    .optional()
+    .describe('Feature bullets: at most 12 of at most 120 characters; duplicates dropped'),
+  delivery_days: z.number().int().min(0).max(3650).nullable().optional().describe('Delivery time in days, 0 to 3650'),
+  revisions: z.number().int().min(0).max(3650).nullable().optional().describe('Included revisions, 0 to 3650'),
+  highlight: z.boolean().optional().describe('Highlight this variant'),
+  sort_order: z.number().int().min(-1_000_000).max(1_000_000).optional().describe('Position among variants'),
+}
+
+const inventoryFields = {
+  price: z.string().startsWith('price_').nullable().optional().describe("Price id on the same product; omit to inherit the product's default"),
+  sku: z.string().trim().min(1).max(64).nullable().optional().describe('Stock keeping unit, unique in the store'),
+  track_inventory: z.boolean().optional().describe('Track stock and reserve units at checkout'),
+  stock_qty: z.number().int().min(0).max(1_000_000_000).optional().describe('Units in stock (required when tracking)'),
+}
+
+export const variantOptionRef = z.strictObject({
+  group: z.string().min(1).describe('Option group id'),
+  value: z.string().min(1).describe('Option value id'),
+})
+
+/** Body of `POST /products/{id}/variants`. */
+export const variantCreate = z
+  .strictObject({
+    options: z.array(variantOptionRef).max(10).describe('One {group, value} per option group of the product'),
+    ...inventoryFields,
+    ...variantPresentation,
+  })
+  .refine((v) => !v.track_inventory || v.stock_qty !== undefined, {
+    message: 'stock_qty is required when track_inventory is true',
+    path: ['stock_qty'],
+    params: {code: 'stock_qty_required'} satisfies IssueParams,
+  })
+export type VariantCreate = z.input<typeof variantCreate>
+
+/** Body of `PATCH /variants/{id}`; the option combination is immutable. */
+export const variantUpdate = z.strictObject({...inventoryFields, ...variantPresentation})
+export type VariantUpdate = z.input<typeof variantUpdate>
+
+export const variant = z.looseObject({
+  object: z.literal('variant'),
+  id: z.string(),
+  livemode: z.boolean(),
+  product: z.string(),
+  is_default: z.boolean(),
+  options: z.array(z.looseObject({group: z.string(), value: z.string(), group_name: z.string(), value_name: z.string()})),
+  price: z.string().nullable(),
+  price_inherited: z.boolean(),
+  sku: z.string().nullable(),
+  track_inventory: z.boolean(),
+  stock_qty: z.number().nullable(),
+  stock_reserved: z.number(),
+  stock_available: z.number().nullable(),
+  title: z.string(),
+  description: z.string().nullable(),
+  image_path: z.string().nullable(),
+  features: z.array(z.string()),
+  delivery_days: z.number().nullable(),
+  revisions: z.number().nullable(),
+  highlight: z.boolean(),
+  sort_order: z.number(),
+  created: timestamp,
+  updated: timestamp,
+})
+export type Variant = z.infer<typeof variant>
+
+// ---------------------------------------------------------------- product (object)
+
+export const product = z.looseObject({
+  id: z.string(),
+  object: z.literal('product'),
+  livemode: z.boolean(),
+  name: z.string(),
+  description: z.string().nullable(),
+  images: z.array(z.string()),
+  tax_code: z.string().nullable(),
+  unit_label: z.string().nullable(),
+  statement_descriptor: z.string().nullable(),
+  url: z.string().nullable(),
+  shippable: z.boolean().nullable(),
+  package_dimensions: z.looseObject({length: z.number(), width: z.number(), height: z.number(), weight: z.number()}).nullable(),
+  metadata: z.record(z.string(), z.string()),
+  tags: z.array(z.string()),
+  active: z.boolean(),
+  store_visible: z.boolean(),
+  default_price: z.string().nullable(),
+  created: timestamp,
+  updated: timestamp,
+  /** Present on `/v1/store` products; the App API's catalogue has no prices (spec). */
+  prices: z.array(price).optional(),
+  /** Present when one product is retrieved. */
+  option_groups: z.array(optionGroup).optional(),
+  /** Present when one product is retrieved. */
+  variants: z.array(variant).optional(),
+})
+export type Product = z.infer<typeof product>
+
+export const productArchived = z.looseObject({id: z.string(), object: z.literal('product'), deleted: z.literal(true), active: z.literal(false)})
+
+export const MAX_FILE_BYTES = 5 * 1024 * 1024
+
+export const file = z.looseObject({
+  id: z.string(),
+  object: z.literal('file'),
+  livemode: z.boolean(),
+  path: z.string(),
+  filename: z.string(),
+  size: z.number(),
+  content_type: z.string(),
+  created: timestamp,
+})
+export type FileObject = z.infer<typeof file>
+
+export {uuid}

@@ -1,0 +1,407 @@
+/**
+ * Money and commerce: merchant, checkout sessions, store checkouts, orders, payments, refunds,
+ * disputes, payouts, balance, invoices, subscriptions, subscription links, analytics, events.
+ */
+import {z} from 'zod'
+
+import {RECURRING_INTERVALS, MAX_INTERVAL_COUNT} from './catalog.js'
+import {amount, currency, metadata, openEnum, timestamp} from './common.js'
+
+// ---------------------------------------------------------------- merchant
+
+export const merchant = z.looseObject({
+  id: z.string(),
+  object: z.literal('merchant'),
+  livemode: z.boolean(),
+  company: z.string(),
+  country: z.string(),
+  vat_number: z.string().nullable(),
+  status: openEnum(['active', 'restricted', 'pending']),
+  created: timestamp,
+})
+export type Merchant = z.infer<typeof merchant>
+
+// ---------------------------------------------------------------- checkout sessions
+
+export const SESSION_STATUSES = ['open', 'complete', 'expired'] as const
+
+export const sessionLineItem = z.looseObject({
+  name: z.string(),
+  quantity: z.number(),
+  amount: z.number(),
+  currency: z.string(),
+  price_id: z.string().nullable(),
+  product_id: z.string().nullable(),
+  variant_id: z.string().nullable(),
+  sku: z.string().nullable(),
+})
+
+export const checkoutSession = z.looseObject({
+  id: z.string(),
+  object: z.literal('checkout.session'),
+  mode: openEnum(['payment', 'subscription']),
+  livemode: z.boolean(),
+  status: openEnum(SESSION_STATUSES),
+  source: openEnum(['api', 'store']),
+  amount: z.number(),
+  currency: z.string(),
+  client_secret: z.string().optional(),
+  checkout_url: z.string(),
+  embed_url: z.string(),
+  expires_at: timestamp,
+  created: timestamp,
+  line_items: z.array(sessionLineItem),
+  payment: z.string().nullable(),
+  order: z.string().nullable(),
+  success_url: z.string().nullable(),
+  cancel_url: z.string().nullable(),
+  metadata: z.record(z.string(), z.string()),
+})
+export type CheckoutSession = z.infer<typeof checkoutSession>
+
+const httpsUrl = z.url({protocol: /^https$/}).max(2048)
+
+/** Body of store `POST /checkouts`. */
+export const storeCheckoutCreate = z.strictObject({
+  product_id: z.string().startsWith('prod_').describe('Product to sell'),
+  variant_id: z.string().min(1).optional().describe('Variant of the product (default: its default variant)'),
+  quantity: z.number().int().min(1).max(1000).default(1).describe('Units, default 1'),
+  success_url: httpsUrl.optional().describe('https URL after payment (default: the storefront)'),
+  cancel_url: httpsUrl.optional().describe('https URL on cancel (default: the storefront)'),
+})
+export type StoreCheckoutCreate = z.input<typeof storeCheckoutCreate>
+
+export const storeCheckout = z.looseObject({
+  ok: z.boolean(),
+  session_id: z.string(),
+  checkout_url: z.string(),
+  amount: z.number(),
+  currency: z.string(),
+  /** ISO-8601, as the spec gives it for store checkouts. */
+  expires_at: z.string(),
+})
+export type StoreCheckout = z.infer<typeof storeCheckout>
+
+export const sessionExpired = z.looseObject({id: z.string(), status: z.literal('expired')})
+
+// ---------------------------------------------------------------- orders
+
+/** Fulfilment statuses (spec: not shown); see docs/spec-gaps.md for the transitions. */
+export const ORDER_STATUSES = ['pending', 'paid', 'processing', 'shipped', 'completed', 'canceled', 'refunded'] as const
+export const ORDER_UPDATE_STATUSES = ['processing', 'shipped', 'completed', 'canceled'] as const
+
+export const orderEvidence = z.looseObject({
+  id: z.string(),
+  object: z.literal('order_evidence'),
+  type: openEnum(['tracking', 'file', 'note']),
+  tracking_number: z.string().nullable(),
+  carrier: z.string().nullable(),
+  file: z.string().nullable(),
+  note: z.string().nullable(),
+  created: timestamp,
+})
+export type OrderEvidence = z.infer<typeof orderEvidence>
+
+export const order = z.looseObject({
+  id: z.string(),
+  object: z.literal('order'),
+  livemode: z.boolean(),
+  source: z.literal('store'),
+  status: openEnum(ORDER_STATUSES),
+  checkout_session: z.string().nullable(),
+  payment: z.string().nullable(),
+  product_id: z.string(),
+  variant_id: z.string().nullable(),
+  sku: z.string().nullable(),
+  name: z.string(),
+  quantity: z.number(),
+  amount: z.number(),
+  currency: z.string(),
+  customer: z.looseObject({name: z.string().nullable(), email: z.string().nullable()}),
+  evidence: z.array(orderEvidence),
+  fixture: z.boolean(),
+  shipped_at: timestamp.nullable(),
+  completed_at: timestamp.nullable(),
+  canceled_at: timestamp.nullable(),
+  created: timestamp,
+  updated: timestamp,
+})
+export type Order = z.infer<typeof order>
+
+/** Body of `PATCH /orders/{id}`. */
+export const orderUpdate = z.strictObject({
+  status: z.enum(ORDER_UPDATE_STATUSES).describe('New fulfilment status; shipped and completed need evidence first'),
+})
+export type OrderUpdate = z.input<typeof orderUpdate>
+
+/** Body of `POST /orders/{id}/evidence`: a tracking number with its carrier, a file, or a note. */
+export const orderEvidenceCreate = z
+  .strictObject({
+    tracking_number: z.string().trim().min(1).max(100).optional().describe('Shipment tracking number'),
+    carrier: z.string().trim().min(1).max(100).optional().describe('Carrier of the tracking number'),
+    file: z.string().regex(/^files\/[\w./-]+$/, {message: 'must be a storage path from POST /files'}).optional().describe('Storage path from POST /files'),
+    note: z.string().trim().min(1).max(2000).optional().describe('Free-text delivery note'),
+  })
+  .refine((e) => e.tracking_number !== undefined || e.file !== undefined || e.note !== undefined, {
+    message: 'send tracking_number with carrier, file, or note',
+    params: {code: 'parameter_missing'},
+  })
+  .refine((e) => (e.tracking_number === undefined) === (e.carrier === undefined), {
+    message: 'tracking_number and carrier go together',
+    path: ['carrier'],
+    params: {code: 'parameter_missing'},
+  })
+export type OrderEvidenceCreate = z.input<typeof orderEvidenceCreate>
+
+/** Body of App API `POST /orders`: a sandbox-only order fixture. */
+export const orderCreate = z.strictObject({
+  product_id: z.string().startsWith('prod_').describe('Product of the order'),
+  variant_id: z.string().min(1).optional().describe('Variant (default: the default variant)'),
+  quantity: z.number().int().min(1).max(1000).default(1).describe('Units, default 1'),
+  customer_name: z.string().trim().min(2).max(120).optional().describe('Buyer name'),
+  customer_email: z.email().optional().describe('Buyer e-mail'),
+  status: z.enum(['paid', 'pending']).default('paid').describe('Initial status (default paid)'),
+})
+export type OrderCreate = z.input<typeof orderCreate>
+
+// ---------------------------------------------------------------- payments
+
+const card = z.looseObject({brand: z.string(), last4: z.string(), country: z.string(), funding: z.string()})
+
+/** Sandbox payment rows (the spec's "merchant view"): `id` is the row id (`py_`). */
+export const sandboxPayment = z.looseObject({
+  id: z.string(),
+  object: z.literal('payment'),
+  livemode: z.literal(false).optional(),
+  session_id: z.string().nullable(),
+  invoice_id: z.string().nullable(),
+  amount: z.number(),
+  amount_refunded: z.number(),
+  currency: z.string(),
+  status: openEnum(['succeeded', 'processing', 'refunded', 'partially_refunded', 'disputed', 'failed']),
+  payment_method: z.string(),
+  card,
+  fee: z.looseObject({service_fee_eur: z.number(), service_fee_charge_currency: z.number(), psp_fee_eur: z.number(), currency: z.string()}),
+  customer: z.looseObject({name: z.string().nullable(), email: z.string().nullable()}),
+  failure_code: z.string().nullable().optional(),
+  failure_message: z.string().nullable().optional(),
+  reference: z.string().nullable(),
+  metadata: z.record(z.string(), z.string()),
+  created: timestamp,
+})
+export type SandboxPayment = z.infer<typeof sandboxPayment>
+
+/** Live payments (the spec's list-style shape): `id` is the charge id (`ch_`). */
+export const livePayment = z.looseObject({
+  id: z.string(),
+  object: z.literal('payment'),
+  livemode: z.literal(true),
+  status: openEnum(['succeeded', 'pending', 'refunded', 'partially_refunded', 'disputed', 'failed']),
+  amount: z.number(),
+  amount_refunded: z.number(),
+  currency: z.string(),
+  application_fee_amount: z.number().nullable(),
+  payment_intent: z.string().nullable(),
+  charge: z.string(),
+  checkout_session: z.string().nullable(),
+  customer: z.string().nullable(),
+  customer_email: z.string().nullable(),
+  customer_name: z.string().nullable(),
+  description: z.string().nullable(),
+  reference: z.string().nullable(),
+  payment_method_type: z.string().nullable(),
+  metadata: z.record(z.string(), z.string()),
+  source: z.string(),
+  created: timestamp,
+  succeeded_at: timestamp.nullable(),
+})
+export type LivePayment = z.infer<typeof livePayment>
+
+/** A payment as the App API returns it: the token's environment decides the shape. */
+export const payment = z.union([livePayment, sandboxPayment])
+export type Payment = LivePayment | SandboxPayment
+
+export const paymentsListQuery = z.object({
+  status: z.string().optional().describe('Live only: succeeded'),
+})
+
+// ---------------------------------------------------------------- refunds, disputes, payouts, balance
+
+/** Sandbox refund rows. Live refunds are the refunded charges (livePayment) with running `amount_refunded`. */
+export const sandboxRefund = z.looseObject({
+  id: z.string(),
+  object: z.literal('refund'),
+  livemode: z.literal(false).optional(),
+  payment: z.string(),
+  amount: z.number(),
+  currency: z.string(),
+  status: openEnum(['succeeded', 'pending', 'failed']),
+  reason: z.string().nullable(),
+  created: timestamp,
+})
+export const refund = z.union([sandboxRefund, livePayment])
+export type SandboxRefund = z.infer<typeof sandboxRefund>
+
+export const dispute = z.looseObject({
+  id: z.string(),
+  object: z.literal('dispute'),
+  livemode: z.boolean(),
+  payment: z.string(),
+  amount: z.number(),
+  currency: z.string(),
+  reason: z.string(),
+  status: openEnum(['needs_response', 'under_review', 'won', 'lost']),
+  evidence_due_by: timestamp,
+  past_due: z.boolean(),
+  created: timestamp,
+})
+export type Dispute = z.infer<typeof dispute>
+
+export const payout = z.looseObject({
+  id: z.string(),
+  object: z.literal('payout'),
+  livemode: z.boolean(),
+  amount: z.number(),
+  currency: z.string(),
+  status: openEnum(['pending', 'in_transit', 'paid', 'failed']),
+  arrival_date: timestamp,
+  created: timestamp,
+})
+export type Payout = z.infer<typeof payout>
+
+const money = z.looseObject({amount: z.number(), currency: z.string()})
+export const balance = z.looseObject({
+  object: z.literal('balance'),
+  livemode: z.boolean(),
+  available: z.array(money),
+  pending: z.array(money),
+})
+export type Balance = z.infer<typeof balance>
+
+// ---------------------------------------------------------------- invoices and subscriptions
+
+export const invoice = z.looseObject({
+  id: z.string(),
+  object: z.literal('invoice'),
+  livemode: z.boolean(),
+  subscription: z.string().nullable(),
+  customer: z.string().nullable(),
+  amount_due: z.number(),
+  amount_paid: z.number(),
+  currency: z.string(),
+  status: openEnum(['draft', 'open', 'paid', 'void', 'uncollectible']),
+  period_start: timestamp,
+  period_end: timestamp,
+  created: timestamp,
+})
+export type Invoice = z.infer<typeof invoice>
+
+export const SUBSCRIPTION_STATUSES = ['incomplete', 'incomplete_expired', 'trialing', 'active', 'past_due', 'unpaid', 'canceled'] as const
+export const subscription = z.looseObject({
+  id: z.string(),
+  object: z.literal('subscription'),
+  livemode: z.boolean(),
+  status: openEnum(SUBSCRIPTION_STATUSES),
+  customer: z.string(),
+  price_id: z.string().nullable(),
+  quantity: z.number(),
+  currency: z.string(),
+  amount: z.number(),
+  current_period_start: timestamp,
+  current_period_end: timestamp,
+  latest_invoice: z.string().nullable(),
+  intent_type: openEnum(['payment', 'setup']),
+  trial_end: timestamp.nullable(),
+  cancel_at_period_end: z.boolean(),
+  created: timestamp,
+})
+export type Subscription = z.infer<typeof subscription>
+
+// ---------------------------------------------------------------- subscription links
+
+const subscriptionLinkFields = {
+  name: z.string().trim().min(1).max(250).optional().describe('What the buyer subscribes to'),
+  description: z.string().max(2000).nullable().optional().describe('Shown on the subscription page'),
+  trial_period_days: z.number().int().min(1).max(730).nullable().optional().describe('Free trial in days'),
+  metadata: metadata.optional(),
+}
+
+/** Body of `POST /subscription_links`. */
+export const subscriptionLinkCreate = z
+  .strictObject({
+    amount,
+    currency,
+    interval: z.enum(RECURRING_INTERVALS).describe('Billing interval'),
+    interval_count: z.number().int().min(1).default(1).describe('Intervals between billings (default 1)'),
+    ...subscriptionLinkFields,
+  })
+  .refine((l) => l.interval_count <= MAX_INTERVAL_COUNT[l.interval], {
+    message: 'the billing period may be at most one year',
+    path: ['interval_count'],
+  })
+export type SubscriptionLinkCreate = z.input<typeof subscriptionLinkCreate>
+
+/** Body of `POST /subscription_links/{id}`: amount, currency and interval are fixed once created. */
+export const subscriptionLinkUpdate = z.strictObject({...subscriptionLinkFields, active: z.boolean().optional()})
+export type SubscriptionLinkUpdate = z.input<typeof subscriptionLinkUpdate>
+export const SUBSCRIPTION_LINK_IMMUTABLE_FIELDS = ['amount', 'currency', 'interval', 'interval_count'] as const
+
+export const subscriptionLink = z.looseObject({
+  id: z.string(),
+  object: z.literal('subscription_link'),
+  livemode: z.boolean(),
+  name: z.string(),
+  description: z.string().nullable(),
+  amount: z.number(),
+  currency: z.string(),
+  interval: openEnum(RECURRING_INTERVALS),
+  interval_count: z.number(),
+  trial_period_days: z.number().nullable(),
+  url: z.string(),
+  active: z.boolean(),
+  archived_at: timestamp.nullable(),
+  metadata: z.record(z.string(), z.string()),
+  created: timestamp,
+  updated: timestamp,
+})
+export type SubscriptionLink = z.infer<typeof subscriptionLink>
+
+// ---------------------------------------------------------------- analytics
+
+export const analyticsQuery = z.object({
+  days: z.coerce.number().int().min(1).max(365).default(30).describe('Window in days, 1 to 365'),
+})
+
+export const analyticsSummary = z.looseObject({
+  object: z.literal('analytics_summary'),
+  livemode: z.boolean(),
+  days: z.number(),
+  since: timestamp,
+  until: timestamp,
+  currencies: z.array(
+    z.looseObject({
+      currency: z.string(),
+      gross_volume: z.number(),
+      refunded_volume: z.number(),
+      net_volume: z.number(),
+      payment_count: z.number(),
+      refund_count: z.number(),
+      average_payment: z.number(),
+    }),
+  ),
+})
+export type AnalyticsSummary = z.infer<typeof analyticsSummary>
+
+// ---------------------------------------------------------------- events
+
+export const event = z.looseObject({
+  id: z.string(),
+  object: z.literal('event'),
+  type: z.string(),
+  livemode: z.boolean(),
+  created: timestamp,
+  data: z.looseObject({object: z.record(z.string(), z.unknown())}),
+})
+export type PlatformEvent = z.infer<typeof event>
+
+export {amount, currency}

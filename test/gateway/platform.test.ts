@@ -1,0 +1,58 @@
+import {expect} from 'chai'
+
+import {expectError, TestGateway} from '../helpers/gateway.js'
+
+describe('gateway platform rules', () => {
+  let gw: TestGateway
+  before(async () => {
+    gw = await TestGateway.start()
+  })
+  after(() => gw.close())
+
+  it('answers the store to its installation and its secret key alike', async () => {
+    const acct = await gw.account()
+    const viaApp = await acct.app('GET', '/store')
+    const viaKey = await acct.store('GET', '/store')
+    expect(viaApp.status).to.equal(200)
+    expect(viaApp.body).to.include({object: 'store', livemode: false, status: 'live', approval: 'approved'})
+    expect(viaKey.body).to.deep.equal(viaApp.body)
+    expect(viaApp.headers.get('x-request-id')).to.match(/^req_/)
+  })
+
+  it('rejects missing, malformed, unknown and revoked credentials with 401', async () => {
+    const acct = await gw.account()
+    expectError(await gw.request('GET', '/v1/app/store'), 401, 'missing_credential')
+    expectError(await gw.request('GET', '/v1/app/store', {headers: {authorization: 'Token x'}}), 401)
+    expectError(await gw.request('GET', '/v1/app/store', {token: 'app_test_nope'}), 401, 'invalid_api_key')
+    expectError(await gw.request('GET', '/v1/app/store', {token: acct.secretKey}), 401, 'wrong_credential_type')
+    expectError(await gw.request('GET', '/v1/store/store', {token: acct.token}), 401, 'wrong_credential_type')
+    const revoked = await gw.admin('DELETE', `/installations/${acct.installation.id}`)
+    expect(revoked.status).to.equal(200)
+    expectError(await acct.app('GET', '/store'), 401, 'invalid_api_key')
+  })
+
+  it('answers a missing scope with 403 insufficient_scope', async () => {
+    const m = await gw.merchant()
+    const inst = await gw.installation(m.id, 'test', ['products:read'])
+    const err = expectError(await gw.request('GET', '/v1/app/store', {token: inst.token}), 403)
+    expect(err.type).to.equal('insufficient_scope')
+  })
+
+  it('rejects secret keys sent from a browser', async () => {
+    const acct = await gw.account()
+    expectError(await acct.store('GET', '/store', {headers: {origin: 'https://shop.example'}}), 403, 'origin_forbidden')
+  })
+
+  it('answers unknown paths with 404 and unsupported methods with 405, in the envelope', async () => {
+    const acct = await gw.account()
+    expectError(await acct.app('GET', '/nope'), 404, 'route_not_found')
+    expectError(await acct.app('DELETE', '/store'), 405, 'method_not_allowed')
+    expectError(await gw.request('PUT', '/v1/app/products'), 405, 'method_not_allowed')
+  })
+
+  it('keeps the admin API to the admin key', async () => {
+    const acct = await gw.account()
+    expectError(await gw.request('POST', '/_admin/merchants', {token: acct.token, body: {}}), 401)
+    expectError(await gw.request('POST', '/_admin/merchants', {token: acct.secretKey, body: {}}), 401)
+  })
+})

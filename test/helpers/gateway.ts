@@ -1,0 +1,114 @@
+/**
+ * Test harness: a real gateway over HTTP on 127.0.0.1 (port 0), with helpers to set up merchants and
+ * credentials through the admin API exactly as a user's test suite would.
+ */
+import {mkdtempSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+
+import {SCOPES, type Scope} from '../../src/sdk/schemas/common.js'
+import {startGateway, type GatewayOptions, type RunningGateway} from '../../src/gateway/server.js'
+
+export const ALL_SCOPES: Scope[] = [...SCOPES]
+
+export interface HttpResult<T = any> {
+  status: number
+  headers: Headers
+  body: T
+  text: string
+}
+
+export interface CallOptions {
+  token?: string
+  body?: unknown
+  rawBody?: string | Buffer | FormData
+  headers?: Record<string, string>
+  idempotencyKey?: string
+}
+
+export class TestGateway {
+  private constructor(readonly gw: RunningGateway) {}
+
+  static async start(opts: GatewayOptions = {}): Promise<TestGateway> {
+    return new TestGateway(await startGateway({port: 0, db: ':memory:', rateLimit: false, ...opts}))
+  }
+
+  /** A fresh SQLite file in a temp directory, for tests of persistence. */
+  static tempDbFile(): string {
+    return join(mkdtempSync(join(tmpdir(), 'payapp-gw-')), 'gateway.sqlite')
+  }
+
+  get url() {
+    return this.gw.url
+  }
+
+  async close() {
+    await this.gw.close()
+  }
+
+  async request<T = any>(method: string, path: string, opts: CallOptions = {}): Promise<HttpResult<T>> {
+    const headers: Record<string, string> = {...opts.headers}
+    if (opts.token) headers.authorization = `Bearer ${opts.token}`
+    if (opts.idempotencyKey) headers['idempotency-key'] = opts.idempotencyKey
+    let body: string | Buffer | FormData | undefined
+    if (opts.rawBody !== undefined) body = opts.rawBody
+    else if (opts.body !== undefined) {
+      body = JSON.stringify(opts.body)
+      headers['content-type'] ??= 'application/json'
+    }
+    const res = await fetch(this.url + path, {method, headers, body})
+    const text = await res.text()
+    let parsed: unknown
+    try {
+      parsed = text ? JSON.parse(text) : undefined
+    } catch {
+      parsed = text
+    }
+    return {status: res.status, headers: res.headers, body: parsed as T, text}
+  }
+
+  admin<T = any>(method: string, path: string, body?: unknown) {
+    return this.request<T>(method, `/_admin${path}`, {token: this.gw.adminKey, body})
+  }
+
+  async merchant(body: Record<string, unknown> = {}): Promise<{id: string; store: {id: string}}> {
+    const res = await this.admin('POST', '/merchants', body)
+    if (res.status !== 201) throw new Error(`merchant: ${res.status} ${res.text}`)
+    return res.body
+  }
+
+  async installation(merchant: string, env: 'live' | 'test' = 'test', scopes: Scope[] = ALL_SCOPES): Promise<{id: string; token: string}> {
+    const res = await this.admin('POST', '/installations', {merchant, env, scopes})
+    if (res.status !== 201) throw new Error(`installation: ${res.status} ${res.text}`)
+    return res.body
+  }
+
+  async secretKey(merchant: string, mode: 'live' | 'test' = 'test', scopes: Scope[] = ALL_SCOPES): Promise<{id: string; secret_key: string}> {
+    const res = await this.admin('POST', '/keys', {merchant, mode, scopes})
+    if (res.status !== 201) throw new Error(`key: ${res.status} ${res.text}`)
+    return res.body
+  }
+
+  /** A merchant with an all-scope test installation and test secret key: the common starting point. */
+  async account(env: 'live' | 'test' = 'test') {
+    const merchant = await this.merchant()
+    const inst = await this.installation(merchant.id, env)
+    const key = await this.secretKey(merchant.id, env)
+    const app = (method: string, path: string, opts: Omit<CallOptions, 'token'> = {}) => this.request(method, `/v1/app${path}`, {token: inst.token, ...opts})
+    const store = (method: string, path: string, opts: Omit<CallOptions, 'token'> = {}) => this.request(method, `/v1/store${path}`, {token: key.secret_key, ...opts})
+    return {merchant, token: inst.token, secretKey: key.secret_key, installation: inst, app, store}
+  }
+}
+
+/** Asserts the spec's error envelope and returns it. */
+export function expectError(res: HttpResult, status: number, code?: string) {
+  const detail = `${res.status} ${res.text}`
+  if (res.status !== status) throw new Error(`expected ${status}${code ? ` ${code}` : ''}, got ${detail}`)
+  const err = res.body?.error
+  if (!err || typeof err.type !== 'string' || typeof err.message !== 'string' || typeof err.request_id !== 'string') {
+    throw new Error(`not the error envelope: ${detail}`)
+  }
+  if (res.headers.get('x-request-id') !== err.request_id) throw new Error(`X-Request-Id ${res.headers.get('x-request-id')} != ${err.request_id}`)
+  if (code !== undefined && err.code !== code) throw new Error(`expected code ${code}, got ${detail}`)
+  return err as {type: string; code?: string; param?: string; message: string; request_id: string}
+}
