@@ -1,0 +1,139 @@
+/**
+ * Human output: tables, money, dates, and a spinner. No dependencies, so every command can import it
+ * without slowing start-up. Machine output is `--json`, handled by the base command, never these.
+ */
+
+export interface Column<R> {
+  /** Property of the row to show (used when `get` is absent). */
+  key: string
+  /** Header text; defaults to the key in capitals. */
+  header?: string
+  get?: (row: R) => unknown
+  align?: 'left' | 'right'
+}
+
+export interface TableOptions {
+  /** Total width to fit in; long cells are cut with `…`. Default: the terminal width when stdout is a TTY, else no limit. */
+  maxWidth?: number
+}
+
+const GAP = '  '
+const MIN_COLUMN = 6
+
+function cellText(value: unknown): string {
+  if (value === undefined || value === null) return ''
+  // One line per row: a newline inside a cell would break the columns.
+  return String(value).replace(/\s*\n\s*/g, ' ')
+}
+
+const width = (s: string): number => [...s].length
+
+function fit(s: string, w: number): string {
+  const chars = [...s]
+  return chars.length <= w ? s : chars.slice(0, Math.max(0, w - 1)).join('') + '…'
+}
+
+/** An aligned table with a header row, as one string (no trailing newline). */
+export function table<R>(rows: readonly R[], columns: ReadonlyArray<Column<R> | string>, options: TableOptions = {}): string {
+  const cols: Column<R>[] = columns.map((c) => (typeof c === 'string' ? {key: c} : c))
+  const headers = cols.map((c) => c.header ?? c.key.toUpperCase().replace(/_/g, ' '))
+  const cells = rows.map((row) => cols.map((c) => cellText(c.get ? c.get(row) : (row as Record<string, unknown>)[c.key])))
+  const widths = cols.map((_, i) => Math.max(width(headers[i]), ...cells.map((r) => width(r[i]))))
+
+  const maxWidth = options.maxWidth ?? (process.stdout.isTTY ? process.stdout.columns : undefined)
+  if (maxWidth && maxWidth > 0) {
+    // Shrink the widest column one character at a time until the table fits (or nothing can shrink).
+    const total = () => widths.reduce((a, b) => a + b, 0) + GAP.length * (widths.length - 1)
+    while (total() > maxWidth) {
+      const widest = widths.indexOf(Math.max(...widths))
+      if (widths[widest] <= MIN_COLUMN) break
+      widths[widest]--
+    }
+  }
+
+  const line = (values: string[]) =>
+    values
+      .map((v, i) => {
+        const text = fit(v, widths[i])
+        const pad = ' '.repeat(widths[i] - width(text))
+        return cols[i].align === 'right' ? pad + text : text + pad
+      })
+      .join(GAP)
+      .trimEnd()
+  return [line(headers), ...cells.map(line)].join('\n')
+}
+
+// ISO 4217 exponents differing from 2, for when Intl does not know the code.
+const MINOR_DIGITS: Record<string, number> = {
+  BIF: 0, CLP: 0, DJF: 0, GNF: 0, ISK: 0, JPY: 0, KMF: 0, KRW: 0, PYG: 0, RWF: 0, UGX: 0, VND: 0, VUV: 0, XAF: 0, XOF: 0, XPF: 0,
+  BHD: 3, IQD: 3, JOD: 3, KWD: 3, LYD: 3, OMR: 3, TND: 3,
+}
+
+/** Digits after the decimal point for a currency (ISO 4217 minor unit). */
+export function minorDigits(currency: string): number {
+  const code = currency.toUpperCase()
+  if (code in MINOR_DIGITS) return MINOR_DIGITS[code]
+  try {
+    return new Intl.NumberFormat('en', {style: 'currency', currency: code}).resolvedOptions().maximumFractionDigits ?? 2
+  } catch {
+    return 2
+  }
+}
+
+/** `1000, 'eur'` → `10.00 EUR`; `500, 'jpy'` → `500 JPY`; `1234, 'bhd'` → `1.234 BHD`. Exact: no floating point. */
+export function money(amountMinor: number | bigint, currency: string): string {
+  const digits = minorDigits(currency)
+  const n = BigInt(amountMinor)
+  const negative = n < 0n
+  const abs = (negative ? -n : n).toString().padStart(digits + 1, '0')
+  const whole = abs.slice(0, abs.length - digits).replace(/\B(?=(\d{3})+(?!\d))/g, ',')
+  const fraction = digits > 0 ? '.' + abs.slice(-digits) : ''
+  return `${negative ? '-' : ''}${whole}${fraction} ${currency.toUpperCase()}`
+}
+
+/** Unix seconds → `2024-05-01 12:00:00 UTC` (UTC, so output is the same on every machine). */
+export function date(unixSeconds: number | null | undefined): string {
+  if (unixSeconds === null || unixSeconds === undefined || !Number.isFinite(unixSeconds)) return ''
+  return new Date(unixSeconds * 1000).toISOString().replace('T', ' ').replace(/\.\d{3}Z$/, ' UTC')
+}
+
+export interface Spinner {
+  update(text: string): void
+  /** Stops and leaves a final line (e.g. `✓ Done`), or clears the line when no text is given. */
+  stop(finalText?: string): void
+}
+
+export interface SpinnerOptions {
+  /** True under `--json`: no spinner at all. */
+  json?: boolean
+  stream?: NodeJS.WriteStream
+}
+
+const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏']
+
+/**
+ * A spinner on stderr, only when stderr is a terminal and output is not JSON: pipes, CI logs and
+ * `--json` consumers never see control characters.
+ */
+export function spinner(text: string, options: SpinnerOptions = {}): Spinner {
+  const stream = options.stream ?? process.stderr
+  if (options.json || !stream.isTTY || process.env.CI) return {update() {}, stop() {}}
+  let current = text
+  let frame = 0
+  const draw = () => stream.write(`\r\x1b[K${FRAMES[frame++ % FRAMES.length]} ${current}`)
+  draw()
+  const timer = setInterval(draw, 80)
+  timer.unref()
+  let stopped = false
+  return {
+    update(next) {
+      current = next
+    },
+    stop(finalText) {
+      if (stopped) return
+      stopped = true
+      clearInterval(timer)
+      stream.write('\r\x1b[K' + (finalText ? finalText + '\n' : ''))
+    },
+  }
+}

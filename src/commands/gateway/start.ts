@@ -1,0 +1,80 @@
+import {Flags} from '@oclif/core'
+
+import {BaseCommand} from '../../cli/base-command.js'
+import {mask} from '../../cli/credentials.js'
+import {usageError} from '../../cli/exit-codes.js'
+
+export default class GatewayStart extends BaseCommand<typeof GatewayStart> {
+  static override summary = 'Run the reference gateway (the platform on localhost) until interrupted.'
+  static override description = `Serves the App API (/v1/app), the store API (/v1/store) and the admin API (/_admin) with SQLite storage.
+With --json, the first line on stdout, printed once connections are accepted, is one JSON object with url, admin_key and, with --seed, the seeded credentials.
+With --seed, a demo merchant with a sample catalogue in both environments is created (once per database) and its test and live credentials are saved to the profile named by --profile (default "local"), so the printed next step works as is.`
+
+  static override examples = [
+    '<%= config.bin %> gateway start --seed',
+    '<%= config.bin %> gateway start --port 0 --db :memory: --json',
+    '<%= config.bin %> gateway start --rate-limit off --db ./ci-gateway.sqlite',
+  ]
+
+  static override flags = {
+    port: Flags.integer({description: 'Port to listen on; 0 picks a free one.', default: 4242, min: 0, max: 65535, env: 'PAYAPP_GATEWAY_PORT'}),
+    host: Flags.string({description: 'Interface to listen on.', default: '127.0.0.1', env: 'PAYAPP_GATEWAY_HOST'}),
+    db: Flags.string({description: 'SQLite file, or :memory: to keep nothing. [default: <data dir>/gateway.sqlite]', env: 'PAYAPP_GATEWAY_DB'}),
+    'admin-key': Flags.string({description: 'Admin API key. [default: generated once and kept in the database]', env: 'PAYAPP_ADMIN_KEY'}),
+    seed: Flags.boolean({description: 'Create a demo merchant, catalogue and all-scope credentials for both environments.'}),
+    'rate-limit': Flags.option({options: ['on', 'off'] as const, default: 'on' as const, description: 'Enforce the platform rate limits (off for bulk local work).'})(),
+    'save-profile': Flags.boolean({default: true, allowNo: true, description: 'With --seed, save the seeded credentials to the profile.'}),
+  }
+
+  public async run(): Promise<void> {
+    const {flags} = this
+    const [{startGateway}, {join}] = await Promise.all([import('../../gateway/server.js'), import('node:path')])
+    const db = flags.db ?? join(this.config.dataDir, 'gateway.sqlite')
+    let gateway
+    try {
+      gateway = await startGateway({port: flags.port, host: flags.host, db, adminKey: flags['admin-key'], seed: flags.seed, rateLimit: flags['rate-limit'] === 'on'})
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code
+      if (code === 'EADDRINUSE') throw usageError(`Port ${flags.port} is in use: pass --port 0 for a free one, or another --port`, '--port')
+      throw error
+    }
+
+    const profile = flags.profile ?? 'local'
+    if (gateway.seed && flags['save-profile']) {
+      const ctx = {profile, baseUrl: gateway.url}
+      for (const env of ['test', 'live'] as const) {
+        await this.saveCredential('token', gateway.seed.installations[env].token, {...ctx, env})
+        await this.saveCredential('secret_key', gateway.seed.secret_keys[env].secret_key, {...ctx, env})
+      }
+    }
+
+    if (this.jsonEnabled()) {
+      // One line, written once the server accepts connections: scripts read it and go.
+      process.stdout.write(JSON.stringify({url: gateway.url, admin_key: gateway.adminKey, db: gateway.db, seed: gateway.seed ?? null}) + '\n')
+    } else {
+      this.log(`payapp gateway listening on ${gateway.url}`)
+      this.log(`  database   ${gateway.db}`)
+      this.log(`  admin key  ${mask(gateway.adminKey)}  (full value: --json, or pass --admin-key)`)
+      this.log(`  rate limit ${flags['rate-limit']}`)
+      if (gateway.seed) {
+        this.log(`  merchant   ${gateway.seed.merchant}`)
+        for (const env of ['test', 'live'] as const) {
+          this.log(`  ${env} token ${mask(gateway.seed.installations[env].token)}   ${env} secret key ${mask(gateway.seed.secret_keys[env].secret_key)}`)
+        }
+        if (flags['save-profile']) {
+          this.log(`\nSaved to profile "${profile}". Next, in another terminal:\n  payapp products list --profile ${profile}`)
+        }
+      }
+      this.log('Press Ctrl-C to stop.')
+    }
+
+    await new Promise<void>((resolve) => {
+      const stop = (signal: NodeJS.Signals) => {
+        process.stderr.write(`\n${signal}: finishing requests in flight and closing the database…\n`)
+        gateway.close().then(resolve, resolve)
+      }
+      process.once('SIGINT', stop)
+      process.once('SIGTERM', stop)
+    })
+  }
+}

@@ -1,0 +1,431 @@
+/**
+ * The one place that speaks HTTP. All transport policy lives here: headers, idempotency keys,
+ * timeouts, which failures are retried and how long to wait, and how a response becomes data or a
+ * typed error. got's own retry and HTTP-error throwing are off so every rule is visible below.
+ */
+import {randomUUID} from 'node:crypto'
+import {existsSync, readFileSync} from 'node:fs'
+import {dirname, join} from 'node:path'
+import {setTimeout as delay} from 'node:timers/promises'
+import {fileURLToPath} from 'node:url'
+
+import got, {RequestError, TimeoutError} from 'got'
+
+import {
+  ConnectionError,
+  InvalidRequestError,
+  PayappError,
+  ResponseValidationError,
+  errorFromResponse,
+  parseRetryAfter,
+} from './errors.js'
+
+export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'PUT'
+export type ResponseHeaders = Record<string, string | string[] | undefined>
+
+export interface RequestEvent {
+  method: HttpMethod
+  /** Origin and path, without the query string (which may carry a client secret). */
+  url: string
+  /** 1 for the first try, 2 for the first retry, ... */
+  attempt: number
+  maxAttempts: number
+  /** Request headers with credentials redacted, e.g. `Bearer tok_…abcd`. */
+  headers: Record<string, string>
+  idempotencyKey?: string
+}
+
+export interface ResponseEvent {
+  method: HttpMethod
+  url: string
+  attempt: number
+  /** Absent when no response arrived (connection error or timeout). */
+  status?: number
+  requestId?: string
+  elapsedMs: number
+  /** Set when no response arrived, e.g. `ECONNRESET`, `ETIMEDOUT`. */
+  errorCode?: string
+  /** Set when this attempt will be retried. */
+  retry?: {delayMs: number; reason: string}
+}
+
+export interface TransportOptions {
+  /** Full API root, e.g. `http://127.0.0.1:4242/v1/app`. */
+  baseUrl: string
+  /** Full header value, e.g. `Bearer tok_...`; omit for unauthenticated calls. */
+  authorization?: string
+  /** Retries after the first attempt; default 4 (at most 5 attempts, the spec's limit). */
+  maxRetries?: number
+  /** Milliseconds per attempt; default 30 000. */
+  timeout?: number
+  /** Backoff base and cap; default 1000 → 1 s, 2 s, 4 s, 8 s, capped at 8000. */
+  retryDelays?: {initialMs?: number; maxMs?: number}
+  /** Appended after `payapp-sdk/<version> node/<version>`. */
+  userAgent?: string
+  headers?: Record<string, string>
+  onRequest?: (e: RequestEvent) => void
+  onResponse?: (e: ResponseEvent) => void
+  /** Replaces the backoff wait (tests). */
+  sleep?: (ms: number) => Promise<void>
+}
+
+export interface RequestOptions {
+  method: HttpMethod
+  /** Path below `baseUrl`, starting with `/`; build it with the `path` tag. */
+  path: string
+  query?: Record<string, string | number | boolean | undefined>
+  /** Sent as JSON. */
+  body?: unknown
+  /** Sent as multipart; got sets the boundary. */
+  form?: FormData
+  idempotencyKey?: string
+  headers?: Record<string, string>
+  signal?: AbortSignal
+  maxRetries?: number
+  timeout?: number
+}
+
+export interface ApiResponse<T> {
+  data: T
+  statusCode: number
+  headers: ResponseHeaders
+  requestId?: string
+}
+
+export const DEFAULT_MAX_RETRIES = 4
+export const DEFAULT_TIMEOUT_MS = 30_000
+export const DEFAULT_INITIAL_DELAY_MS = 1000
+export const DEFAULT_MAX_DELAY_MS = 8000
+/** Longest `Retry-After` we honour; a larger value is capped rather than blocking a caller for minutes. */
+export const MAX_RETRY_AFTER_MS = 60_000
+
+/** Failures where the request most likely never completed, so sending it again (same key) is safe. */
+const RETRYABLE_CONNECTION_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'EPIPE', 'EAI_AGAIN'])
+
+/** Methods that create or change state; the spec dedupes them by `Idempotency-Key`. */
+const KEYED_METHODS = new Set<HttpMethod>(['POST', 'PATCH'])
+
+/** Reads the version of the `payapp` package that contains this file, from src/ (tsx) or dist/. */
+function readSdkVersion(): string {
+  let dir = dirname(fileURLToPath(import.meta.url))
+  for (;;) {
+    const file = join(dir, 'package.json')
+    if (existsSync(file)) {
+      try {
+        const pkg = JSON.parse(readFileSync(file, 'utf8')) as {name?: unknown; version?: unknown}
+        if (pkg.name === 'payapp' && typeof pkg.version === 'string') return pkg.version
+      } catch {
+        // An unreadable package.json on the way up is not ours; keep climbing.
+      }
+    }
+    const parent = dirname(dir)
+    if (parent === dir) return '0.0.0'
+    dir = parent
+  }
+}
+
+export const SDK_VERSION = readSdkVersion()
+
+/** `Bearer tok_…abcd`: keeps the scheme, a key-type prefix and the last 4 characters. */
+export function redactAuthorization(value: string): string {
+  const match = /^(\S+)\s+(\S.*)$/.exec(value.trim())
+  const scheme = match ? `${match[1]} ` : ''
+  const token = match ? match[2]! : value.trim()
+  // For a short credential even 4 characters are too large a share of the secret.
+  if (token.length < 12) return `${scheme}[REDACTED]`
+  const prefix = /^[a-z]{2,6}_(?:(?:live|test)_)?/i.exec(token)?.[0] ?? ''
+  return `${scheme}${prefix}…${token.slice(-4)}`
+}
+
+const SECRET_HEADERS = /^(authorization|proxy-authorization|cookie|x-api-key|.*-secret|.*-token)$/i
+
+function redactHeaders(headers: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const [name, value] of Object.entries(headers)) {
+    out[name] = SECRET_HEADERS.test(name) ? redactAuthorization(value) : value
+  }
+  return out
+}
+
+function lowerKeys(headers: Record<string, string> | undefined): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const [name, value] of Object.entries(headers ?? {})) out[name.toLowerCase()] = value
+  return out
+}
+
+function firstHeader(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value
+}
+
+function nonNegativeInt(value: number | undefined, fallback: number, name: string): number {
+  if (value === undefined) return fallback
+  if (!Number.isInteger(value) || value < 0) {
+    throw new InvalidRequestError({message: `${name} must be a non-negative integer, got ${value}`, code: 'invalid_option', param: name})
+  }
+  return value
+}
+
+function positiveTimeout(value: number | undefined, fallback: number): number {
+  // Zero would time every request out at once rather than mean "no timeout".
+  if (value !== undefined && !(Number.isInteger(value) && value > 0)) {
+    throw new InvalidRequestError({message: `timeout must be a positive number of ms, got ${value}`, code: 'invalid_option', param: 'timeout'})
+  }
+  return value ?? fallback
+}
+
+function errorCode(err: unknown): string | undefined {
+  return err && typeof err === 'object' && typeof (err as {code?: unknown}).code === 'string'
+    ? (err as {code: string}).code
+    : undefined
+}
+
+/** got keeps the request options (with the Authorization header) on its errors; hide them from logs. */
+function scrubbed(err: RequestError): RequestError {
+  Object.defineProperty(err, 'options', {enumerable: false, configurable: true, writable: true, value: err.options})
+  return err
+}
+
+type Outcome =
+  | {kind: 'response'; status: number; headers: ResponseHeaders; body: unknown; text: string; isJson: boolean}
+  | {kind: 'error'; error: RequestError}
+
+type Decision = {retry: false} | {retry: true; reason: string; retryAfterMs?: number}
+
+/**
+ * Every retry rule, each with its reason (spec, "Client handling": never retry a 4xx except 429;
+ * retry 5xx and 429 with backoff using the same key).
+ */
+function retryDecision(outcome: Outcome, retriesDone: number, maxRetries: number, signal?: AbortSignal): Decision {
+  // The caller gave up; a retry would ignore their abort.
+  if (signal?.aborted) return {retry: false}
+  // Out of budget: report the last failure as it is.
+  if (retriesDone >= maxRetries) return {retry: false}
+
+  if (outcome.kind === 'error') {
+    const code = outcome.error instanceof TimeoutError ? 'ETIMEDOUT' : outcome.error.code
+    // Reset, refused, timed out: the request probably never completed, and the key makes a repeat harmless.
+    if (RETRYABLE_CONNECTION_CODES.has(code)) return {retry: true, reason: `connection error ${code}`}
+    // DNS failures (ENOTFOUND), TLS errors and the like will not fix themselves within seconds.
+    return {retry: false}
+  }
+
+  const {status, headers, body} = outcome
+  // The server knows when it can take the request again; honour that over our own schedule.
+  const retryAfter = parseRetryAfter(headers['retry-after'])
+  const retryAfterMs = retryAfter === undefined ? undefined : Math.min(retryAfter * 1000, MAX_RETRY_AFTER_MS)
+
+  // Rate limited: the request was not processed; wait as told (spec default 1 s) and send it again.
+  if (status === 429) return {retry: true, reason: 'rate limited (429)', retryAfterMs}
+  // Same key still processing on the server: the spec says "retry shortly" and the replay returns its result.
+  if (status === 409 && apiErrorCode(body) === 'idempotency_in_flight') {
+    return {retry: true, reason: 'idempotency key still in flight (409)', retryAfterMs}
+  }
+  // Service error (incl. 503 rate_limiter_unavailable): transient per the spec; the same key dedupes the repeat.
+  if (status >= 500) return {retry: true, reason: `server error (${status})`, retryAfterMs}
+  // Any other 4xx describes the request itself; sending it unchanged cannot succeed. 2xx/3xx are final.
+  return {retry: false}
+}
+
+function apiErrorCode(body: unknown): string | undefined {
+  const error = body && typeof body === 'object' ? (body as {error?: {code?: unknown}}).error : undefined
+  return typeof error?.code === 'string' ? error.code : undefined
+}
+
+function parseBody(text: string): {body: unknown; isJson: boolean} {
+  if (text.trim() === '') return {body: undefined, isJson: true}
+  try {
+    return {body: JSON.parse(text) as unknown, isJson: true}
+  } catch {
+    return {body: text, isJson: false}
+  }
+}
+
+export class Transport {
+  readonly #baseUrl: string
+  readonly #authorization?: string
+  readonly #maxRetries: number
+  readonly #timeout: number
+  readonly #initialDelayMs: number
+  readonly #maxDelayMs: number
+  readonly #userAgent: string
+  readonly #headers: Record<string, string>
+  readonly #onRequest?: (e: RequestEvent) => void
+  readonly #onResponse?: (e: ResponseEvent) => void
+  readonly #sleep?: (ms: number) => Promise<void>
+
+  constructor(opts: TransportOptions) {
+    let base: URL
+    try {
+      base = new URL(opts.baseUrl)
+    } catch {
+      throw new InvalidRequestError({message: `baseUrl is not a URL: ${JSON.stringify(opts.baseUrl)}`, code: 'invalid_option', param: 'baseUrl'})
+    }
+    if (base.protocol !== 'http:' && base.protocol !== 'https:') {
+      throw new InvalidRequestError({message: `baseUrl must be http(s), got ${base.protocol}`, code: 'invalid_option', param: 'baseUrl'})
+    }
+    this.#baseUrl = opts.baseUrl.replace(/\/+$/, '')
+    this.#authorization = opts.authorization
+    this.#maxRetries = nonNegativeInt(opts.maxRetries, DEFAULT_MAX_RETRIES, 'maxRetries')
+    this.#timeout = positiveTimeout(opts.timeout, DEFAULT_TIMEOUT_MS)
+    this.#initialDelayMs = nonNegativeInt(opts.retryDelays?.initialMs, DEFAULT_INITIAL_DELAY_MS, 'retryDelays.initialMs')
+    this.#maxDelayMs = nonNegativeInt(opts.retryDelays?.maxMs, DEFAULT_MAX_DELAY_MS, 'retryDelays.maxMs')
+    const extra = opts.userAgent?.trim()
+    this.#userAgent = `payapp-sdk/${SDK_VERSION} node/${process.versions.node}${extra ? ` ${extra}` : ''}`
+    this.#headers = lowerKeys(opts.headers)
+    this.#onRequest = opts.onRequest
+    this.#onResponse = opts.onResponse
+    this.#sleep = opts.sleep
+  }
+
+  async request<T = unknown>(req: RequestOptions): Promise<ApiResponse<T>> {
+    if (typeof req.path !== 'string' || !req.path.startsWith('/')) {
+      // A relative or absolute URL here could send the credential somewhere other than baseUrl.
+      throw new InvalidRequestError({message: `path must start with '/', got ${JSON.stringify(req.path)}`, code: 'invalid_path', param: 'path'})
+    }
+    if (req.body !== undefined && req.form !== undefined) {
+      throw new InvalidRequestError({message: 'pass either body (JSON) or form (multipart), not both', code: 'invalid_option', param: 'body'})
+    }
+    if (req.method === 'GET' && (req.body !== undefined || req.form !== undefined)) {
+      throw new InvalidRequestError({message: 'a GET request cannot have a body; use query', code: 'invalid_option', param: 'body'})
+    }
+    const maxRetries = nonNegativeInt(req.maxRetries, this.#maxRetries, 'maxRetries')
+    const timeout = positiveTimeout(req.timeout, this.#timeout)
+
+    const url = new URL(this.#baseUrl + req.path)
+    for (const [name, value] of Object.entries(req.query ?? {})) {
+      if (value !== undefined) url.searchParams.append(name, String(value))
+    }
+    const displayUrl = `${url.origin}${url.pathname}`
+
+    // Serialised once so every retry sends identical bytes (the server fingerprints the body per key).
+    const payload = req.form ?? (req.body === undefined ? undefined : JSON.stringify(req.body))
+
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      ...this.#headers,
+      'user-agent': this.#userAgent,
+      ...(this.#authorization === undefined ? {} : {authorization: this.#authorization}),
+      ...(typeof payload === 'string' ? {'content-type': 'application/json'} : {}),
+      ...lowerKeys(req.headers),
+    }
+    // Generated once per logical call and reused on every retry, so the server can dedupe them. A key in
+    // the transport-wide headers is ignored: shared by every call, it would make each a replay of the first.
+    const idempotencyKey =
+      req.idempotencyKey ?? lowerKeys(req.headers)['idempotency-key'] ?? (KEYED_METHODS.has(req.method) ? randomUUID() : undefined)
+    delete headers['idempotency-key']
+    if (idempotencyKey !== undefined) {
+      if (!/^[\x20-\x7e]{1,255}$/.test(idempotencyKey)) {
+        throw new InvalidRequestError({
+          message: 'idempotencyKey must be 1 to 255 printable ASCII characters',
+          code: 'invalid_idempotency_key',
+          param: 'idempotencyKey',
+        })
+      }
+      headers['idempotency-key'] = idempotencyKey
+    }
+    // got sets the multipart boundary only when no content-type is given.
+    if (req.form !== undefined) delete headers['content-type']
+
+    const maxAttempts = maxRetries + 1
+    for (let attempt = 1; ; attempt++) {
+      if (req.signal?.aborted) throw aborted(req.method, displayUrl, req.signal)
+      this.#emit(this.#onRequest, {method: req.method, url: displayUrl, attempt, maxAttempts, headers: redactHeaders(headers), idempotencyKey})
+
+      const started = performance.now()
+      let outcome: Outcome
+      try {
+        const res = await got(url, {
+          method: req.method,
+          headers,
+          body: payload,
+          responseType: 'text',
+          throwHttpErrors: false,
+          retry: {limit: 0},
+          // An API never redirects; following one could replay a POST or carry the token to another host.
+          followRedirect: false,
+          timeout: {request: timeout},
+          ...(req.signal ? {signal: req.signal} : {}),
+        })
+        outcome = {kind: 'response', status: res.statusCode, headers: {...res.headers}, text: res.body, ...parseBody(res.body)}
+      } catch (err) {
+        if (!(err instanceof RequestError)) throw err
+        if (req.signal?.aborted) throw aborted(req.method, displayUrl, req.signal, scrubbed(err))
+        outcome = {kind: 'error', error: scrubbed(err)}
+      }
+      const elapsedMs = Math.round(performance.now() - started)
+      const requestId = outcome.kind === 'response' ? firstHeader(outcome.headers['x-request-id']) : undefined
+
+      const decision = retryDecision(outcome, attempt - 1, maxRetries, req.signal)
+      const delayMs = decision.retry ? (decision.retryAfterMs ?? this.#backoff(attempt)) : 0
+      this.#emit(this.#onResponse, {
+        method: req.method,
+        url: displayUrl,
+        attempt,
+        status: outcome.kind === 'response' ? outcome.status : undefined,
+        requestId,
+        elapsedMs,
+        errorCode: outcome.kind === 'error' ? (errorCode(outcome.error) ?? outcome.error.name) : undefined,
+        retry: decision.retry ? {delayMs, reason: decision.reason} : undefined,
+      })
+
+      if (decision.retry) {
+        await this.#wait(delayMs, req.signal)
+        continue
+      }
+      if (outcome.kind === 'error') throw connectionError(outcome.error, req.method, displayUrl, attempt, timeout)
+      if (outcome.status >= 300) throw errorFromResponse(outcome.status, outcome.body, outcome.headers)
+      if (!outcome.isJson) {
+        throw new ResponseValidationError({
+          message: `Expected a JSON response from ${req.method} ${displayUrl}, got ${String(outcome.headers['content-type'] ?? 'no content-type')}`,
+          code: 'response_not_json',
+          statusCode: outcome.status,
+          requestId,
+          headers: outcome.headers,
+          raw: outcome.text.slice(0, 2000),
+        })
+      }
+      return {data: outcome.body as T, statusCode: outcome.status, headers: outcome.headers, requestId}
+    }
+  }
+
+  /** 1 s, 2 s, 4 s, 8 s ... capped; no jitter because the spec prescribes these exact steps. */
+  #backoff(attempt: number): number {
+    return Math.min(this.#initialDelayMs * 2 ** (attempt - 1), this.#maxDelayMs)
+  }
+
+  async #wait(ms: number, signal?: AbortSignal): Promise<void> {
+    if (this.#sleep) return this.#sleep(ms)
+    try {
+      await delay(ms, undefined, signal ? {signal} : undefined)
+    } catch {
+      // Aborted mid-wait: the loop's abort check reports it.
+    }
+  }
+
+  /** A throwing logging hook must not turn a completed payment call into a failure. */
+  #emit<E>(hook: ((e: E) => void) | undefined, event: E): void {
+    if (!hook) return
+    try {
+      hook(event)
+    } catch (err) {
+      process.emitWarning(`payapp transport hook threw: ${err instanceof Error ? err.message : String(err)}`)
+    }
+  }
+}
+
+function aborted(method: HttpMethod, url: string, signal: AbortSignal, cause?: unknown): PayappError {
+  return new PayappError({
+    message: `Request aborted by the caller: ${method} ${url}`,
+    type: 'connection_error',
+    code: 'request_aborted',
+    cause: cause ?? signal.reason,
+  })
+}
+
+function connectionError(err: RequestError, method: HttpMethod, url: string, attempts: number, timeout: number): ConnectionError {
+  const isTimeout = err instanceof TimeoutError
+  const code = isTimeout ? 'ETIMEDOUT' : err.code
+  const tries = attempts > 1 ? ` (${attempts} attempts)` : ''
+  const what = isTimeout ? `timed out after ${timeout} ms` : `failed: ${err.message} (${code})`
+  return new ConnectionError({message: `Could not reach the API: ${method} ${url} ${what}${tries}`, type: 'connection_error', code, cause: err})
+}

@@ -1,0 +1,72 @@
+/**
+ * Runs the real CLI (`bin/run.js`, the built dist/) as a child process, the way a user or CI does:
+ * no TTY, a private config directory, the file credential store, and env vars for the rest.
+ */
+import {spawn} from 'node:child_process'
+import {mkdtempSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {dirname, join} from 'node:path'
+import {fileURLToPath} from 'node:url'
+
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
+export const BIN = join(ROOT, 'bin', 'run.js')
+
+export interface CliResult {
+  code: number
+  stdout: string
+  stderr: string
+  /** stdout parsed as JSON (throws with the output when it is not). */
+  json<T = any>(): T
+}
+
+export interface CliOptions {
+  env?: Record<string, string | undefined>
+  input?: string
+  /** A config dir to share between runs (login then use); a fresh one by default. */
+  home?: string
+  timeoutMs?: number
+}
+
+export function tempHome(): string {
+  return mkdtempSync(join(tmpdir(), 'payapp-cli-'))
+}
+
+export function runCli(args: string[], opts: CliOptions = {}): Promise<CliResult> {
+  const home = opts.home ?? tempHome()
+  const env: Record<string, string | undefined> = {
+    PATH: process.env.PATH,
+    HOME: home,
+    XDG_CONFIG_HOME: join(home, 'config'),
+    XDG_DATA_HOME: join(home, 'data'),
+    XDG_CACHE_HOME: join(home, 'cache'),
+    PAYAPP_KEYCHAIN: 'off',
+    NO_COLOR: '1',
+    ...opts.env,
+  }
+  for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key]
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], {cwd: ROOT, env: env as NodeJS.ProcessEnv, stdio: ['pipe', 'pipe', 'pipe']})
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (d) => (stdout += d))
+    child.stderr.on('data', (d) => (stderr += d))
+    const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 30_000)
+    child.on('error', reject)
+    child.on('close', (code) => {
+      clearTimeout(timer)
+      resolve({
+        code: code ?? -1,
+        stdout,
+        stderr,
+        json() {
+          try {
+            return JSON.parse(stdout)
+          } catch {
+            throw new Error(`stdout is not JSON (exit ${code}):\n${stdout}\nstderr:\n${stderr}`)
+          }
+        },
+      })
+    })
+    child.stdin.end(opts.input ?? '')
+  })
+}
