@@ -7,6 +7,8 @@ export default tseslint.config(
   ...tseslint.configs.recommended,
   {
     rules: {
+      // TypeScript checks names itself; for the plain-JS scripts, node's globals are a given.
+      'no-undef': 'off',
       '@typescript-eslint/no-explicit-any': 'off',
       '@typescript-eslint/no-unused-vars': ['error', {argsIgnorePattern: '^_', varsIgnorePattern: '^_'}],
     },

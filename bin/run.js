@@ -1,4 +1,12 @@
 #!/usr/bin/env node
-import {execute} from '@oclif/core'
-
-await execute({dir: import.meta.url})
+// `payapp --version` is what scripts and version checks run most: answer it without loading oclif
+// (same text oclif prints), so it costs little more than starting node. Everything else goes to oclif.
+const args = process.argv.slice(2)
+if (args.length === 1 && args[0] === '--version') {
+  const {readFileSync} = await import('node:fs')
+  const {version} = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'))
+  process.stdout.write(`payapp/${version} ${process.platform}-${process.arch} node-${process.version}\n`)
+} else {
+  const {execute} = await import('@oclif/core')
+  await execute({dir: import.meta.url})
+}

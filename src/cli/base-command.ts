@@ -113,7 +113,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     const ctx = await this.context()
     const token = await this.resolveCredential('token', ctx)
     const {AppClient} = await import('../sdk/index.js')
-    return new AppClient({token, baseUrl: ctx.baseUrl, ...this.#httpLogging()})
+    return new AppClient({token, baseUrl: ctx.baseUrl, ...this.httpLogging()})
   }
 
   /** A Store API client (secret key) for this run's profile and environment. */
@@ -121,10 +121,10 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     const ctx = await this.context()
     const secretKey = await this.resolveCredential('secret_key', ctx)
     const {StoreClient} = await import('../sdk/index.js')
-    return new StoreClient({secretKey, baseUrl: ctx.baseUrl, ...this.#httpLogging()})
+    return new StoreClient({secretKey, baseUrl: ctx.baseUrl, ...this.httpLogging()})
   }
 
-  #httpLogging(): {onRequest?: (e: RequestEvent) => void; onResponse?: (e: ResponseEvent) => void} {
+  protected httpLogging(): {onRequest?: (e: RequestEvent) => void; onResponse?: (e: ResponseEvent) => void} {
     if (!this.#verbose()) return {}
     const log = (line: string) => process.stderr.write(line + '\n')
     return {

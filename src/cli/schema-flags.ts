@@ -7,12 +7,12 @@
  */
 import {readFile} from 'node:fs/promises'
 
-import {Flags} from '@oclif/core'
+import {Flags, type Interfaces} from '@oclif/core'
 import type {z} from 'zod'
 
 import {usageError} from './exit-codes.js'
 
-type AnyFlag = ReturnType<typeof Flags.string> | ReturnType<typeof Flags.integer> | ReturnType<typeof Flags.boolean>
+type AnyFlag = Interfaces.Flag<any>
 
 interface Def {
   type: string

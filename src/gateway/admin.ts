@@ -13,7 +13,8 @@ import {ApiError, fromZodError, invalid, notFound, unauthenticated} from './erro
 import {newId} from './ids.js'
 import type {MerchantDoc, Platform} from './platform.js'
 
-export type AdminRoute = (request: FastifyRequest) => unknown
+/** An admin route's work; it gets the platform because route modules register before it exists. */
+export type AdminRoute = (request: FastifyRequest, platform: Platform) => unknown
 
 /** Parses an admin body with its schema: the same 400s as the public API. */
 export function adminBody<S extends z.ZodType>(schema: S, request: FastifyRequest): z.output<S> {
@@ -89,7 +90,7 @@ export function registerAdmin(app: FastifyInstance, platform: Platform, adminKey
       url: `/_admin${url}`,
       handler: async (request, reply) => {
         authenticate(request)
-        const result = platform.storage.transaction(() => handler(request))
+        const result = platform.storage.transaction(() => handler(request, platform))
         return reply.code(status).type('application/json').send(JSON.stringify(result))
       },
     })

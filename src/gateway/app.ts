@@ -4,6 +4,8 @@
  * and environment checks, rate limits, body and query validation, idempotency, and one transaction per
  * write. Route modules (routes/*.ts) only hold the platform logic of each endpoint in the table.
  */
+import {createHash} from 'node:crypto'
+
 import fastifyMultipart from '@fastify/multipart'
 import Fastify, {type FastifyInstance, type FastifyReply, type FastifyRequest} from 'fastify'
 import type {z} from 'zod'
@@ -29,6 +31,14 @@ export interface RouteContext<B = unknown, Q = ListQuery> {
   body: B
   request: FastifyRequest
   requestId: string
+  /** The uploaded file of a multipart endpoint, read before the handler runs. */
+  upload?: Upload
+}
+
+export interface Upload {
+  filename: string
+  contentType: string
+  bytes: Buffer
 }
 
 /** A handler's answer with a status other than 200, or a body already serialised to JSON. */
@@ -46,7 +56,7 @@ export const rawList = (rows: string[], hasMore: boolean) =>
 
 type BodyOut<Id extends EndpointId> = Endpoint<Id> extends {body: infer B extends z.ZodType} ? z.output<B> : undefined
 type QueryOut<Id extends EndpointId> = (Endpoint<Id> extends {list: true} ? ListQuery : unknown) &
-  (Endpoint<Id> extends {query: infer Q extends z.ZodType} ? z.output<Q> : unknown)
+  (Endpoint<Id> extends {query: infer Q} ? (NonNullable<Q> extends z.ZodType ? z.output<NonNullable<Q>> : unknown) : unknown)
 
 export type Handler<Id extends EndpointId> = (ctx: RouteContext<BodyOut<Id>, QueryOut<Id>>) => unknown
 export type Handlers = {[Id in EndpointId]: Handler<Id>}
@@ -218,6 +228,8 @@ function endpointRunner(platform: Platform, id: EndpointId, def: EndpointDef, do
       throw invalid('invalid_body', 'The request body must be a JSON object')
     }
 
+    if (def.multipart) ctx.upload = await readUpload(request)
+
     const keyHeader = isWrite ? request.headers['idempotency-key'] : undefined
     const key = Array.isArray(keyHeader) ? keyHeader[0] : keyHeader
     if (key === undefined) return send(reply, await runInTransaction(platform, handler, ctx, def))
@@ -226,7 +238,7 @@ function endpointRunner(platform: Platform, id: EndpointId, def: EndpointDef, do
     const fingerprint = Idempotency.fingerprint(
       request.method,
       request.url.split('?')[0],
-      def.multipart ? (request.headers['content-length'] ?? '') + (request.headers['content-type'] ?? '') : JSON.stringify(request.body ?? {}),
+      ctx.upload ? uploadFingerprint(ctx.upload) : JSON.stringify(request.body ?? {}),
     )
     const credKey = `${cred.id}`
     const start = platform.idempotency.begin(credKey, key, fingerprint)
@@ -245,6 +257,31 @@ function endpointRunner(platform: Platform, id: EndpointId, def: EndpointDef, do
       throw apiError
     }
   }
+}
+
+const missingFile = () => invalid('parameter_missing', 'Missing required parameter: file (a multipart/form-data part named "file")', 'file')
+
+/** The one file part named `file` of a multipart request, whole (at most 5 MB). */
+async function readUpload(request: FastifyRequest): Promise<Upload> {
+  if (!request.isMultipart()) {
+    if (request.body === undefined) throw missingFile()
+    throw invalid('unsupported_content_type', 'Upload the file as multipart/form-data, in the field "file"')
+  }
+  const part = await request.file()
+  if (!part || part.fieldname !== 'file') {
+    await part?.toBuffer().catch(() => undefined)
+    throw missingFile()
+  }
+  const bytes = await part.toBuffer()
+  // toBuffer throws at the limit; a truncated stream is the same failure.
+  if (part.file.truncated) throw toApiError(Object.assign(new Error('too large'), {code: 'FST_REQ_FILE_TOO_LARGE'}))
+  if (bytes.length === 0) throw invalid('file_empty', 'The uploaded file is empty', 'file')
+  return {filename: part.filename, contentType: part.mimetype, bytes}
+}
+
+/** An upload's identity for idempotency: its name, type and bytes, not the multipart boundary (random per send). */
+function uploadFingerprint(upload: Upload): string {
+  return createHash('sha256').update(upload.filename).update('\0').update(upload.contentType).update('\0').update(upload.bytes).digest('hex')
 }
 
 interface Serialized {

@@ -44,7 +44,18 @@ CREATE TABLE IF NOT EXISTS objects (
   data TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS objects_by_scope ON objects (merchant, env, kind, seq);
-CREATE INDEX IF NOT EXISTS objects_by_parent ON objects (parent, kind, seq);
+-- Children of one parent (a product's prices, a group's values): equality on all four columns lets the
+-- planner prefer this index over objects_by_scope, which would scan every object of the kind.
+DROP INDEX IF EXISTS objects_by_parent;
+CREATE INDEX IF NOT EXISTS objects_by_parent_scope ON objects (parent, kind, merchant, env, seq);
+-- Catalogue uniqueness checks (a variant's option combination, its SKU) and the default sort order
+-- are index lookups, so creating the 10,000th variant costs what the first did.
+CREATE INDEX IF NOT EXISTS variants_by_combination ON objects (parent, json_extract(data, '$.options')) WHERE kind = 'variant';
+CREATE INDEX IF NOT EXISTS variants_by_sku ON objects (merchant, env, json_extract(data, '$.sku')) WHERE kind = 'variant';
+-- The expiry sweep reads only open sessions that are due, not every session.
+CREATE INDEX IF NOT EXISTS checkout_sessions_open_by_expiry ON objects (merchant, env, json_extract(data, '$.expires_at'))
+  WHERE kind = 'checkout_session' AND json_extract(data, '$.status') = 'open';
+CREATE INDEX IF NOT EXISTS variants_by_sort_order ON objects (parent, json_extract(data, '$.sort_order')) WHERE kind = 'variant';
 CREATE TABLE IF NOT EXISTS idempotency (
   credential TEXT NOT NULL,
   key TEXT NOT NULL,
@@ -104,10 +115,10 @@ export class Storage {
         'SELECT data FROM objects WHERE merchant = ? AND env = ? AND kind = ? ORDER BY seq DESC LIMIT ? OFFSET ?',
       ),
       pageByParent: db.prepare<[string, string, string, string, number, number], {data: string}>(
-        'SELECT data FROM objects WHERE parent = ? AND kind = ? AND merchant = ? AND env = ? ORDER BY seq DESC LIMIT ? OFFSET ?',
+        'SELECT data FROM objects INDEXED BY objects_by_parent_scope WHERE parent = ? AND kind = ? AND merchant = ? AND env = ? ORDER BY seq DESC LIMIT ? OFFSET ?',
       ),
       allByParent: db.prepare<[string, string, string, string], ObjectRow>(
-        'SELECT * FROM objects WHERE parent = ? AND kind = ? AND merchant = ? AND env = ? ORDER BY seq ASC',
+        'SELECT * FROM objects INDEXED BY objects_by_parent_scope WHERE parent = ? AND kind = ? AND merchant = ? AND env = ? ORDER BY seq ASC',
       ),
       all: db.prepare<[string, string, string], ObjectRow>('SELECT * FROM objects WHERE merchant = ? AND env = ? AND kind = ? ORDER BY seq ASC'),
       wipe: db.prepare('DELETE FROM objects WHERE merchant = ? AND env = ?'),

@@ -152,10 +152,27 @@ export const IDEMPOTENCY_RETENTION_SECONDS = 24 * 3600
 export type IdempotencyStart = {kind: 'replay'; status: number; body: string} | {kind: 'started'}
 
 export class Idempotency {
+  private readonly stmts
+  private lastPrune = 0
+
   constructor(
     private readonly storage: Storage,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    const db = storage.db
+    this.stmts = {
+      read: db.prepare<[string, string], {fingerprint: string; state: string; status: number | null; body: string | null; created: number}>(
+        'SELECT fingerprint, state, status, body, created FROM idempotency WHERE credential = ? AND key = ?',
+      ),
+      claim: db.prepare(
+        `INSERT INTO idempotency (credential, key, fingerprint, state, created) VALUES (?, ?, ?, 'in_flight', ?)
+         ON CONFLICT(credential, key) DO UPDATE SET fingerprint = excluded.fingerprint, state = 'in_flight', status = NULL, body = NULL, created = excluded.created`,
+      ),
+      finish: db.prepare(`UPDATE idempotency SET state = 'done', status = ?, body = ? WHERE credential = ? AND key = ?`),
+      release: db.prepare('DELETE FROM idempotency WHERE credential = ? AND key = ?'),
+      prune: db.prepare('DELETE FROM idempotency WHERE created <= ?'),
+    }
+  }
 
   /** Validates the header value: 1 to 255 printable ASCII characters. */
   static checkKey(key: string): void {
@@ -174,11 +191,12 @@ export class Idempotency {
    */
   begin(credential: string, key: string, fingerprint: string): IdempotencyStart {
     const now = this.clock.now()
-    const row = this.storage.db
-      .prepare<[string, string], {fingerprint: string; state: string; status: number | null; body: string | null; created: number}>(
-        'SELECT fingerprint, state, status, body, created FROM idempotency WHERE credential = ? AND key = ?',
-      )
-      .get(credential, key)
+    // Expired keys go in batches, at most every ten minutes of (test) clock time.
+    if (now - this.lastPrune > 600) {
+      this.prune()
+      this.lastPrune = now
+    }
+    const row = this.stmts.read.get(credential, key)
     if (row && row.created + IDEMPOTENCY_RETENTION_SECONDS > now) {
       if (row.fingerprint !== fingerprint) {
         throw conflict(
@@ -193,29 +211,22 @@ export class Idempotency {
       }
       return {kind: 'replay', status: row.status!, body: row.body!}
     }
-    this.storage.db
-      .prepare(
-        `INSERT INTO idempotency (credential, key, fingerprint, state, created) VALUES (?, ?, ?, 'in_flight', ?)
-         ON CONFLICT(credential, key) DO UPDATE SET fingerprint = excluded.fingerprint, state = 'in_flight', status = NULL, body = NULL, created = excluded.created`,
-      )
-      .run(credential, key, fingerprint, now)
+    this.stmts.claim.run(credential, key, fingerprint, now)
     return {kind: 'started'}
   }
 
   /** Stores the response to replay; called inside the route's transaction for a success. */
   finish(credential: string, key: string, status: number, body: string): void {
-    this.storage.db
-      .prepare(`UPDATE idempotency SET state = 'done', status = ?, body = ? WHERE credential = ? AND key = ?`)
-      .run(status, body, credential, key)
+    this.stmts.finish.run(status, body, credential, key)
   }
 
   /** Frees a key whose request failed in a way a retry may fix (5xx, 429). */
   release(credential: string, key: string): void {
-    this.storage.db.prepare('DELETE FROM idempotency WHERE credential = ? AND key = ?').run(credential, key)
+    this.stmts.release.run(credential, key)
   }
 
   prune(): void {
-    this.storage.db.prepare('DELETE FROM idempotency WHERE created <= ?').run(this.clock.now() - IDEMPOTENCY_RETENTION_SECONDS)
+    this.stmts.prune.run(this.clock.now() - IDEMPOTENCY_RETENTION_SECONDS)
   }
 }
 

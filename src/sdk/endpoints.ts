@@ -37,29 +37,29 @@ export interface EndpointDef {
 const both = ['app', 'store'] as const
 const app = ['app'] as const
 
-function get(path: string, scope: Scope, response: z.ZodType, summary: string, doors: readonly Door[] = both) {
+function get<R extends z.ZodType, const D extends readonly Door[] = typeof both>(path: string, scope: Scope, response: R, summary: string, doors: D = both as unknown as D) {
   return {method: 'GET', path, scope, doors, bucket: 'read', response, summary} as const
 }
 
-function list<R extends z.ZodType, Q extends z.ZodObject | undefined = undefined>(
+function list<R extends z.ZodType, Q extends z.ZodObject | undefined = undefined, const D extends readonly Door[] = typeof both>(
   path: string,
   scope: Scope,
   response: R,
   summary: string,
-  doors: readonly Door[] = both,
+  doors: D = both as unknown as D,
   query?: Q,
 ) {
   return {method: 'GET', path, scope, doors, bucket: 'read', response, list: true, query, summary} as const
 }
 
-function write<M extends HttpMethod, B extends z.ZodType | undefined, R extends z.ZodType>(
+function write<M extends HttpMethod, B extends z.ZodType | undefined, R extends z.ZodType, const D extends readonly Door[] = typeof both>(
   method: M,
   path: string,
   scope: Scope,
   body: B,
   response: R,
   summary: string,
-  doors: readonly Door[] = both,
+  doors: D = both as unknown as D,
 ) {
   return {method, path, scope, doors, bucket: 'write', body, response, summary} as const
 }

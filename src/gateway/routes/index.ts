@@ -6,16 +6,37 @@ import type {Handlers} from '../app.js'
 import type {AdminRouteDef} from '../admin.js'
 import type {Seeder} from '../seed.js'
 import {storeHandlers} from './store.js'
+import {accountHandlers} from './account.js'
+import {subscriptionLinkHandlers} from './subscription-links.js'
+import {adminAccountRoutes} from '../admin-account.js'
+import {seedAccount} from '../account-seed.js'
+import {catalogHandlers, catalogSeeder} from './catalog.js'
+import {checkoutHandlers} from './checkouts.js'
+import {orderHandlers} from './orders.js'
+import {paymentHandlers} from './payments.js'
+import {registerSessionRoutes} from './sessions.js'
+import {adminCheckoutRoutes} from '../admin-checkout.js'
 
 export const handlers: Partial<Handlers> = {
   ...storeHandlers,
+  ...accountHandlers,
+  ...subscriptionLinkHandlers,
+  ...catalogHandlers,
+  ...checkoutHandlers,
+  ...orderHandlers,
+  ...paymentHandlers,
 }
 
 /** Admin helper routes (the simulated buyer and outside world) contributed by route modules. */
-export const adminRoutes: AdminRouteDef[] = []
+export const adminRoutes: AdminRouteDef[] = [
+  ...adminAccountRoutes,
+  ...adminCheckoutRoutes,
+]
 
 /** Sample-data seeders, run per environment by `--seed`. */
-export const seeders: Seeder[] = []
+export const seeders: Seeder[] = [catalogSeeder, seedAccount]
 
 /** Routes outside the two APIs' endpoint table (merchant checkout-session routes, hosted pages). */
-export const extraRoutes: Array<(app: FastifyInstance, platform: Platform) => void> = []
+export const extraRoutes: Array<(app: FastifyInstance, platform: Platform) => void> = [
+  registerSessionRoutes,
+]

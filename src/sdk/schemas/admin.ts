@@ -89,6 +89,10 @@ export const adminSubscriptionCreate = z.strictObject({
   status: z.enum(['incomplete', 'trialing', 'active', 'past_due', 'unpaid', 'canceled']).default('active'),
 })
 
+export const adminSubscriptionCancel = z.strictObject({
+  at_period_end: z.boolean().default(true),
+})
+
 export const adminInstallation = z.looseObject({
   id: z.string(),
   object: z.literal('installation'),

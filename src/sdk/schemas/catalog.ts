@@ -57,8 +57,25 @@ export const priceCreate = z.strictObject({
 })
 export type PriceCreate = z.input<typeof priceCreate>
 
+export const PRICE_IMMUTABLE_FIELDS = ['currency', 'unit_amount', 'recurring', 'type', 'product'] as const
+
+/**
+ * A field a request may not change. Declared (so it is checked before the strict schema's unknown-key
+ * check) and always rejected with `code`; typed `undefined`, so SDK callers cannot send it.
+ */
+export const immutableField = (code: string, message: string) =>
+  z
+    .custom<never>(() => false, {message, params: {code} satisfies IssueParams})
+    .optional()
+    .describe(`Immutable: sending it is a 400 ${code}`)
+
+const priceImmutable = Object.fromEntries(
+  PRICE_IMMUTABLE_FIELDS.map((f) => [f, immutableField('price_immutable', `cannot change once the price exists; create a new price and archive this one`)]),
+) as Record<(typeof PRICE_IMMUTABLE_FIELDS)[number], ReturnType<typeof immutableField>>
+
 /** Fields that can change after a price exists; amount, currency and recurrence are immutable. */
 export const priceUpdate = z.strictObject({
+  ...priceImmutable,
   active: z.boolean().optional().describe('false archives the price'),
   nickname: z.string().max(250).nullable().optional().describe('Internal label'),
   tax_behavior: z.enum(TAX_BEHAVIORS).optional().describe('Whether the amount includes tax'),
@@ -66,7 +83,6 @@ export const priceUpdate = z.strictObject({
   metadata: metadata.optional(),
 })
 export type PriceUpdate = z.input<typeof priceUpdate>
-export const PRICE_IMMUTABLE_FIELDS = ['currency', 'unit_amount', 'recurring', 'type', 'product'] as const
 
 export const price = z.looseObject({
   id: z.string(),
@@ -258,7 +274,11 @@ export const variantCreate = z
 export type VariantCreate = z.input<typeof variantCreate>
 
 /** Body of `PATCH /variants/{id}`; the option combination is immutable. */
-export const variantUpdate = z.strictObject({...inventoryFields, ...variantPresentation})
+export const variantUpdate = z.strictObject({
+  options: immutableField('options_immutable', 'the option combination cannot change; delete the variant and create a new one'),
+  ...inventoryFields,
+  ...variantPresentation,
+})
 export type VariantUpdate = z.input<typeof variantUpdate>
 
 export const variant = z.looseObject({

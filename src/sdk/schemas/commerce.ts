@@ -4,7 +4,7 @@
  */
 import {z} from 'zod'
 
-import {RECURRING_INTERVALS, MAX_INTERVAL_COUNT} from './catalog.js'
+import {RECURRING_INTERVALS, MAX_INTERVAL_COUNT, immutableField} from './catalog.js'
 import {amount, currency, metadata, openEnum, timestamp} from './common.js'
 
 // ---------------------------------------------------------------- merchant
@@ -191,12 +191,14 @@ export const sandboxPayment = z.looseObject({
 })
 export type SandboxPayment = z.infer<typeof sandboxPayment>
 
+export const LIVE_PAYMENT_STATUSES = ['succeeded', 'pending', 'refunded', 'partially_refunded', 'disputed', 'failed'] as const
+
 /** Live payments (the spec's list-style shape): `id` is the charge id (`ch_`). */
 export const livePayment = z.looseObject({
   id: z.string(),
   object: z.literal('payment'),
   livemode: z.literal(true),
-  status: openEnum(['succeeded', 'pending', 'refunded', 'partially_refunded', 'disputed', 'failed']),
+  status: openEnum(LIVE_PAYMENT_STATUSES),
   amount: z.number(),
   amount_refunded: z.number(),
   currency: z.string(),
@@ -341,10 +343,19 @@ export const subscriptionLinkCreate = z
   })
 export type SubscriptionLinkCreate = z.input<typeof subscriptionLinkCreate>
 
-/** Body of `POST /subscription_links/{id}`: amount, currency and interval are fixed once created. */
-export const subscriptionLinkUpdate = z.strictObject({...subscriptionLinkFields, active: z.boolean().optional()})
-export type SubscriptionLinkUpdate = z.input<typeof subscriptionLinkUpdate>
 export const SUBSCRIPTION_LINK_IMMUTABLE_FIELDS = ['amount', 'currency', 'interval', 'interval_count'] as const
+const fixedOnceCreated = immutableField('parameter_immutable', 'cannot change once the link exists; create a new link and archive this one')
+
+/** Body of `POST /subscription_links/{id}`: amount, currency and interval are fixed once created. */
+export const subscriptionLinkUpdate = z.strictObject({
+  ...subscriptionLinkFields,
+  active: z.boolean().optional().describe('false archives the link, true restores it'),
+  ...(Object.fromEntries(SUBSCRIPTION_LINK_IMMUTABLE_FIELDS.map((f) => [f, fixedOnceCreated])) as Record<
+    (typeof SUBSCRIPTION_LINK_IMMUTABLE_FIELDS)[number],
+    typeof fixedOnceCreated
+  >),
+})
+export type SubscriptionLinkUpdate = z.input<typeof subscriptionLinkUpdate>
 
 export const subscriptionLink = z.looseObject({
   id: z.string(),

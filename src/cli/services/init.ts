@@ -1,0 +1,165 @@
+/**
+ * `payapp init`'s work, without oclif: validate the name, pick the template, render every file in
+ * memory, then write. Files ending `.hbs` go through handlebars (strict: a missing variable is an
+ * error), everything else is copied byte for byte.
+ */
+import {mkdir, readdir, readFile, stat, writeFile} from 'node:fs/promises'
+import {dirname, join, relative, resolve, sep} from 'node:path'
+import {fileURLToPath} from 'node:url'
+
+import Handlebars from 'handlebars'
+
+import {CliError, ExitCode, usageError} from '../exit-codes.js'
+
+/** `<package root>/templates`, found from this module in both src/ (tsx) and dist/. */
+export const TEMPLATES_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'templates')
+
+export interface ScaffoldOptions {
+  /** npm package name of the new app. */
+  name: string
+  /** A directory under `templatesDir`. */
+  template: string
+  /** Target directory (created if missing). */
+  dir: string
+  /** Write into a non-empty directory, overwriting the template's files there. */
+  force?: boolean
+  /** Extra handlebars variables; `name` is always set. */
+  variables?: Record<string, unknown>
+  templatesDir?: string
+}
+
+export interface ScaffoldResult {
+  name: string
+  dir: string
+  template: string
+  /** Written files, relative to `dir`, `/`-separated, sorted. */
+  files: string[]
+}
+
+const NAME_PART = /^[a-z0-9][a-z0-9._-]*$/
+// Names npm itself refuses, plus the one that would make the app depend on itself.
+const RESERVED_NAMES = new Set(['node_modules', 'favicon.ico', 'payapp'])
+
+/** Why `name` is not a usable npm package name for an app, or undefined when it is. */
+export function invalidAppName(name: string): string | undefined {
+  if (name.length === 0) return 'it is empty'
+  if (name.length > 214) return 'it is longer than 214 characters'
+  if (name !== name.toLowerCase()) return 'it has upper-case letters (npm package names are lower-case)'
+  if (name !== name.trim()) return 'it has leading or trailing spaces'
+  const scoped = /^@([^/]+)\/([^/]+)$/.exec(name)
+  if (name.startsWith('@') && !scoped) return 'a scoped name has the form @scope/name'
+  const parts = scoped ? [scoped[1]!, scoped[2]!] : [name]
+  for (const part of parts) {
+    if (!NAME_PART.test(part)) return 'use lower-case letters, digits and "-" (may also contain "." or "_", not first)'
+  }
+  if (RESERVED_NAMES.has(parts.at(-1)!)) return `"${parts.at(-1)}" is reserved`
+  return undefined
+}
+
+/** The part of a package name that names its directory: `@acme/shop-app` → `shop-app`. */
+export function baseName(name: string): string {
+  return name.split('/').at(-1)!
+}
+
+/** Template names are directory names under templates/; anything else (`..`, `/`) is refused. */
+export async function listTemplates(templatesDir = TEMPLATES_DIR): Promise<string[]> {
+  const entries = await readdir(templatesDir, {withFileTypes: true}).catch(() => [])
+  return entries
+    .filter((e) => e.isDirectory() && NAME_PART.test(e.name))
+    .map((e) => e.name)
+    .sort()
+}
+
+/**
+ * How the generated app depends on payapp: a dev checkout (root not under node_modules) is linked with
+ * `file:` so the app installs offline against the code being worked on; an installed CLI pins its version.
+ */
+export function payappDependency(root: string, version: string): string {
+  const inNodeModules = resolve(root).split(sep).includes('node_modules')
+  return inNodeModules ? `^${version}` : `file:${resolve(root)}`
+}
+
+/**
+ * Where a template file lands: `.hbs` stripped, `__name__` replaced by the app's directory name, and a
+ * leading `_` turned into `.` (npm drops `.gitignore` from published packages, so templates ship `_gitignore`).
+ */
+export function outputPath(templatePath: string, name: string): string {
+  return templatePath
+    .split('/')
+    .map((segment) => segment.replaceAll('__name__', baseName(name)).replace(/^_/, '.'))
+    .join('/')
+    .replace(/\.hbs$/, '')
+}
+
+async function walk(dir: string, base = dir): Promise<string[]> {
+  const out: string[] = []
+  for (const entry of await readdir(dir, {withFileTypes: true})) {
+    const full = join(dir, entry.name)
+    if (entry.isDirectory()) out.push(...(await walk(full, base)))
+    else if (entry.isFile()) out.push(relative(base, full).split(sep).join('/'))
+  }
+  return out
+}
+
+async function isNonEmptyDir(dir: string): Promise<boolean> {
+  const info = await stat(dir).catch(() => undefined)
+  if (!info) return false
+  if (!info.isDirectory()) throw new CliError(`${dir} exists and is not a directory`, {exitCode: ExitCode.CONFLICT, code: 'not_a_directory', param: '--dir'})
+  return (await readdir(dir)).length > 0
+}
+
+function handlebars(): typeof Handlebars {
+  // An isolated environment, so helpers registered here never leak into other users of handlebars.
+  const hb = Handlebars.create()
+  hb.registerHelper('json', (value: unknown) => JSON.stringify(value))
+  return hb
+}
+
+export async function scaffold(opts: ScaffoldOptions): Promise<ScaffoldResult> {
+  const {name, template, force = false} = opts
+  const templatesDir = opts.templatesDir ?? TEMPLATES_DIR
+  const problem = invalidAppName(name)
+  if (problem) throw usageError(`Invalid app name "${name}": ${problem}`, 'NAME')
+
+  const available = await listTemplates(templatesDir)
+  if (!available.includes(template)) {
+    throw usageError(`Unknown template "${template}"; available: ${available.join(', ') || '(none)'}`, '--template')
+  }
+
+  const dir = resolve(opts.dir)
+  if (!force && (await isNonEmptyDir(dir))) {
+    throw new CliError(`${dir} is not empty: choose another --dir, or pass --force to write the template's files into it`, {
+      exitCode: ExitCode.CONFLICT,
+      type: 'conflict_error',
+      code: 'directory_not_empty',
+      param: '--dir',
+    })
+  }
+
+  const variables = {...opts.variables, name}
+  const hb = handlebars()
+  const root = join(templatesDir, template)
+  // Everything is rendered before anything is written, so a broken template leaves no half-made app.
+  const rendered: Array<{path: string; content: Buffer | string}> = []
+  for (const file of (await walk(root)).sort()) {
+    const source = await readFile(join(root, file))
+    let content: Buffer | string = source
+    if (file.endsWith('.hbs')) {
+      try {
+        content = hb.compile(source.toString('utf8'), {strict: true, noEscape: true})(variables)
+      } catch (error) {
+        // Handlebars names the context as "[object Object]", which tells the reader nothing.
+        const message = (error as Error).message.replace(' in [object Object]', '')
+        throw new CliError(`Template ${template}/${file}: ${message}`, {exitCode: ExitCode.UNEXPECTED, code: 'template_error', cause: error})
+      }
+    }
+    rendered.push({path: outputPath(file, name), content})
+  }
+
+  for (const {path, content} of rendered) {
+    const target = join(dir, ...path.split('/'))
+    await mkdir(dirname(target), {recursive: true})
+    await writeFile(target, content)
+  }
+  return {name, dir, template, files: rendered.map((f) => f.path).sort()}
+}

@@ -1,0 +1,98 @@
+import {Args, Flags} from '@oclif/core'
+
+import {BaseCommand} from '../cli/base-command.js'
+import {usageError} from '../cli/exit-codes.js'
+import {readData} from '../cli/schema-flags.js'
+import type {Door} from '../sdk/endpoints.js'
+import type {HttpMethod, RequestEvent, ResponseEvent} from '../sdk/transport.js'
+
+const METHODS: readonly HttpMethod[] = ['GET', 'POST', 'PATCH', 'DELETE', 'PUT']
+// The SDK's DOOR_PREFIX, restated so this command loads no schemas (zod) before it runs.
+const PREFIX: Record<Door, string> = {app: '/v1/app', store: '/v1/store'}
+
+interface HttpHooks {
+  onRequest?: (e: RequestEvent) => void
+  onResponse?: (e: ResponseEvent) => void
+}
+
+/** PATH relative to the API, or absolute under `/v1/app` or `/v1/store` (which then picks the API). */
+function resolveApiPath(raw: string, store: boolean): {door: Door; path: string} {
+  if (/^[a-z][a-z\d+.-]*:\/\//i.test(raw)) {
+    throw usageError('PATH is a path such as /products, not a URL: the base URL comes from --base-url or the profile', 'PATH')
+  }
+  const path = raw.startsWith('/') ? raw : `/${raw}`
+  const absolute = /^\/v1\/(app|store)(?=\/|\?|$)(.*)$/.exec(path)
+  if (absolute) {
+    const door = absolute[1] as Door
+    if (store && door === 'app') throw usageError('--store sends to /v1/store, but PATH starts with /v1/app', '--store')
+    return {door, path: absolute[2] === '' ? '/' : absolute[2].startsWith('?') ? `/${absolute[2]}` : absolute[2]}
+  }
+  if (/^\/v1(\/|$)/.test(path)) throw usageError('PATH must be relative to the API (/products), or start with /v1/app or /v1/store', 'PATH')
+  return {door: store ? 'store' : 'app', path}
+}
+
+function parseQuery(pairs: readonly string[] = []): Record<string, string> {
+  const query: Record<string, string> = {}
+  for (const pair of pairs) {
+    const eq = pair.indexOf('=')
+    if (eq <= 0) throw usageError(`--query takes key=value, got ${JSON.stringify(pair)}`, '--query')
+    query[pair.slice(0, eq)] = pair.slice(eq + 1)
+  }
+  return query
+}
+
+export default class Api extends BaseCommand<typeof Api> {
+  static override summary = 'Send a request to the App API (or the store API with --store) and print the JSON response.'
+  static override description = `Uses the profile's credentials, retries and idempotency keys exactly like the SDK: the installation token for /v1/app, the secret key with --store for /v1/store. PATH is relative to the API (/products); /v1/app/... and /v1/store/... are accepted too. POST and PATCH get a fresh Idempotency-Key unless --idempotency-key is given.`
+
+  static override examples = [
+    '<%= config.bin %> api GET /products --query limit=5',
+    '<%= config.bin %> api post /products --data \'{"name": "Tee", "price": {"currency": "eur", "unit_amount": 2500}}\'',
+    '<%= config.bin %> api PATCH /products/prod_123 --data @product.json --idempotency-key rename-42',
+    '<%= config.bin %> api GET /store --store',
+    'echo \'{"value": "XL"}\' | <%= config.bin %> api POST /v1/app/options/GROUP_ID/values --data -',
+  ]
+
+  static override args = {
+    method: Args.string({required: true, description: `HTTP method: ${METHODS.join(', ')} (any case)`}),
+    path: Args.string({required: true, description: 'Path relative to the API, e.g. /products; or /v1/app/... or /v1/store/...'}),
+  }
+
+  static override flags = {
+    // dataFlag's own help promises flags that override the body; this command has none.
+    data: Flags.string({char: 'd', description: 'Request body as JSON, @file.json, or - for stdin.'}),
+    query: Flags.string({char: 'q', multiple: true, multipleNonGreedy: true, description: 'Query parameter key=value (repeatable).'}),
+    'idempotency-key': Flags.string({description: 'Idempotency-Key for POST and PATCH (default: a fresh one per call, reused on retries).'}),
+    store: Flags.boolean({description: 'Call the store API (/v1/store) with the secret key instead of the App API with the installation token.'}),
+  }
+
+  async run() {
+    const {args, flags} = this
+    const method = args.method.toUpperCase() as HttpMethod
+    if (!METHODS.includes(method)) throw usageError(`METHOD must be one of ${METHODS.join(', ')}, not ${JSON.stringify(args.method)}`, 'METHOD')
+    const {door, path} = resolveApiPath(args.path, flags.store)
+    if (flags.data !== undefined && method === 'GET') throw usageError('A GET request has no body: pass --query key=value instead of --data', '--data')
+    const query = parseQuery(flags.query)
+    const body = flags.data === undefined ? undefined : await readData(flags.data)
+
+    const ctx = await this.context()
+    const credential = await this.resolveCredential(door === 'store' ? 'secret_key' : 'token', ctx)
+    const {Transport} = await import('../sdk/transport.js')
+    // Configured as the SDK clients configure theirs (src/sdk/client.ts), so retries and keys behave the same.
+    const transport = new Transport({
+      baseUrl: ctx.baseUrl.replace(/\/+$/, '').replace(/\/v1\/(app|store)$/, '') + PREFIX[door],
+      authorization: `Bearer ${credential}`,
+      ...this.#httpHooks(),
+    })
+    const res = await transport.request({method, path, query, body, idempotencyKey: flags['idempotency-key']})
+    return this.render(res.data, (data) => {
+      if (data !== undefined) this.log(JSON.stringify(data, null, 2))
+    })
+  }
+
+  /** The base command's --verbose request log, once it is exposed to subclasses as `httpLogging` (private today). */
+  #httpHooks(): HttpHooks {
+    const logging = (this as unknown as {httpLogging?: () => HttpHooks}).httpLogging
+    return typeof logging === 'function' ? logging.call(this) : {}
+  }
+}

@@ -1,0 +1,68 @@
+import {Args, Flags} from '@oclif/core'
+
+import {BaseCommand} from '../cli/base-command.js'
+import {usageError} from '../cli/exit-codes.js'
+
+export default class Init extends BaseCommand<typeof Init> {
+  static override summary = 'Create a new app from a template, with tests that run against a local gateway.'
+  static override description = `Writes the template's files into --dir (default: ./NAME) and prints the next steps.
+The app depends on this payapp: by a file: link when payapp runs from a checkout, else on its version.
+Refuses a directory that is not empty unless --force is given.`
+
+  static override examples = [
+    '<%= config.bin %> init my-shop-app',
+    '<%= config.bin %> init my-shop-app --dir ./apps/shop --json',
+    'cd my-shop-app && npm install && npm test',
+  ]
+
+  static override args = {
+    name: Args.string({description: 'npm package name of the app (lower-case, digits, "-"); also the default directory.'}),
+  }
+
+  static override flags = {
+    template: Flags.string({description: 'Template to use (a directory of templates/).', default: 'app', env: 'PAYAPP_INIT_TEMPLATE'}),
+    dir: Flags.string({description: 'Directory to create the app in. [default: ./NAME]', env: 'PAYAPP_INIT_DIR'}),
+    // No env var: overwriting files must be asked for on the command line.
+    force: Flags.boolean({description: 'Write into a directory that is not empty, overwriting files the template has.'}),
+  }
+
+  async run() {
+    const [{scaffold, baseName, payappDependency}, {join, relative, resolve, isAbsolute}] = await Promise.all([
+      import('../cli/services/init.js'),
+      import('node:path'),
+    ])
+    const name = await this.appName()
+    const dir = resolve(this.flags.dir ?? baseName(name))
+    const result = await scaffold({
+      name,
+      template: this.flags.template,
+      dir,
+      force: this.flags.force,
+      templatesDir: join(this.config.root, 'templates'),
+      variables: {
+        payappVersion: this.config.version,
+        payappDependency: payappDependency(this.config.root, this.config.version),
+        nodeEngine: (this.config.pjson.engines as Record<string, string> | undefined)?.node ?? '>=20',
+      },
+    })
+
+    const rel = relative(process.cwd(), result.dir)
+    const cdTo = rel === '' ? '.' : rel.startsWith('..') || isAbsolute(rel) ? result.dir : rel
+    const nextSteps = [`cd ${/[\s'"$`\\]/.test(cdTo) ? JSON.stringify(cdTo) : cdTo}`, 'npm install', 'npm test']
+    return this.render({...result, next_steps: nextSteps}, (r) => {
+      this.log(`Created ${r.name} in ${r.dir} (template ${r.template}):`)
+      for (const file of r.files) this.log(`  ${file}`)
+      this.log(`\nNext steps:\n  ${r.next_steps.join(' && ')}`)
+      this.log('Then run it against a local gateway: see README.md ("payapp gateway start --seed").')
+    })
+  }
+
+  /** NAME, or a prompt on a terminal; without one, fail at once naming the argument (CI never hangs). */
+  private async appName(): Promise<string> {
+    if (this.args.name) return this.args.name
+    if (!process.stdin.isTTY || !process.stderr.isTTY || this.jsonEnabled()) {
+      throw usageError('Missing NAME argument: payapp init NAME (not prompting: stdin is not a terminal or --json is set)', 'NAME')
+    }
+    return this.requireFlag('name', undefined, {message: 'App name (e.g. my-shop-app): '})
+  }
+}

@@ -1,0 +1,25 @@
+import {BaseCommand} from '../../cli/base-command.js'
+import {collect, listFlags, pageParams} from '../../cli/list.js'
+import {moreHint, productsTable} from '../../cli/services/catalog-view.js'
+import {endpoints} from '../../sdk/endpoints.js'
+
+export default class ProductsList extends BaseCommand<typeof ProductsList> {
+  static override summary = endpoints['products.list'].summary + '.'
+  static override examples = [
+    '<%= config.bin %> products list',
+    '<%= config.bin %> products list --limit 100 --offset 100',
+    '<%= config.bin %> products list --all --json',
+  ]
+
+  static override flags = {...listFlags}
+
+  async run() {
+    const client = await this.appClient()
+    const page = await collect(client.products.list(pageParams(this.flags)), this.flags)
+    return this.render(page, (page) => {
+      this.log(productsTable(page.data))
+      const hint = moreHint(page, this.flags, 'products')
+      if (hint) this.logToStderr(hint)
+    })
+  }
+}

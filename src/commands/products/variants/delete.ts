@@ -1,0 +1,15 @@
+import {Args} from '@oclif/core'
+
+import {BaseCommand} from '../../../cli/base-command.js'
+import {endpoints} from '../../../sdk/endpoints.js'
+
+export default class VariantsDelete extends BaseCommand<typeof VariantsDelete> {
+  static override summary = endpoints['variants.delete'].summary + '.'
+  static override examples = ['<%= config.bin %> products variants delete VARIANT_ID']
+  static override args = {variant_id: Args.string({required: true, description: 'Variant id (see "products variants list")'})}
+
+  async run() {
+    const client = await this.appClient()
+    return this.render(await client.variants.delete(this.args.variant_id), (d) => this.log(`Deleted variant ${d.id}.`))
+  }
+}

@@ -1,0 +1,13 @@
+import {BaseCommand} from '../../cli/base-command.js'
+import {storeBlock} from '../../cli/services/catalog-view.js'
+import {endpoints} from '../../sdk/endpoints.js'
+
+export default class Store extends BaseCommand<typeof Store> {
+  static override summary = endpoints['store.retrieve'].summary + ': slug, name, status, approval and URLs.'
+  static override examples = ['<%= config.bin %> store', '<%= config.bin %> store --json', '<%= config.bin %> store --env live']
+
+  async run() {
+    const client = await this.appClient()
+    return this.render(await client.store.retrieve(), (store) => this.log(storeBlock(store)))
+  }
+}

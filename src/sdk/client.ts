@@ -1,0 +1,288 @@
+/**
+ * The typed clients. One generic `call(endpointId, args)` turns a row of the endpoint table into an
+ * HTTP request through the Transport and parses the answer with the row's response schema; every
+ * namespace method (resources/*.ts) is a one-line wrapper around it. Which methods a client has is
+ * derived from each endpoint's `doors`: AppClient gets the 'app' ones, StoreClient the 'store' ones.
+ */
+import type {z} from 'zod'
+
+import {DOOR_PREFIX, endpoints, type BodyOf, type Door, type Endpoint, type EndpointDef, type EndpointId, type ResultOf} from './endpoints.js'
+import {InvalidRequestError, ResponseValidationError} from './errors.js'
+import {PagePromise, type Page, type PageParams} from './pagination.js'
+import {parseResponse} from './parse.js'
+import {path as encodePath} from './path.js'
+import {catalogResources} from './resources/catalog.js'
+import {commerceResources} from './resources/commerce.js'
+import {Transport, type RequestEvent, type RequestOptions as TransportRequest, type ResponseEvent} from './transport.js'
+
+// ---------------------------------------------------------------- options
+
+export interface ClientOptions {
+  /** The platform's `{base_url}`, e.g. `http://127.0.0.1:4242`; the client appends `/v1/app` or `/v1/store`. */
+  baseUrl: string
+  /** Retries after the first attempt for 429, 5xx and connection errors; default 4 (5 attempts). */
+  maxRetries?: number
+  /** Milliseconds per attempt; default 30 000. */
+  timeout?: number
+  /** Called before every attempt; the Authorization header arrives redacted. */
+  onRequest?: (event: RequestEvent) => void
+  /** Called after every attempt, with the status, request id, timing and any retry decision. */
+  onResponse?: (event: ResponseEvent) => void
+  /** Appended to the SDK's own User-Agent, e.g. `my-app/1.2.0`. */
+  userAgent?: string
+  /** Extra headers sent on every request. */
+  headers?: Record<string, string>
+  /** Backoff base and cap in ms; default 1000 and 8000 (1 s, 2 s, 4 s, ...). */
+  retryDelays?: {initialMs?: number; maxMs?: number}
+}
+
+export interface AppClientOptions extends ClientOptions {
+  /** The installation's access token (live or test). */
+  token: string
+}
+
+export interface StoreClientOptions extends ClientOptions {
+  /** A secret key (`sk_live_…` / `sk_test_…`); server-side only. */
+  secretKey: string
+}
+
+/** Per-call options; every namespace method takes them last. */
+export interface RequestOptions {
+  /** Sent as `Idempotency-Key` on POST and PATCH; a repeat returns the original result. Default: a fresh UUID per call. */
+  idempotencyKey?: string
+  timeout?: number
+  maxRetries?: number
+  signal?: AbortSignal
+  headers?: Record<string, string>
+}
+
+// ---------------------------------------------------------------- types derived from the table
+
+/** Endpoint ids served under a door. */
+export type EndpointIdFor<D extends Door> = {[Id in EndpointId]: D extends Endpoint<Id>['doors'][number] ? Id : never}[EndpointId]
+
+type QuerySchemaOf<Id extends EndpointId> = Endpoint<Id> extends {query?: infer Q} ? (NonNullable<Q> extends z.ZodType ? Partial<z.output<NonNullable<Q>>> : unknown) : unknown
+
+/** `{limit, offset}` plus the endpoint's own filters (e.g. payments `status`). */
+export type ListParams<Id extends EndpointId> = PageParams & QuerySchemaOf<Id>
+
+export type QueryOf<Id extends EndpointId> = Endpoint<Id> extends {list: true}
+  ? ListParams<Id>
+  : NonNullable<Endpoint<Id> extends {query?: infer Q} ? Q : undefined> extends z.ZodType
+    ? QuerySchemaOf<Id>
+    : never
+
+export interface CallArgs<Id extends EndpointId> extends RequestOptions {
+  /** Values for the path's `{name}` parameters. */
+  params?: Record<string, string | number>
+  body?: BodyOf<Id>
+  query?: QueryOf<Id>
+  /** Multipart body, for uploads. */
+  form?: FormData
+}
+
+/** A list endpoint answers with a PagePromise of its items; any other with a promise of its object. */
+export type CallResult<Id extends EndpointId> = Endpoint<Id> extends {list: true} ? PagePromise<ResultOf<Id>> : Promise<ResultOf<Id>>
+
+/** `call` with the endpoint already chosen: what a namespace method wraps. */
+export type BoundCall<Id extends EndpointId> = (args?: CallArgs<Id>) => CallResult<Id>
+
+/** A namespace method, tagged with the endpoint it calls so clients can keep only their door's. */
+export type Method<Id extends EndpointId, F> = F & {readonly endpoint: Id}
+
+export type DefineMethod = <Id extends EndpointId, F extends (...args: never[]) => unknown>(
+  id: Id,
+  make: (call: BoundCall<Id>) => F,
+) => Method<Id, F>
+
+/** The namespace tree with only the methods of door D, and no namespace left empty. */
+export type NamespacesFor<T, D extends Door> = {
+  [K in keyof T as Serves<T[K], D> extends true ? K : never]: T[K] extends {endpoint: EndpointId} ? T[K] : NamespacesFor<T[K], D>
+}
+type Serves<V, D extends Door> = V extends {endpoint: infer Id extends EndpointId}
+  ? D extends Endpoint<Id>['doors'][number]
+    ? true
+    : false
+  : keyof NamespacesFor<V, D> extends never
+    ? false
+    : true
+
+/** Every namespace of both APIs; each client keeps the part its door serves. */
+function allNamespaces(define: DefineMethod) {
+  return {...catalogResources(define), ...commerceResources(define)}
+}
+export type AllNamespaces = ReturnType<typeof allNamespaces>
+
+// ---------------------------------------------------------------- the call core
+
+/** Fills `{name}`s through the `path` tag, so every id is validated and percent-encoded. */
+function fillPath(template: string, params: Record<string, string | number> = {}): string {
+  const literals: string[] = []
+  const values: unknown[] = []
+  let last = 0
+  for (const match of template.matchAll(/\{(\w+)\}/g)) {
+    literals.push(template.slice(last, match.index))
+    values.push(params[match[1]!])
+    last = match.index! + match[0].length
+  }
+  literals.push(template.slice(last))
+  return encodePath(Object.assign(literals, {raw: literals}) as unknown as TemplateStringsArray, ...values)
+}
+
+function toQuery(query: object | undefined): Record<string, string | number | boolean | undefined> | undefined {
+  if (!query) return undefined
+  const out: Record<string, string | number | boolean | undefined> = {}
+  for (const [name, value] of Object.entries(query)) {
+    // Objects would serialise as "[object Object]"; nothing in the table takes one.
+    if (value === undefined || value === null) continue
+    if (typeof value === 'object') throw new InvalidRequestError({message: `query parameter ${name} must be a string, number or boolean`, code: 'invalid_query', param: name})
+    out[name] = value as string | number | boolean
+  }
+  return out
+}
+
+function parsePage<T>(item: z.ZodType, data: unknown, id: string): Page<T> {
+  const envelope = data as Partial<Page<unknown>> | undefined
+  if (!envelope || typeof envelope !== 'object' || typeof envelope.has_more !== 'boolean' || !Array.isArray(envelope.data)) {
+    throw new ResponseValidationError({
+      message: `Unexpected ${id} response from the API: not a list envelope {object: 'list', has_more, data}`,
+      code: 'response_validation_failed',
+      type: 'response_validation_error',
+      raw: data,
+    })
+  }
+  return {...(envelope as Page<unknown>), data: envelope.data.map((row, i) => parseResponse(item, row, `${id}.data[${i}]`) as T)}
+}
+
+/** The one function every namespace method runs through. */
+export class ApiCore<D extends Door> {
+  constructor(
+    readonly door: D,
+    readonly transport: Transport,
+  ) {}
+
+  call<Id extends EndpointIdFor<D>>(id: Id, args: CallArgs<Id> = {}): CallResult<Id> {
+    const def = endpoints[id] as EndpointDef | undefined
+    let request: TransportRequest
+    try {
+      request = this.#request(id, def, args)
+    } catch (err) {
+      // A bad argument fails the returned promise, as an API error would, rather than throwing at the call site.
+      return (def?.list ? new PagePromise(() => Promise.reject(err)) : Promise.reject(err)) as CallResult<Id>
+    }
+    if (def!.list) {
+      const fetchPage = async (page: PageParams) => {
+        const res = await this.transport.request({...request, query: toQuery(page)})
+        return parsePage<ResultOf<Id>>(def!.response, res.data, id)
+      }
+      return new PagePromise(fetchPage, {...(args.query as object)}) as CallResult<Id>
+    }
+    return this.transport.request(request).then((res) => parseResponse(def!.response, res.data, id) as ResultOf<Id>) as CallResult<Id>
+  }
+
+  #request(id: string, def: EndpointDef | undefined, args: CallArgs<EndpointId>): TransportRequest {
+    // Plain-JS callers and casts can get here with another door's id; the server would only 404.
+    if (!def || !def.doors.includes(this.door)) {
+      throw new InvalidRequestError({
+        message: `${id} is not an endpoint of the ${this.door === 'app' ? 'App API' : 'store API'}`,
+        code: 'unknown_endpoint',
+        param: 'endpoint',
+      })
+    }
+    const {params, body, query, form, idempotencyKey, timeout, maxRetries, signal, headers} = args
+    return {
+      method: def.method,
+      path: fillPath(def.path, params),
+      // Lists get their query per page from the PagePromise.
+      query: def.list ? undefined : toQuery(query as object | undefined),
+      body,
+      form,
+      idempotencyKey,
+      timeout,
+      maxRetries,
+      signal,
+      headers,
+    }
+  }
+}
+
+/** Keeps the methods whose endpoint the door serves, dropping namespaces left empty. */
+function keepDoor(tree: Record<string, unknown>, door: Door): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  for (const [name, value] of Object.entries(tree)) {
+    if (typeof value === 'function') {
+      const id = (value as {endpoint?: EndpointId}).endpoint
+      if (id && (endpoints[id].doors as readonly Door[]).includes(door)) out[name] = value
+    } else if (value && typeof value === 'object') {
+      const inner = keepDoor(value as Record<string, unknown>, door)
+      if (Object.keys(inner).length > 0) out[name] = inner
+    }
+  }
+  return out
+}
+
+function requireCredential(value: unknown, name: string): string {
+  if (typeof value !== 'string' || value.trim() === '') {
+    throw new InvalidRequestError({message: `${name} is required`, code: 'invalid_option', param: name})
+  }
+  return value.trim()
+}
+
+function requireBaseUrl(baseUrl: unknown, door: Door): string {
+  if (typeof baseUrl !== 'string' || baseUrl.trim() === '') {
+    throw new InvalidRequestError({message: 'baseUrl is required, e.g. http://127.0.0.1:4242', code: 'invalid_option', param: 'baseUrl'})
+  }
+  const trimmed = baseUrl.trim().replace(/\/+$/, '')
+  // A base that already ends in the door's prefix is accepted as is rather than doubled.
+  return trimmed.endsWith(DOOR_PREFIX[door]) ? trimmed : trimmed + DOOR_PREFIX[door]
+}
+
+abstract class ApiClient<D extends Door> {
+  readonly #core: ApiCore<D>
+
+  protected constructor(door: D, credential: string, opts: ClientOptions) {
+    const transport = new Transport({
+      baseUrl: requireBaseUrl(opts.baseUrl, door),
+      authorization: `Bearer ${credential}`,
+      maxRetries: opts.maxRetries,
+      timeout: opts.timeout,
+      retryDelays: opts.retryDelays,
+      userAgent: opts.userAgent,
+      headers: opts.headers,
+      onRequest: opts.onRequest,
+      onResponse: opts.onResponse,
+    })
+    const core = new ApiCore(door, transport)
+    this.#core = core
+    const define: DefineMethod = (id, make) => {
+      const call = (args?: CallArgs<EndpointIdFor<D>>) => core.call(id as never, args)
+      return Object.assign(make(call as never), {endpoint: id})
+    }
+    Object.assign(this, keepDoor(allNamespaces(define), door))
+  }
+
+  /** Calls any endpoint of this client's API by its id in the endpoint table; the namespaces are built on it. */
+  call<Id extends EndpointIdFor<D>>(id: Id, args?: CallArgs<Id>): CallResult<Id> {
+    return this.#core.call(id, args)
+  }
+}
+
+// Declaration merging gives each class the namespaces derived from the table, without restating them.
+/* eslint-disable @typescript-eslint/no-unsafe-declaration-merging, @typescript-eslint/no-empty-object-type */
+
+/** The App API (`/v1/app`) with an installation token. */
+export interface AppClient extends NamespacesFor<AllNamespaces, 'app'> {}
+export class AppClient extends ApiClient<'app'> {
+  constructor(opts: AppClientOptions) {
+    super('app', requireCredential(opts?.token, 'token'), opts)
+  }
+}
+
+/** The store catalogue API (`/v1/store`) with a secret key; server-side only. */
+export interface StoreClient extends NamespacesFor<AllNamespaces, 'store'> {}
+export class StoreClient extends ApiClient<'store'> {
+  constructor(opts: StoreClientOptions) {
+    super('store', requireCredential(opts?.secretKey, 'secretKey'), opts)
+  }
+}
+/* eslint-enable @typescript-eslint/no-unsafe-declaration-merging, @typescript-eslint/no-empty-object-type */

@@ -1,0 +1,159 @@
+import {expect} from 'chai'
+import {spawn} from 'node:child_process'
+import {readFile} from 'node:fs/promises'
+import {join} from 'node:path'
+import {createInterface} from 'node:readline'
+
+import {mask} from '../../src/cli/credentials.js'
+import {BIN, ROOT, runCli, tempHome, type CliResult} from '../helpers/cli.js'
+import {TestGateway} from '../helpers/gateway.js'
+import {block} from '../helpers/human.js'
+
+describe('payapp gateway tokens create, gateway reset, and the seeded local profile', function () {
+  this.timeout(60_000)
+  let gw: TestGateway
+  let merchant: string
+  const outputs: CliResult[] = []
+  const admin = () => ({PAYAPP_BASE_URL: gw.url, PAYAPP_ADMIN_KEY: gw.gw.adminKey})
+
+  async function cli(args: string[], env: Record<string, string> = {}, home?: string): Promise<CliResult> {
+    const res = await runCli(args, {env, home})
+    outputs.push(res)
+    return res
+  }
+
+  before(async function () {
+    gw = await TestGateway.start()
+    merchant = (await gw.merchant()).id
+  })
+  after(async function () {
+    // The admin key is only ever given to the CLI, never printed by these commands.
+    for (const res of outputs) expect(res.stdout + res.stderr).not.to.include(gw.gw.adminKey)
+    await gw.close()
+  })
+
+  describe('gateway tokens create', function () {
+    it('issues an installation token with the given scopes, printed in full for the caller to use', async function () {
+      const res = await cli(['gateway', 'tokens', 'create', '--merchant', merchant, '--scope', 'products:read', '--scope', 'orders:read'], admin())
+      expect(res.code, res.stderr).to.equal(0)
+      const [summary, token, end] = res.stdout.split('\n')
+      expect(summary).to.match(new RegExp(`^Created test installation inst_\\w+ for ${merchant} with products:read, orders:read$`))
+      expect(token).to.match(/^app_test_\w+$/)
+      expect(end).to.equal('')
+
+      // The token works, for exactly its scopes.
+      expect((await gw.request('GET', '/v1/app/products', {token})).status).to.equal(200)
+      const denied = await cli(['merchant'], {PAYAPP_BASE_URL: gw.url, PAYAPP_TOKEN: token})
+      expect(denied.code).to.equal(4)
+      expect(denied.stderr).to.match(/^insufficient_scope: .+ \(req_\w+\)\n$/)
+    })
+
+    it('--json answers the admin API object; --env live and --secret-key choose the credential', async function () {
+      const inst = await cli(['gateway', 'tokens', 'create', '--merchant', merchant, '--env', 'live', '--json'], admin())
+      expect(inst.code, inst.stderr).to.equal(0)
+      const body = inst.json()
+      expect(body).to.include({object: 'installation', merchant, env: 'live'})
+      expect(body.token).to.match(/^app_live_/)
+      expect(body.scopes).to.have.length.above(10)
+      expect((await gw.request('GET', '/v1/app/merchant', {token: body.token})).body).to.include({id: merchant, livemode: true})
+
+      const key = await cli(['gateway', 'tokens', 'create', '--secret-key', '--scope', 'store:read', '--json'], {...admin(), PAYAPP_MERCHANT: merchant})
+      expect(key.code, key.stderr).to.equal(0)
+      expect(key.json()).to.include({object: 'secret_key', merchant, mode: 'test'})
+      expect(key.json().scopes).to.deep.equal(['store:read'])
+      expect((await gw.request('GET', '/v1/store/store', {token: key.json().secret_key})).status).to.equal(200)
+    })
+
+    it('--save stores the credential in the profile (masked in the output) so later commands just work', async function () {
+      const home = tempHome()
+      const res = await cli(['gateway', 'tokens', 'create', '--merchant', merchant, '--scope', 'merchant:read', '--save', '--profile', 'readonly'], admin(), home)
+      expect(res.code, res.stderr).to.equal(0)
+      const credentials = JSON.parse(await readFile(join(home, 'config', 'payapp', 'credentials.json'), 'utf8')).credentials
+      const token = credentials['readonly:test:token']
+      expect(token).to.match(/^app_test_/)
+      expect(res.stdout.split('\n')[1]).to.equal(`${mask(token)} saved to profile "readonly" (${join(home, 'config', 'payapp', 'credentials.json')})`)
+      expect(res.stdout).not.to.include(token)
+
+      const who = await cli(['whoami', '--profile', 'readonly'], {}, home)
+      expect(who.code, who.stderr).to.equal(0)
+      expect(block(who.stdout)).to.include({'Base URL': gw.url, Merchant: `Demo Merchant (${merchant})`})
+    })
+
+    it('requires --merchant (or PAYAPP_MERCHANT) and says why it cannot be guessed (exit 2)', async function () {
+      const res = await cli(['gateway', 'tokens', 'create'], admin())
+      expect(res.code).to.equal(2)
+      expect(res.stderr).to.equal(
+        'Error: Missing --merchant or set PAYAPP_MERCHANT: the gateway\'s admin API does not say which merchant was seeded; "payapp gateway start --seed" prints it (seed.merchant in its --json line)\n',
+      )
+    })
+
+    it('requires the admin key without prompting (exit 2); a wrong one is a 401 (exit 3); an unknown merchant a 404 (exit 5)', async function () {
+      const none = await cli(['gateway', 'tokens', 'create', '--merchant', merchant, '--json'], {PAYAPP_BASE_URL: gw.url})
+      expect(none.code).to.equal(2)
+      expect(none.json().error).to.include({param: '--admin-key', message: 'Missing --admin-key or set PAYAPP_ADMIN_KEY (not prompting: stdin is not a terminal or --json is set)'})
+
+      const wrong = await cli(['gateway', 'tokens', 'create', '--merchant', merchant, '--admin-key', 'adm_wrong'], {PAYAPP_BASE_URL: gw.url})
+      expect(wrong.code).to.equal(3)
+      expect(wrong.stderr).to.match(/^invalid_admin_key: .+ \(req_\w+\)\n$/)
+
+      const unknown = await cli(['gateway', 'tokens', 'create', '--merchant', 'mch_missing', '--json'], admin())
+      expect(unknown.code).to.equal(5)
+      expect(unknown.json().error).to.include({status: 404})
+    })
+  })
+
+  describe('gateway reset', function () {
+    it("wipes the merchant's sandbox and keeps live data", async function () {
+      const acct = await gw.account('test')
+      const id = acct.merchant.id
+      await gw.admin('POST', '/payouts', {merchant: id, env: 'test', amount: 1000, currency: 'eur'})
+      await gw.admin('POST', '/payouts', {merchant: id, env: 'live', amount: 2000, currency: 'eur'})
+
+      const res = await cli(['gateway', 'reset', '--merchant', id], admin())
+      expect(res.code, res.stderr).to.equal(0)
+      expect(res.stdout).to.match(new RegExp(`^Wiped the sandbox of ${id}: [1-9]\\d* objects deleted\\n$`))
+      expect((await acct.app('GET', '/payouts')).body.data).to.deep.equal([])
+      const liveInst = await gw.installation(id, 'live')
+      expect((await gw.request('GET', '/v1/app/payouts', {token: liveInst.token})).body.data).to.have.length(1)
+
+      const again = await cli(['gateway', 'reset', '--json'], {...admin(), PAYAPP_MERCHANT: id})
+      expect(again.code, again.stderr).to.equal(0)
+      expect(again.json()).to.deep.equal({object: 'sandbox_reset', merchant: id, deleted_objects: 0})
+    })
+  })
+
+  describe('gateway start --seed, then the printed next step', function () {
+    it('"payapp products list --profile local" lists the seeded products with no other set-up; SIGTERM exits 0', async function () {
+      const home = tempHome()
+      // The same environment runCli gives, so both processes share the config dir.
+      const env = {
+        PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: join(home, 'config'), XDG_DATA_HOME: join(home, 'data'), XDG_CACHE_HOME: join(home, 'cache'),
+        PAYAPP_KEYCHAIN: 'off', NO_COLOR: '1',
+      }
+      const child = spawn(process.execPath, [BIN, 'gateway', 'start', '--seed', '--port', '0', '--json'], {cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe']})
+      const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+      let stderr = ''
+      child.stderr.on('data', (d) => (stderr += d))
+      try {
+        const first = await new Promise<string>((resolve, reject) => {
+          createInterface({input: child.stdout}).once('line', resolve)
+          child.once('exit', (code) => reject(new Error(`gateway exited ${code} before its first line: ${stderr}`)))
+        })
+        const started = JSON.parse(first)
+        expect(started).to.have.keys('url', 'admin_key', 'db', 'seed')
+        expect(started.seed.merchant).to.match(/^mch_/)
+
+        const res = await runCli(['products', 'list', '--profile', 'local', '--json'], {home})
+        expect(res.code, res.stderr).to.equal(0)
+        const products = res.json()
+        expect(products.data.length).to.be.above(0)
+        const direct = await fetch(`${started.url}/v1/app/products`, {headers: {authorization: `Bearer ${started.seed.installations.test.token}`}})
+        expect(products).to.deep.equal(await direct.json())
+        expect(res.stdout + res.stderr).not.to.include(started.seed.installations.test.token)
+      } finally {
+        child.kill('SIGTERM')
+      }
+      expect(await exited, stderr).to.equal(0)
+    })
+  })
+})

@@ -1,0 +1,117 @@
+import {expect} from 'chai'
+
+import {expectError, TestGateway} from '../helpers/gateway.js'
+
+const monthly = {amount: 1900, currency: 'eur', interval: 'month'}
+const DAY = 86_400
+
+describe('gateway idempotency keys', () => {
+  let gw: TestGateway
+  before(async () => {
+    gw = await TestGateway.start()
+  })
+  after(() => gw.close())
+
+  let n = 0
+  const freshKey = () => `key-${Date.now()}-${++n}`
+  const linkCount = async (acct: Awaited<ReturnType<TestGateway['account']>>) => (await acct.app('GET', '/subscription_links?limit=100')).body.data.length
+
+  it('takes 1 to 255 printable ASCII characters; a 256-character key is 400 idempotency_key_invalid and runs nothing', async () => {
+    const acct = await gw.account('live')
+    const err = expectError(await acct.app('POST', '/subscription_links', {body: monthly, idempotencyKey: 'k'.repeat(256)}), 400, 'idempotency_key_invalid')
+    expect(err.param).to.equal('Idempotency-Key')
+    expect(await linkCount(acct)).to.equal(0)
+    expect((await acct.app('POST', '/subscription_links', {body: monthly, idempotencyKey: 'k'.repeat(255)})).status).to.equal(201)
+  })
+
+  it('replays the first response for 24 hours, marked idempotent-replayed, without running the write again', async () => {
+    const acct = await gw.account('live')
+    const key = freshKey()
+    const first = await acct.app('POST', '/subscription_links', {body: monthly, idempotencyKey: key})
+    expect(first.status).to.equal(201)
+    expect(first.headers.get('idempotent-replayed')).to.equal(null)
+
+    await gw.admin('POST', '/clock', {advance_seconds: DAY - 10})
+    const replay = await acct.app('POST', '/subscription_links', {body: monthly, idempotencyKey: key})
+    expect(replay.status).to.equal(201)
+    expect(replay.headers.get('idempotent-replayed')).to.equal('true')
+    expect(replay.text).to.equal(first.text)
+    expect(await linkCount(acct)).to.equal(1)
+    const created = await gw.admin('GET', `/events?merchant=${acct.merchant.id}&env=live&type=subscription_link.created`)
+    expect(created.body.data).to.have.length(1)
+
+    await gw.admin('POST', '/clock', {advance_seconds: 11})
+    const anew = await acct.app('POST', '/subscription_links', {body: monthly, idempotencyKey: key})
+    expect(anew.status).to.equal(201)
+    expect(anew.headers.get('idempotent-replayed')).to.equal(null)
+    expect(anew.body.id).to.not.equal(first.body.id)
+    expect(await linkCount(acct)).to.equal(2)
+  })
+
+  it('answers the same key with another body or another path with 409 idempotency_key_reused', async () => {
+    const acct = await gw.account('live')
+    const key = freshKey()
+    const link = (await acct.app('POST', '/subscription_links', {body: monthly, idempotencyKey: key})).body
+    const otherBody = expectError(await acct.app('POST', '/subscription_links', {body: {...monthly, amount: 2900}, idempotencyKey: key}), 409, 'idempotency_key_reused')
+    expect(otherBody.type).to.equal('idempotency_error')
+    expectError(await acct.app('POST', `/subscription_links/${link.id}/archive`, {idempotencyKey: key}), 409, 'idempotency_key_reused')
+    expect((await acct.app('GET', `/subscription_links/${link.id}`)).body.active).to.equal(true)
+    expect(await linkCount(acct)).to.equal(1)
+  })
+
+  it('keeps keys per credential: another installation may use the same key', async () => {
+    const acct = await gw.account('live')
+    const other = await gw.account('live')
+    const key = freshKey()
+    const mine = await acct.app('POST', '/subscription_links', {body: monthly, idempotencyKey: key})
+    const theirs = await other.app('POST', '/subscription_links', {body: monthly, idempotencyKey: key})
+    expect(theirs.status).to.equal(201)
+    expect(theirs.headers.get('idempotent-replayed')).to.equal(null)
+    expect(theirs.body.id).to.not.equal(mine.body.id)
+  })
+
+  it('ignores the header on GET and DELETE', async () => {
+    const acct = await gw.account('live')
+    const key = freshKey()
+    await acct.app('POST', '/subscription_links', {body: monthly, idempotencyKey: key})
+
+    for (const k of [key, 'k'.repeat(256)]) {
+      const list = await acct.app('GET', '/subscription_links', {idempotencyKey: k})
+      expect(list.status).to.equal(200)
+      expect(list.body.object).to.equal('list')
+      expect(list.headers.get('idempotent-replayed')).to.equal(null)
+    }
+
+    const deletes = [
+      await acct.app('DELETE', '/products/prod_missing', {idempotencyKey: 'k'.repeat(256)}),
+      await acct.app('DELETE', '/products/prod_missing', {idempotencyKey: key}),
+      await acct.app('DELETE', '/products/prod_missing', {idempotencyKey: key}),
+    ]
+    for (const res of deletes) {
+      expect(res.body.error.code).to.not.be.oneOf(['idempotency_key_invalid', 'idempotency_key_reused'])
+      expect(res.headers.get('idempotent-replayed')).to.equal(null)
+    }
+    expect(deletes[2].body.error.request_id).to.not.equal(deletes[1].body.error.request_id)
+  })
+
+  it('replays a request the route rejected: the same 400, and the same 404', async () => {
+    const acct = await gw.account('live')
+    const key = freshKey()
+    // Both an inline price and its synonym: a rejection by the route itself, after the key was claimed.
+    const price = {currency: 'eur', unit_amount: 1000}
+    const body = {name: 'Mug', price, default_price: price}
+    const rejected = await acct.app('POST', '/products', {body, idempotencyKey: key})
+    expectError(rejected, 400, 'parameters_exclusive')
+    const replay = await acct.app('POST', '/products', {body, idempotencyKey: key})
+    expect(replay.status).to.equal(400)
+    expect(replay.headers.get('idempotent-replayed')).to.equal('true')
+    expect(replay.text).to.equal(rejected.text)
+
+    const archiveKey = freshKey()
+    const missing = await acct.app('POST', '/subscription_links/sublink_missing/archive', {idempotencyKey: archiveKey})
+    expectError(missing, 404, 'resource_missing')
+    const again = await acct.app('POST', '/subscription_links/sublink_missing/archive', {idempotencyKey: archiveKey})
+    expect(again.headers.get('idempotent-replayed')).to.equal('true')
+    expect(again.text).to.equal(missing.text)
+  })
+})

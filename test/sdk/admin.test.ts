@@ -1,0 +1,130 @@
+import {expect} from 'chai'
+
+import {
+  AppClient,
+  AuthenticationError,
+  ConflictError,
+  GatewayAdmin,
+  InvalidRequestError,
+  NotFoundError,
+  PayappError,
+  StoreClient,
+} from '../../src/sdk/index.js'
+import {TestGateway} from '../helpers/gateway.js'
+
+async function rejection(promise: Promise<unknown>): Promise<PayappError> {
+  try {
+    await promise
+  } catch (err) {
+    expect(err).to.be.instanceOf(PayappError)
+    return err as PayappError
+  }
+  throw new Error('expected the call to fail')
+}
+
+describe('sdk/GatewayAdmin', function () {
+  this.timeout(30_000)
+  let gw: TestGateway
+  let admin: GatewayAdmin
+
+  before(async () => {
+    gw = await TestGateway.start()
+    admin = new GatewayAdmin({baseUrl: gw.url, adminKey: gw.gw.adminKey})
+  })
+  after(() => gw?.close())
+
+  /** What a user's test suite does first: a merchant, an installation and a secret key. */
+  async function setup(env: 'live' | 'test' = 'test') {
+    const merchant = await admin.merchants.create({company: 'Acme GmbH', store: {display_name: 'Acme Shop'}})
+    const inst = await admin.installations.create({merchant: merchant.id, env, scopes: ['store:read', 'products:read', 'products:write', 'orders:read', 'merchant:read']})
+    const key = await admin.keys.create({merchant: merchant.id, mode: env, scopes: ['store:read', 'products:read', 'products:write', 'checkout:write']})
+    const app = new AppClient({token: inst.token, baseUrl: gw.url, maxRetries: 0})
+    const store = new StoreClient({secretKey: key.secret_key, baseUrl: gw.url, maxRetries: 0})
+    return {merchant, inst, key, app, store}
+  }
+
+  it('creates merchants, installations and keys whose credentials drive the clients', async () => {
+    const {merchant, inst, key, app, store} = await setup()
+    expect(merchant).to.include({object: 'merchant', company: 'Acme GmbH'})
+    expect(merchant.store.display_name).to.equal('Acme Shop')
+    expect((await admin.merchants.retrieve(merchant.id)).id).to.equal(merchant.id)
+    expect(inst).to.include({object: 'installation', merchant: merchant.id, env: 'test'})
+    expect(key).to.include({object: 'secret_key', merchant: merchant.id, mode: 'test'})
+
+    expect((await app.merchant.retrieve()).company).to.equal('Acme GmbH')
+    expect((await store.store.retrieve()).display_name).to.equal('Acme Shop')
+
+    await admin.keys.revoke(key.id)
+    expect(await rejection(store.store.retrieve())).to.be.instanceOf(AuthenticationError)
+  })
+
+  it('reports bad admin calls as typed errors', async () => {
+    const missing = await rejection(admin.merchants.retrieve('mch_nope'))
+    expect(missing).to.be.instanceOf(NotFoundError)
+    const bad = await rejection(admin.installations.create({merchant: 'mch_nope', env: 'staging' as never}))
+    expect(bad).to.be.instanceOf(InvalidRequestError).with.property('param', 'env')
+    const wrongKey = new GatewayAdmin({baseUrl: gw.url, adminKey: 'adm_wrong'})
+    const err = await rejection(wrongKey.clock.retrieve())
+    expect(err).to.be.instanceOf(AuthenticationError).with.property('code', 'invalid_admin_key')
+  })
+
+  it('plays the buyer: a paid checkout leaves events; a declined one keeps the session open', async () => {
+    const {merchant, store} = await setup()
+    const product = await store.products.create({name: 'Poster', price: {currency: 'eur', unit_amount: 900}})
+
+    const declined = await store.checkouts.create({product_id: product.id})
+    const attempt = await admin.checkouts.complete(declined.session_id, {outcome: 'declined'})
+    expect(attempt.session.status).to.equal('open')
+    expect(attempt.payment.status).to.equal('failed')
+    expect(attempt.order).to.equal(null)
+
+    const paid = await admin.checkouts.complete(declined.session_id, {customer_name: 'Ada Buyer', customer_email: 'ada@example.com'})
+    expect(paid.session.status).to.equal('complete')
+    expect(paid.order?.customer.email).to.equal('ada@example.com')
+
+    const events = await admin.events.list({merchant: merchant.id, env: 'test', type: 'checkout.session.*'})
+    expect(events.data.map((e) => e.type)).to.deep.equal(['checkout.session.completed'])
+    expect(events.data[0]!.data.object.id).to.equal(declined.session_id)
+  })
+
+  it('moves the clock: a store checkout past its 30 minutes can no longer be paid', async () => {
+    const {store} = await setup()
+    const product = await store.products.create({name: 'Ticket', price: {currency: 'eur', unit_amount: 2000}})
+    const checkout = await store.checkouts.create({product_id: product.id})
+    const before = await admin.clock.retrieve()
+    const after = await admin.clock.advance(31 * 60)
+    expect(after.now - before.now).to.be.within(31 * 60, 31 * 60 + 2)
+    const err = await rejection(admin.checkouts.complete(checkout.session_id))
+    expect(err.code).to.equal('session_expired')
+  })
+
+  it('wipes a sandbox and leaves live data alone', async () => {
+    const {merchant, store} = await setup()
+    const liveKey = await admin.keys.create({merchant: merchant.id, mode: 'live', scopes: ['products:read', 'products:write']})
+    const live = new StoreClient({secretKey: liveKey.secret_key, baseUrl: gw.url, maxRetries: 0})
+    const testProduct = await store.products.create({name: 'Sandbox only'})
+    const liveProduct = await live.products.create({name: 'Real'})
+
+    const reset = await admin.sandbox.reset(merchant.id)
+    expect(reset.deleted_objects).to.be.greaterThan(0)
+    expect(await rejection(store.products.retrieve(testProduct.id))).to.be.instanceOf(NotFoundError)
+    expect((await live.products.retrieve(liveProduct.id)).name).to.equal('Real')
+  })
+
+  it('creates payouts, invoices and subscriptions, and cancels a subscription once', async () => {
+    const merchant = await admin.merchants.create()
+    const payout = await admin.payouts.create({merchant: merchant.id, env: 'live', amount: 10_000, currency: 'eur', status: 'in_transit'})
+    expect(payout).to.include({object: 'payout', amount: 10_000, status: 'in_transit', livemode: true})
+
+    const sub = await admin.subscriptions.create({merchant: merchant.id, env: 'live', amount: 1500, currency: 'eur', interval: 'month'})
+    expect(sub).to.include({object: 'subscription', status: 'active', amount: 1500})
+    expect(sub.latest_invoice).to.match(/^in_/)
+    const invoice = await admin.invoices.create({merchant: merchant.id, env: 'live', subscription: sub.id})
+    expect(invoice).to.include({object: 'invoice', subscription: sub.id, amount_due: 1500})
+
+    const canceled = await admin.subscriptions.cancel(sub.id, {at_period_end: false})
+    expect(canceled.status).to.equal('canceled')
+    const again = await rejection(admin.subscriptions.cancel(sub.id))
+    expect(again).to.be.instanceOf(ConflictError).with.property('code', 'subscription_already_canceled')
+  })
+})

@@ -1,0 +1,69 @@
+import {expect} from 'chai'
+import {execFileSync} from 'node:child_process'
+import {existsSync, readFileSync} from 'node:fs'
+import {dirname, join, relative, resolve} from 'node:path'
+import {fileURLToPath} from 'node:url'
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
+
+/** The only packages an app pulls in by importing the SDK; the CLI's and the gateway's stay out. */
+const ALLOWED_PACKAGES = new Set(['zod', 'got'])
+
+/** Every `import … from`, `export … from`, bare `import '…'` and literal `import('…')`. */
+const SPECIFIER = /(?:^|[\s;])(?:import|export)\s[^'"]*?\sfrom\s*['"]([^'"]+)['"]|(?:^|[\s;])import\s*['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)/gm
+
+interface Graph {
+  files: string[]
+  packages: Set<string>
+}
+
+/** Follows relative imports from `entry`, mapping `.js` to `.ts` when walking sources. */
+function importGraph(entry: string, fromSource: boolean): Graph {
+  const files: string[] = []
+  const packages = new Set<string>()
+  const queue = [entry]
+  while (queue.length > 0) {
+    const file = queue.pop()!
+    if (files.includes(file)) continue
+    files.push(file)
+    const text = readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\/|^\s*\/\/.*$/gm, '')
+    for (const match of text.matchAll(SPECIFIER)) {
+      const spec = match[1] ?? match[2] ?? match[3]!
+      if (spec.startsWith('.')) {
+        const target = resolve(dirname(file), spec)
+        queue.push(fromSource ? target.replace(/\.js$/, '.ts') : target)
+      } else if (!spec.startsWith('node:')) {
+        packages.add(spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!)
+      }
+    }
+  }
+  return {files, packages}
+}
+
+function expectSelfContained(graph: Graph, dir: string) {
+  const outside = graph.files.map((f) => relative(join(ROOT, dir), f)).filter((f) => f.startsWith('..'))
+  expect(outside, 'files outside the SDK').to.deep.equal([])
+  expect([...graph.packages].filter((p) => !ALLOWED_PACKAGES.has(p)), 'packages beyond zod and got').to.deep.equal([])
+}
+
+describe('sdk/import graph', () => {
+  it('src/sdk/index.ts reaches only src/sdk files, node: builtins, zod and got', () => {
+    const graph = importGraph(join(ROOT, 'src/sdk/index.ts'), true)
+    expect(graph.files.map((f) => relative(ROOT, f))).to.include.members(['src/sdk/client.ts', 'src/sdk/admin.ts', 'src/sdk/transport.ts'])
+    expectSelfContained(graph, 'src/sdk')
+  })
+
+  it('the built payapp/sdk loads only dist/sdk, node: builtins, zod and got', function () {
+    this.timeout(20_000)
+    const entry = join(ROOT, 'dist/sdk/index.js')
+    // `npm test` builds first; a bare mocha run without a build has nothing to check here.
+    if (!existsSync(entry)) this.skip()
+    expectSelfContained(importGraph(entry, false), 'dist/sdk')
+    // Through the package's own `exports`, as an app imports it.
+    const out = execFileSync(process.execPath, ['--input-type=module', '-e', "const m = await import('payapp/sdk'); console.log(Object.keys(m).sort().join(','))"], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    })
+    expect(out.trim().split(',')).to.include.members(['AppClient', 'StoreClient', 'GatewayAdmin', 'verifyWebhook', 'schemas', 'endpoints', 'PagePromise'])
+  })
+})
