@@ -39,7 +39,7 @@ gateway.stdout.on('data', function onData(chunk) {
     console.log('')
     return r.status ?? 1
   }
-  const status = run(['products', 'list', '--profile', 'local']) || run(['store', '--profile', 'local'])
+  const status = Math.max(run(['store', '--profile', 'local']), run(['products', 'list', '--profile', 'local']))
   if (exitAfter || status !== 0) {
     gateway.kill('SIGTERM')
     gateway.once('exit', () => process.exit(status))

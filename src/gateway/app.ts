@@ -52,7 +52,7 @@ export class Reply {
 export const created = (body: unknown) => new Reply(201, body)
 /** A list envelope spliced from stored JSON documents, without parsing them. */
 export const rawList = (rows: string[], hasMore: boolean) =>
-  new Reply(200, `{"object":"list","has_more":${hasMore},"data":[${rows.join(',')}]}`, true)
+  new Reply(200, Buffer.from(`{"object":"list","has_more":${hasMore},"data":[${rows.join(',')}]}`), true)
 
 type BodyOut<Id extends EndpointId> = Endpoint<Id> extends {body: infer B extends z.ZodType} ? z.output<B> : undefined
 type QueryOut<Id extends EndpointId> = (Endpoint<Id> extends {list: true} ? ListQuery : unknown) &
@@ -286,11 +286,12 @@ function uploadFingerprint(upload: Upload): string {
 
 interface Serialized {
   status: number
-  body: string
+  /** A Buffer when the handler answered with ready bytes (a raw list), written as is. */
+  body: string | Buffer
 }
 
 function serialize(result: unknown, def: EndpointDef): Serialized {
-  if (result instanceof Reply) return {status: result.status, body: result.raw ? (result.body as string) : JSON.stringify(result.body)}
+  if (result instanceof Reply) return {status: result.status, body: result.raw ? (result.body as string | Buffer) : JSON.stringify(result.body)}
   if (def.list && Array.isArray(result)) return {status: 200, body: JSON.stringify({object: 'list', has_more: false, data: result})}
   return {status: 200, body: JSON.stringify(result)}
 }
@@ -311,7 +312,7 @@ async function runInTransaction(
   if (def.method === 'GET') return serialize(await handler(ctx as never), def)
   const finish = (result: unknown) => {
     const serialized = serialize(result, def)
-    onCommit?.(serialized.status, serialized.body)
+    onCommit?.(serialized.status, serialized.body.toString())
     return serialized
   }
   const first = platform.storage.transaction((): {done: Serialized} | {pending: Promise<unknown>} => {

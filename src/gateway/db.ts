@@ -88,6 +88,8 @@ export interface Scope {
 export class Storage {
   readonly db: Database.Database
   private readonly stmts
+  /** Bumped by every write and every rolled-back transaction: a cached read is valid while it holds. */
+  private writes = 0
 
   constructor(readonly file: string) {
     if (file !== ':memory:') mkdirSync(dirname(file), {recursive: true, mode: 0o700})
@@ -135,10 +137,22 @@ export class Storage {
 
   /** Runs `fn` in one transaction: all of its writes land, or none. */
   transaction<T>(fn: () => T): T {
-    return this.db.transaction(fn)()
+    try {
+      return this.db.transaction(fn)()
+    } catch (error) {
+      // A read cached inside the rolled-back transaction saw writes that never landed.
+      this.writes++
+      throw error
+    }
+  }
+
+  /** Changes whenever anything may have been written; see `Platform.cachedRead`. */
+  get generation(): number {
+    return this.writes
   }
 
   insert<T extends {id: string}>(kind: string, scope: Scope, doc: T, opts: {parent?: string | null; created: number}): T {
+    this.writes++
     this.stmts.insert.run({
       id: doc.id,
       kind,
@@ -153,11 +167,13 @@ export class Storage {
 
   /** Replaces a document; the caller has read it through a scoped `get` first. */
   save<T extends {id: string}>(doc: T): T {
+    this.writes++
     this.stmts.update.run(JSON.stringify(doc), doc.id)
     return doc
   }
 
   remove(id: string): void {
+    this.writes++
     this.stmts.remove.run(id)
   }
 
@@ -194,6 +210,7 @@ export class Storage {
 
   /** Wipes one merchant's data in one environment (the sandbox reset). */
   wipe(scope: Scope): number {
+    this.writes++
     return this.stmts.wipe.run(scope.merchant, scope.env).changes
   }
 

@@ -264,6 +264,22 @@ export class Platform {
     this.baseUrl = opts.baseUrl ?? 'http://127.0.0.1'
   }
 
+  private readonly readCache = new Map<string, {generation: number; value: unknown}>()
+
+  /**
+   * A read served from memory while nothing has been written since it was computed. Only for reads
+   * that depend on stored documents alone (not on the clock): the catalogue's list pages.
+   */
+  cachedRead<T>(key: string, compute: () => T): T {
+    const generation = this.storage.generation
+    const hit = this.readCache.get(key)
+    if (hit && hit.generation === generation) return hit.value as T
+    const value = compute()
+    if (this.readCache.size >= 1000) this.readCache.clear()
+    this.readCache.set(key, {generation, value})
+    return value
+  }
+
   advanceClock(seconds: number): number {
     const now = this.clock.advance(seconds)
     this.storage.setMeta('clock_offset', String(this.clock.offset))
