@@ -15,6 +15,7 @@ import {checkoutHandlers} from './checkouts.js'
 import {orderHandlers} from './orders.js'
 import {paymentHandlers} from './payments.js'
 import {registerSessionRoutes} from './sessions.js'
+import {registerHostedCheckout} from './hosted-checkout.js'
 import {adminCheckoutRoutes} from '../admin-checkout.js'
 
 export const handlers: Partial<Handlers> = {
@@ -39,4 +40,5 @@ export const seeders: Seeder[] = [catalogSeeder, seedAccount]
 /** Routes outside the two APIs' endpoint table (merchant checkout-session routes, hosted pages). */
 export const extraRoutes: Array<(app: FastifyInstance, platform: Platform) => void> = [
   registerSessionRoutes,
+  registerHostedCheckout,
 ]
