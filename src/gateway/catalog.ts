@@ -121,6 +121,11 @@ export interface Options {
 }
 
 export function optionsOf(gw: Platform, scope: Scope, productId: string): Options {
+  // Read on every variant write and view; options themselves change rarely.
+  return gw.cachedRead(`options:${scope.merchant}:${scope.env}:${productId}`, [KIND.group, KIND.value], () => readOptions(gw, scope, productId))
+}
+
+function readOptions(gw: Platform, scope: Scope, productId: string): Options {
   const groups = gw.storage.all<OptionGroupDoc>(KIND.group, scope, productId).map((g) => ({...g, values: valuesOf(gw, scope, g.id)}))
   const byValue = new Map<string, {group: OptionGroupDoc; value: OptionValueDoc}>()
   for (const group of groups) for (const value of group.values) byValue.set(value.id, {group, value})

@@ -88,8 +88,11 @@ export interface Scope {
 export class Storage {
   readonly db: Database.Database
   private readonly stmts
-  /** Bumped by every write and every rolled-back transaction: a cached read is valid while it holds. */
-  private writes = 0
+  /**
+   * Write counters per kind of document, and `*` for writes of every kind (a wipe, a rolled-back
+   * transaction): a cached read stays valid while the counters of the kinds it read are unchanged.
+   */
+  private readonly writes = new Map<string, number>([['*', 0]])
 
   constructor(readonly file: string) {
     if (file !== ':memory:') mkdirSync(dirname(file), {recursive: true, mode: 0o700})
@@ -107,8 +110,8 @@ export class Storage {
       insert: db.prepare(
         'INSERT INTO objects (id, kind, merchant, env, parent, created, data) VALUES (@id, @kind, @merchant, @env, @parent, @created, @data)',
       ),
-      update: db.prepare('UPDATE objects SET data = ? WHERE id = ?'),
-      remove: db.prepare('DELETE FROM objects WHERE id = ?'),
+      update: db.prepare<[string, string], {kind: string}>('UPDATE objects SET data = ? WHERE id = ? RETURNING kind'),
+      remove: db.prepare<[string], {kind: string}>('DELETE FROM objects WHERE id = ? RETURNING kind'),
       get: db.prepare<[string, string, string, string], ObjectRow>(
         'SELECT * FROM objects WHERE id = ? AND kind = ? AND merchant = ? AND env = ?',
       ),
@@ -141,18 +144,24 @@ export class Storage {
       return this.db.transaction(fn)()
     } catch (error) {
       // A read cached inside the rolled-back transaction saw writes that never landed.
-      this.writes++
+      this.touch('*')
       throw error
     }
   }
 
-  /** Changes whenever anything may have been written; see `Platform.cachedRead`. */
-  get generation(): number {
-    return this.writes
+  private touch(kind: string): void {
+    this.writes.set(kind, (this.writes.get(kind) ?? 0) + 1)
+  }
+
+  /** Changes whenever a document of one of `kinds` may have been written; see `Platform.cachedRead`. */
+  generation(kinds: readonly string[]): string {
+    let key = String(this.writes.get('*'))
+    for (const kind of kinds) key += `:${this.writes.get(kind) ?? 0}`
+    return key
   }
 
   insert<T extends {id: string}>(kind: string, scope: Scope, doc: T, opts: {parent?: string | null; created: number}): T {
-    this.writes++
+    this.touch(kind)
     this.stmts.insert.run({
       id: doc.id,
       kind,
@@ -167,14 +176,14 @@ export class Storage {
 
   /** Replaces a document; the caller has read it through a scoped `get` first. */
   save<T extends {id: string}>(doc: T): T {
-    this.writes++
-    this.stmts.update.run(JSON.stringify(doc), doc.id)
+    const row = this.stmts.update.get(JSON.stringify(doc), doc.id)
+    if (row) this.touch(row.kind)
     return doc
   }
 
   remove(id: string): void {
-    this.writes++
-    this.stmts.remove.run(id)
+    const row = this.stmts.remove.get(id)
+    if (row) this.touch(row.kind)
   }
 
   /** One document of `kind` in the scope; undefined for a missing id and for another scope's id alike. */
@@ -210,7 +219,7 @@ export class Storage {
 
   /** Wipes one merchant's data in one environment (the sandbox reset). */
   wipe(scope: Scope): number {
-    this.writes++
+    this.touch('*')
     return this.stmts.wipe.run(scope.merchant, scope.env).changes
   }
 

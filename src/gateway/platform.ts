@@ -264,18 +264,18 @@ export class Platform {
     this.baseUrl = opts.baseUrl ?? 'http://127.0.0.1'
   }
 
-  private readonly readCache = new Map<string, {generation: number; value: unknown}>()
+  private readonly readCache = new Map<string, {generation: string; value: unknown}>()
 
   /**
-   * A read served from memory while nothing has been written since it was computed. Only for reads
-   * that depend on stored documents alone (not on the clock): the catalogue's list pages.
+   * A read served from memory while no document of the kinds it depends on has been written since it
+   * was computed. Only for reads that depend on stored documents alone, not on the clock.
    */
-  cachedRead<T>(key: string, compute: () => T): T {
-    const generation = this.storage.generation
+  cachedRead<T>(key: string, kinds: readonly string[], compute: () => T): T {
+    const generation = this.storage.generation(kinds)
     const hit = this.readCache.get(key)
     if (hit && hit.generation === generation) return hit.value as T
     const value = compute()
-    if (this.readCache.size >= 1000) this.readCache.clear()
+    if (this.readCache.size >= 5000) this.readCache.clear()
     this.readCache.set(key, {generation, value})
     return value
   }

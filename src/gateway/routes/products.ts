@@ -29,7 +29,8 @@ type PriceUpdate = z.output<typeof catalog.priceUpdate>
 export const productHandlers: Partial<Handlers> = {
   'products.list'({gw, scope, door, query}) {
     // The hottest read: served from memory until the next write, and spliced from stored JSON otherwise.
-    return gw.cachedRead(`products.list:${door}:${scope.merchant}:${scope.env}:${query.limit}:${query.offset}`, () => {
+    const kinds = door === 'app' ? [KIND.product] : [KIND.product, KIND.price]
+    return gw.cachedRead(`products.list:${door}:${scope.merchant}:${scope.env}:${query.limit}:${query.offset}`, kinds, () => {
       const {rows, hasMore} =
         door === 'app' ? gw.storage.pageRaw(KIND.product, scope, query.limit, query.offset) : storeProductPage(gw, scope, query.limit, query.offset)
       return rawList(rows, hasMore)
