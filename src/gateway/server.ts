@@ -57,10 +57,11 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<RunningGa
       for (const register of extraRoutes) register(fastify, p)
     },
   })
-  const seed = opts.seed ? seedDemo(platform) : undefined
   const address = await app.listen({host: opts.host ?? '127.0.0.1', port: opts.port ?? 4242})
   const url = address.replace('://[::1]', '://localhost')
   platform.baseUrl = url
+  // Seeded only once the address is known: seeded checkout URLs point at this gateway.
+  const seed = opts.seed ? seedDemo(platform) : undefined
   let closing: Promise<void> | undefined
   return {
     url,

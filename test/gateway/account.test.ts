@@ -280,6 +280,11 @@ describe('gateway account reads: merchant, payouts, balance, invoices, subscript
           expect(balance.available.find((b: {currency: string}) => b.currency === 'eur').amount).to.be.greaterThan(0)
           expect(balance.pending.find((b: {currency: string}) => b.currency === 'eur').amount).to.be.greaterThan(0)
           expect((await get('/analytics/summary')).currencies.map((c: {currency: string}) => c.currency)).to.deep.equal(['eur', 'usd'])
+          // Two store sales, sold through the checkout rules: paid orders whose payments point at their sessions.
+          const orders = (await get('/orders')).data
+          expect(orders.map((o: {status: string}) => o.status)).to.deep.equal(['paid', 'paid'])
+          const payments = (await get('/payments')).data
+          for (const order of orders) expect(payments.map((p: {id: string}) => p.id)).to.include(order.payment)
         }
       } finally {
         await seeded.close()

@@ -10,6 +10,7 @@ import {accountHandlers} from './account.js'
 import {subscriptionLinkHandlers} from './subscription-links.js'
 import {adminAccountRoutes} from '../admin-account.js'
 import {seedAccount} from '../account-seed.js'
+import {seedSales} from '../sales-seed.js'
 import {catalogHandlers, catalogSeeder} from './catalog.js'
 import {checkoutHandlers} from './checkouts.js'
 import {orderHandlers} from './orders.js'
@@ -35,7 +36,7 @@ export const adminRoutes: AdminRouteDef[] = [
 ]
 
 /** Sample-data seeders, run per environment by `--seed`. */
-export const seeders: Seeder[] = [catalogSeeder, seedAccount]
+export const seeders: Seeder[] = [catalogSeeder, seedSales, seedAccount]
 
 /** Routes outside the two APIs' endpoint table (merchant checkout-session routes, hosted pages). */
 export const extraRoutes: Array<(app: FastifyInstance, platform: Platform) => void> = [
