@@ -4,16 +4,11 @@ import {BaseCommand} from '../cli/base-command.js'
 import {usageError} from '../cli/exit-codes.js'
 import {readData} from '../cli/schema-flags.js'
 import type {Door} from '../sdk/endpoints.js'
-import type {HttpMethod, RequestEvent, ResponseEvent} from '../sdk/transport.js'
+import type {HttpMethod} from '../sdk/transport.js'
 
 const METHODS: readonly HttpMethod[] = ['GET', 'POST', 'PATCH', 'DELETE', 'PUT']
 // The SDK's DOOR_PREFIX, restated so this command loads no schemas (zod) before it runs.
 const PREFIX: Record<Door, string> = {app: '/v1/app', store: '/v1/store'}
-
-interface HttpHooks {
-  onRequest?: (e: RequestEvent) => void
-  onResponse?: (e: ResponseEvent) => void
-}
 
 /** PATH relative to the API, or absolute under `/v1/app` or `/v1/store` (which then picks the API). */
 function resolveApiPath(raw: string, store: boolean): {door: Door; path: string} {
@@ -82,7 +77,7 @@ export default class Api extends BaseCommand<typeof Api> {
     const transport = new Transport({
       baseUrl: ctx.baseUrl.replace(/\/+$/, '').replace(/\/v1\/(app|store)$/, '') + PREFIX[door],
       authorization: `Bearer ${credential}`,
-      ...this.#httpHooks(),
+      ...this.httpLogging(),
     })
     const res = await transport.request({method, path, query, body, idempotencyKey: flags['idempotency-key']})
     return this.render(res.data, (data) => {
@@ -90,9 +85,4 @@ export default class Api extends BaseCommand<typeof Api> {
     })
   }
 
-  /** The base command's --verbose request log, once it is exposed to subclasses as `httpLogging` (private today). */
-  #httpHooks(): HttpHooks {
-    const logging = (this as unknown as {httpLogging?: () => HttpHooks}).httpLogging
-    return typeof logging === 'function' ? logging.call(this) : {}
-  }
 }
