@@ -101,6 +101,8 @@ export class CredentialStore {
   #keychainUnusable?: string
   /** True once a keychain call timed out: its native call may still be pending in the thread pool. */
   #keychainHung = false
+  /** True once a keychain call failed or timed out: what the keychain holds is then unknown. */
+  #keychainFailed = false
   readonly #warn: (message: string) => void
   readonly #env: NodeJS.ProcessEnv
 
@@ -151,6 +153,10 @@ export class CredentialStore {
   async delete(profile: string, kind: CredentialKind, env: Env): Promise<boolean> {
     const account = accountFor(profile, env, kind)
     const fromKeychain = await this.#keychainCall('delete', (k) => k.deletePassword(KEYCHAIN_SERVICE, account))
+    // A secret saved while the keychain worked would outlive this delete: say so rather than report it gone.
+    if (!fromKeychain.ok && this.#keychainFailed) {
+      this.#warn(`Warning: the OS keychain did not answer (${fromKeychain.reason}); account "${account}" may still be stored there`)
+    }
     const fromFile = await this.#removeFromFile([account])
     return (fromKeychain.ok && fromKeychain.result) || fromFile
   }
@@ -184,6 +190,7 @@ export class CredentialStore {
       return {ok: true, result: await withTimeout(Promise.resolve().then(() => call(keychain)), this.timeoutMs, `keychain ${what}`)}
     } catch (error) {
       if (error instanceof KeychainTimeout) this.#keychainHung = true
+      this.#keychainFailed = true
       // Once it failed, skip it for the rest of this process: one slow failure, not one per call.
       this.#keychainUnusable = (error as Error).message.split('\n')[0] || 'keychain error'
       return {ok: false, reason: this.#keychainUnusable}

@@ -159,7 +159,13 @@ export function registerAdmin(app: FastifyInstance, platform: Platform, adminKey
   })
 
   route('GET', '/events', (request) => {
-    const q = request.query as {merchant?: string; env?: string; type?: string; limit?: string}
+    // A repeated parameter arrives as an array; the first one counts.
+    const q = Object.fromEntries(Object.entries(request.query as Record<string, unknown>).map(([k, v]) => [k, Array.isArray(v) ? String(v[0]) : String(v)])) as {
+      merchant?: string
+      env?: string
+      type?: string
+      limit?: string
+    }
     if (!q.merchant) throw invalid('parameter_missing', 'Missing required query parameter: merchant', 'merchant')
     const env = q.env === 'live' ? 'live' : 'test'
     const limit = Math.min(Math.max(Number(q.limit ?? 100) || 100, 1), 1000)

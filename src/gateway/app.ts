@@ -187,17 +187,7 @@ function endpointRunner(platform: Platform, id: EndpointId, def: EndpointDef, do
   const isWrite = def.method === 'POST' || def.method === 'PATCH'
   const query = querySchema(def)
   return async function run(request: FastifyRequest, reply: FastifyReply) {
-    const cred = platform.credentials.authenticate(request.headers.authorization, door)
-    if (door === 'store' && request.headers.origin !== undefined) {
-      throw new ApiError(403, 'permission_error', 'origin_forbidden', 'Secret keys are server-side only: requests with a browser Origin header are rejected')
-    }
-    if (!cred.scopes.has(def.scope)) throw insufficientScope(def.scope)
-    if (def.env && cred.env !== def.env) {
-      throw def.env === 'live'
-        ? invalid('livemode_required', 'This route is available to live installations only; a test installation cannot use it')
-        : invalid('livemode_forbidden', 'This route is available in the sandbox only; a live credential cannot use it')
-    }
-    platform.rateLimiter.hit(cred.id, def.bucket)
+    const cred = admit(platform, request, door, def)
     if (!handler) throw new ApiError(501, 'api_error', 'not_implemented', `${id} is not implemented by this gateway yet`)
 
     const ctx: RouteContext = {
@@ -230,32 +220,62 @@ function endpointRunner(platform: Platform, id: EndpointId, def: EndpointDef, do
 
     if (def.multipart) ctx.upload = await readUpload(request)
 
-    const keyHeader = isWrite ? request.headers['idempotency-key'] : undefined
-    const key = Array.isArray(keyHeader) ? keyHeader[0] : keyHeader
-    if (key === undefined) return send(reply, await runInTransaction(platform, handler, ctx, def))
+    if (!isWrite) return send(reply, runInTransaction(platform, handler, ctx, def))
+    const fingerprintBody = ctx.upload ? uploadFingerprint(ctx.upload) : JSON.stringify(request.body ?? {})
+    return sendIdempotent(platform, request, reply, cred, fingerprintBody, (onCommit) => runInTransaction(platform, handler, ctx, def, onCommit))
+  }
+}
 
-    Idempotency.checkKey(key)
-    const fingerprint = Idempotency.fingerprint(
-      request.method,
-      request.url.split('?')[0],
-      ctx.upload ? uploadFingerprint(ctx.upload) : JSON.stringify(request.body ?? {}),
-    )
-    const credKey = `${cred.id}`
-    const start = platform.idempotency.begin(credKey, key, fingerprint)
-    if (start.kind === 'replay') {
-      reply.header('idempotent-replayed', 'true')
-      return reply.code(start.status).type('application/json').send(start.body)
-    }
-    try {
-      const result = await runInTransaction(platform, handler, ctx, def, (status, body) => platform.idempotency.finish(credKey, key, status, body))
-      return send(reply, result)
-    } catch (error) {
-      const apiError = toApiError(error as Error)
-      // A request rejected for its content replays the same rejection; a transient failure may be retried.
-      if (apiError.status >= 500 || apiError.status === 429) platform.idempotency.release(credKey, key)
-      else platform.idempotency.finish(credKey, key, apiError.status, JSON.stringify(apiError.envelope(request.id)))
-      throw apiError
-    }
+/**
+ * The gate of every API route, before its input is read: the credential for the door, no browser
+ * Origin with a secret key, the route's scope and environment, then one hit on its rate-limit bucket.
+ */
+export function admit(platform: Platform, request: FastifyRequest, door: Door, rule: Pick<EndpointDef, 'scope' | 'bucket' | 'env'>): Credential {
+  const cred = platform.credentials.authenticate(request.headers.authorization, door)
+  if (door === 'store' && request.headers.origin !== undefined) {
+    throw new ApiError(403, 'permission_error', 'origin_forbidden', 'Secret keys are server-side only: requests with a browser Origin header are rejected')
+  }
+  if (!cred.scopes.has(rule.scope)) throw insufficientScope(rule.scope)
+  if (rule.env && cred.env !== rule.env) {
+    throw rule.env === 'live'
+      ? invalid('livemode_required', 'This route is available to live installations only; a test installation cannot use it')
+      : invalid('livemode_forbidden', 'This route is available in the sandbox only; a live credential cannot use it')
+  }
+  platform.rateLimiter.hit(cred.id, rule.bucket)
+  return cred
+}
+
+/**
+ * Sends a write's answer under the Idempotency-Key rules: without a key it just runs; with one, a
+ * repeat replays the stored answer, and `run` stores its answer through `onCommit` in its transaction.
+ */
+export function sendIdempotent(
+  platform: Platform,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  cred: Credential,
+  fingerprintBody: string,
+  run: (onCommit?: (status: number, body: string) => void) => Serialized,
+) {
+  const header = request.headers['idempotency-key']
+  const key = Array.isArray(header) ? header[0] : header
+  if (key === undefined) return send(reply, run())
+
+  Idempotency.checkKey(key)
+  const fingerprint = Idempotency.fingerprint(request.method, request.url.split('?')[0], fingerprintBody)
+  const start = platform.idempotency.begin(cred.id, key, fingerprint)
+  if (start.kind === 'replay') {
+    reply.header('idempotent-replayed', 'true')
+    return reply.code(start.status).type('application/json').send(start.body)
+  }
+  try {
+    return send(reply, run((status, body) => platform.idempotency.finish(cred.id, key, status, body)))
+  } catch (error) {
+    const apiError = toApiError(error as Error)
+    // A request rejected for its content replays the same rejection; a transient failure may be retried.
+    if (apiError.status >= 500 || apiError.status === 429) platform.idempotency.release(cred.id, key)
+    else platform.idempotency.finish(cred.id, key, apiError.status, JSON.stringify(apiError.envelope(request.id)))
+    throw apiError
   }
 }
 
@@ -284,13 +304,14 @@ function uploadFingerprint(upload: Upload): string {
   return createHash('sha256').update(upload.filename).update('\0').update(upload.contentType).update('\0').update(upload.bytes).digest('hex')
 }
 
-interface Serialized {
+export interface Serialized {
   status: number
   /** A Buffer when the handler answered with ready bytes (a raw list), written as is. */
   body: string | Buffer
 }
 
 function serialize(result: unknown, def: EndpointDef): Serialized {
+  if (result instanceof Promise) throw new Error('Gateway handlers must be synchronous: an await would split their transaction')
   if (result instanceof Reply) return {status: result.status, body: result.raw ? (result.body as string | Buffer) : JSON.stringify(result.body)}
   if (def.list && Array.isArray(result)) return {status: 200, body: JSON.stringify({object: 'list', has_more: false, data: result})}
   return {status: 200, body: JSON.stringify(result)}
@@ -298,30 +319,22 @@ function serialize(result: unknown, def: EndpointDef): Serialized {
 
 /**
  * Runs a handler so that its writes, its events and its idempotency record commit together or not at
- * all: a write handler runs inside one SQLite transaction, and a throw rolls everything back. A handler
- * that must wait (an upload) returns a promise of a function that does the writing; it must not write
- * before that, and the function then runs in its own transaction.
+ * all: a write handler runs inside one SQLite transaction, and a throw rolls everything back. Handlers
+ * are synchronous (an upload is read before the transaction opens): an await would split the transaction.
  */
-async function runInTransaction(
+function runInTransaction(
   platform: Platform,
   handler: Handler<EndpointId>,
   ctx: RouteContext,
   def: EndpointDef,
   onCommit?: (status: number, body: string) => void,
-): Promise<Serialized> {
-  if (def.method === 'GET') return serialize(await handler(ctx as never), def)
-  const finish = (result: unknown) => {
-    const serialized = serialize(result, def)
+): Serialized {
+  if (def.method === 'GET') return serialize(handler(ctx as never), def)
+  return platform.storage.transaction(() => {
+    const serialized = serialize(handler(ctx as never), def)
     onCommit?.(serialized.status, serialized.body.toString())
     return serialized
-  }
-  const first = platform.storage.transaction((): {done: Serialized} | {pending: Promise<unknown>} => {
-    const out = handler(ctx as never)
-    return out instanceof Promise ? {pending: out} : {done: finish(out)}
   })
-  if ('done' in first) return first.done
-  const commit = await first.pending
-  return platform.storage.transaction(() => finish(typeof commit === 'function' ? (commit as () => unknown)() : commit))
 }
 
 function send(reply: FastifyReply, out: Serialized) {

@@ -262,6 +262,10 @@ export class Platform {
     this.rateLimiter = new RateLimiter(this.clock, opts.rateLimit)
     this.idempotency = new Idempotency(this.storage, this.clock)
     this.baseUrl = opts.baseUrl ?? 'http://127.0.0.1'
+    this.merchantStmts = {
+      get: this.storage.db.prepare<[string], {data: string}>('SELECT data FROM merchants WHERE id = ?'),
+      save: this.storage.db.prepare('INSERT INTO merchants (id, created, data) VALUES (?, ?, ?) ON CONFLICT(id) DO UPDATE SET data = excluded.data'),
+    }
   }
 
   private readonly readCache = new Map<string, {generation: string; value: unknown}>()
@@ -290,15 +294,15 @@ export class Platform {
     return this.clock.now()
   }
 
+  private readonly merchantStmts
+
   merchant(id: string): MerchantDoc | undefined {
-    const row = this.storage.db.prepare<[string], {data: string}>('SELECT data FROM merchants WHERE id = ?').get(id)
+    const row = this.merchantStmts.get.get(id)
     return row ? (JSON.parse(row.data) as MerchantDoc) : undefined
   }
 
   saveMerchant(doc: MerchantDoc): void {
-    this.storage.db
-      .prepare('INSERT INTO merchants (id, created, data) VALUES (?, ?, ?) ON CONFLICT(id) DO UPDATE SET data = excluded.data')
-      .run(doc.id, doc.created, JSON.stringify(doc))
+    this.merchantStmts.save.run(doc.id, doc.created, JSON.stringify(doc))
   }
 
   /**

@@ -176,6 +176,22 @@ describe('credential store', function () {
       expect(Date.now() - started).to.be.below(8000)
     })
 
+    it('a delete the keychain cannot answer warns that the secret may remain there', async function () {
+      const keychain = memoryKeychain()
+      await new CredentialStore({configDir, warn, keychain}).set('default', 'token', 'test', TOKEN)
+      const locked = {...keychain, deletePassword: async () => Promise.reject(new Error('Keychain is locked'))}
+      const store = new CredentialStore({configDir, warn, keychain: locked})
+      expect(await store.delete('default', 'token', 'test')).to.equal(false)
+      expect(warnings).to.deep.equal(['Warning: the OS keychain did not answer (Keychain is locked); account "default:test:token" may still be stored there'])
+      expect(warnings.join('\n')).not.to.contain(TOKEN)
+    })
+
+    it('a disabled keychain makes delete silent', async function () {
+      const store = new CredentialStore({configDir, warn, env: {PAYAPP_KEYCHAIN: 'off'}})
+      expect(await store.delete('default', 'token', 'test')).to.equal(false)
+      expect(warnings).to.deep.equal([])
+    })
+
     it('a hung keychain on read yields "no credential", not a hang', async function () {
       const store = new CredentialStore({configDir, warn, keychain: hungKeychain, timeoutMs: 150})
       const started = Date.now()

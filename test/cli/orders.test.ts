@@ -153,6 +153,11 @@ describe('payapp orders, subscription links and store checkouts', function () {
       expect(updated).to.include({id: link.id, name: 'Pro plan 2026', active: false})
       expect(updated).to.deep.equal(await api(live, `/subscription_links/${link.id}`))
 
+      // Fixed once created: no flag for them, as for a price's amount.
+      const immutable = await cli(live, ['subscription-links', 'update', link.id, '--amount', '1990'])
+      expect(immutable.code).to.equal(2)
+      expect(immutable.stderr).to.include('--amount')
+
       const archived = ok(await cli(live, ['subscription-links', 'archive', link.id]))
       expect(block(archived.stdout)).to.include({ID: link.id, Name: 'Pro plan 2026', Active: 'no'})
       expect(block(archived.stdout).Archived).to.match(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/)

@@ -285,6 +285,8 @@ describe('gateway account reads: merchant, payouts, balance, invoices, subscript
           expect(orders.map((o: {status: string}) => o.status)).to.deep.equal(['paid', 'paid'])
           const payments = (await get('/payments')).data
           for (const order of orders) expect(payments.map((p: {id: string}) => p.id)).to.include(order.payment)
+          const created = payments.map((p: {created: number}) => p.created)
+          expect(created, 'newest first').to.deep.equal([...created].sort((a, b) => b - a))
         }
       } finally {
         await seeded.close()

@@ -83,4 +83,15 @@ describe('gateway: hosted checkout page', () => {
     const session = await gw.request('GET', `/v1/checkout/sessions/${co.session_id}`, {token: acct.secretKey})
     expect(session.body.status).to.equal('open')
   })
+
+  it('answers a JSON form with non-text fields, or a repeated cs, as a bad request rather than a crash', async () => {
+    const item = await sellable(acct, {unit_amount: 900})
+    const co = await checkout(acct, {product_id: item.product.id})
+    const {page, pay} = urlOf(co.checkout_url)
+    const bad = await gw.request('POST', pay, {body: {outcome: 'paid', customer_name: 123, customer_email: ['ada@example.com']}})
+    expect(bad.status, bad.text).to.equal(400)
+    expect((await gw.request('GET', `${page}&cs=again`)).status).to.equal(404)
+    const session = await gw.request('GET', `/v1/checkout/sessions/${co.session_id}`, {token: acct.secretKey})
+    expect(session.body.status).to.equal('open')
+  })
 })

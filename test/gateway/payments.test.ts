@@ -1,5 +1,6 @@
 import {expect} from 'chai'
 
+import {insertPayment} from '../../src/gateway/account-seed.js'
 import {dispute as disputeSchema, livePayment, sandboxPayment, sandboxRefund} from '../../src/sdk/schemas/commerce.js'
 import {advanceClock, checkout, eventTypes, pay, readVariant, sale, sellable, SALE_EVENTS, type Account} from '../helpers/commerce.js'
 import {expectError, TestGateway} from '../helpers/gateway.js'
@@ -62,6 +63,13 @@ describe('gateway payments, refunds and disputes', () => {
       const sandbox = await gw.installation(live.merchant.id, 'test')
       expectError(await gw.request('GET', `/v1/app/payments/${payment.id}`, {token: sandbox.token}), 404, 'resource_missing')
       expect((await gw.request('GET', '/v1/app/payments', {token: sandbox.token})).body.data).to.deep.equal([])
+    })
+
+    it('filters live payments by the status the list shows: a processing payment is pending', async () => {
+      const live = await gw.account('live')
+      const processing = insertPayment(gw.gw.platform, {merchant: live.merchant.id, env: 'live'}, {amount: 3000, currency: 'eur', created: gw.gw.platform.now(), status: 'processing'})
+      const pending = await live.app('GET', '/payments?status=pending')
+      expect(pending.body.data.map((p: any) => [p.id, p.status])).to.deep.equal([[processing.id, 'pending']])
     })
 
     it('ignores the status filter in the sandbox', async () => {

@@ -50,6 +50,13 @@ describe('gateway platform rules', () => {
     expectError(await gw.request('PUT', '/v1/app/products'), 405, 'method_not_allowed')
   })
 
+  it('reads the event log with repeated query parameters without failing', async () => {
+    const m = await gw.merchant()
+    const res = await gw.admin('GET', `/events?merchant=${m.id}&merchant=${m.id}&type=a&type=b&limit=1&limit=2`)
+    expect(res.status, res.text).to.equal(200)
+    expect(res.body).to.include({object: 'list'})
+  })
+
   it('keeps the admin API to the admin key', async () => {
     const acct = await gw.account()
     expectError(await gw.request('POST', '/_admin/merchants', {token: acct.token, body: {}}), 401)

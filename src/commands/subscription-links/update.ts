@@ -4,8 +4,10 @@ import {BaseCommand} from '../../cli/base-command.js'
 import {bodyFromFlags, dataFlag, flagsFromSchema} from '../../cli/schema-flags.js'
 import {subscriptionLinkDetails} from '../../cli/services/commerce-view.js'
 import {type BodyOf, endpoints} from '../../sdk/endpoints.js'
+import {SUBSCRIPTION_LINK_IMMUTABLE_FIELDS} from '../../sdk/schemas/commerce.js'
 
-const fields = flagsFromSchema(endpoints['subscriptionLinks.update'].body)
+// The schema declares the immutable fields only to reject them; they are no flags.
+const fields = flagsFromSchema(endpoints['subscriptionLinks.update'].body, {exclude: SUBSCRIPTION_LINK_IMMUTABLE_FIELDS})
 
 export default class SubscriptionLinksUpdate extends BaseCommand<typeof SubscriptionLinksUpdate> {
   static override summary = `${endpoints['subscriptionLinks.update'].summary} (live installations only): amount, currency and interval are fixed once created.`

@@ -10,6 +10,9 @@ import {clientSecretMatches, completeSession, findAnywhere, sweepExpired, type S
 import {ApiError} from '../errors.js'
 import type {Platform} from '../platform.js'
 
+/** A form or query field as text; a JSON body or a repeated query key may carry anything else. */
+const text = (v: unknown) => (typeof v === 'string' ? v : '')
+
 const esc = (s: unknown) =>
   String(s ?? '').replace(/[&<>"']/g, (c) => ({'&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;'})[c]!)
 
@@ -32,7 +35,7 @@ button.pay{background:#1a1a1a;color:#fff}label{display:block;margin:.5rem 0}inpu
 /** The session a (session id, client secret) pair opens, or why it does not. */
 function loadSession(platform: Platform, request: FastifyRequest): {scope: Parameters<typeof sweepExpired>[1]; session: SessionDoc} {
   const {id} = request.params as {id: string}
-  const cs = (request.query as {cs?: string}).cs ?? ''
+  const cs = text((request.query as {cs?: unknown}).cs)
   const found = findAnywhere<SessionDoc>(platform, 'checkout_session', id)
   if (!found || !cs || !clientSecretMatches(found.doc, cs)) throw new ApiError(404, 'not_found', 'resource_missing', 'No such checkout session')
   sweepExpired(platform, found.scope)
@@ -72,7 +75,9 @@ export function registerHostedCheckout(app: FastifyInstance, platform: Platform)
     })
     scoped.setErrorHandler((error: Error & {statusCode?: number}, _request, reply) => {
       const status = error instanceof ApiError ? error.status : error.statusCode && error.statusCode < 500 ? error.statusCode : 500
-      return sendPage(reply, status, page('Checkout', `<h1>${status === 410 ? 'This checkout has ended' : 'Checkout unavailable'}</h1><p>${esc(error.message)}</p>`))
+      // An unexpected failure's own message is internal: the buyer's page never shows it.
+      const message = status >= 500 ? 'The gateway failed to show this checkout; try again.' : error.message
+      return sendPage(reply, status, page('Checkout', `<h1>${status === 410 ? 'This checkout has ended' : 'Checkout unavailable'}</h1><p>${esc(message)}</p>`))
     })
 
     for (const url of ['/checkout/:id', '/checkout/:id/embed']) {
@@ -83,10 +88,10 @@ export function registerHostedCheckout(app: FastifyInstance, platform: Platform)
     }
 
     scoped.post('/checkout/:id/pay', async (request, reply) => {
-      const form = (request.body ?? {}) as Record<string, string>
+      const form = (request.body ?? {}) as Record<string, unknown>
       const outcome = form.outcome === 'declined' ? 'declined' : 'paid'
-      const name = (form.customer_name ?? '').trim()
-      const email = (form.customer_email ?? '').trim()
+      const name = text(form.customer_name).trim()
+      const email = text(form.customer_email).trim()
       const result = platform.storage.transaction(() => {
         const {scope, session} = loadSession(platform, request)
         if (name.length < 2 || name.length > 120 || !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) return {session, invalid: true as const}

@@ -36,7 +36,8 @@ export const adminRoutes: AdminRouteDef[] = [
 ]
 
 /** Sample-data seeders, run per environment by `--seed`. */
-export const seeders: Seeder[] = [catalogSeeder, seedSales, seedAccount]
+// Back-dated account history first, today's sales last: lists are newest first by insertion.
+export const seeders: Seeder[] = [catalogSeeder, seedAccount, seedSales]
 
 /** Routes outside the two APIs' endpoint table (merchant checkout-session routes, hosted pages). */
 export const extraRoutes: Array<(app: FastifyInstance, platform: Platform) => void> = [

@@ -39,7 +39,8 @@ export const paymentHandlers: Partial<Handlers> = {
     const page =
       status === undefined
         ? pageWhere<PaymentDoc>(gw, scope, 'payment', '1', [], query.limit, query.offset)
-        : pageWhere<PaymentDoc>(gw, scope, 'payment', `json_extract(data, '$.status') = ?`, [status], query.limit, query.offset)
+        : // The live view shows a processing payment as pending: the filter matches what the list shows.
+          pageWhere<PaymentDoc>(gw, scope, 'payment', `json_extract(data, '$.status') IN (?, ?)`, [status, status === 'pending' ? 'processing' : status], query.limit, query.offset)
     return listOf(page.docs.map(paymentView), page.hasMore)
   },
 

@@ -7,23 +7,16 @@ import type {FastifyInstance, FastifyReply, FastifyRequest} from 'fastify'
 
 import {clientSecretMatches, expireSession, findAnywhere, requireOpen, sessionView, sweepExpired, type SessionDoc} from '../checkout.js'
 import type {Scope} from '../db.js'
-import {ApiError, insufficientScope, notFound} from '../errors.js'
-import {Idempotency, type Credential, type Platform} from '../platform.js'
+import {admit, sendIdempotent} from '../app.js'
+import {ApiError, notFound} from '../errors.js'
+import type {Credential, Platform} from '../platform.js'
 
 const SCOPE = 'checkout:write'
 
 const sessionExpired = (id: string) => new ApiError(410, 'invalid_state', 'session_expired', `Checkout session ${id} has expired`)
 
-/** The same gate the endpoint table gives the store API: secret key, no browser Origin, scope, rate limit. */
-function secretKey(platform: Platform, request: FastifyRequest, bucket: 'read' | 'write'): Credential {
-  const cred = platform.credentials.authenticate(request.headers.authorization, 'store')
-  if (request.headers.origin !== undefined) {
-    throw new ApiError(403, 'permission_error', 'origin_forbidden', 'Secret keys are server-side only: requests with a browser Origin header are rejected')
-  }
-  if (!cred.scopes.has(SCOPE)) throw insufficientScope(SCOPE)
-  platform.rateLimiter.hit(cred.id, bucket)
-  return cred
-}
+/** The gate the endpoint table gives the store API: secret key, no browser Origin, scope, rate limit. */
+const secretKey = (platform: Platform, request: FastifyRequest, bucket: 'read' | 'write'): Credential => admit(platform, request, 'store', {scope: SCOPE, bucket})
 
 const scopeOf = (cred: Credential): Scope => ({merchant: cred.merchant, env: cred.env})
 
@@ -33,30 +26,13 @@ function send(reply: FastifyReply, status: number, body: string) {
 
 /** One write in one transaction, replayed for a repeated Idempotency-Key exactly as the endpoint table's routes are. */
 function runWrite(platform: Platform, request: FastifyRequest, reply: FastifyReply, cred: Credential, write: () => unknown) {
-  const header = request.headers['idempotency-key']
-  const key = Array.isArray(header) ? header[0] : header
-  if (key === undefined) return send(reply, 200, JSON.stringify(platform.storage.transaction(write)))
-
-  Idempotency.checkKey(key)
-  const fingerprint = Idempotency.fingerprint(request.method, request.url.split('?')[0], JSON.stringify(request.body ?? {}))
-  const start = platform.idempotency.begin(cred.id, key, fingerprint)
-  if (start.kind === 'replay') {
-    reply.header('idempotent-replayed', 'true')
-    return send(reply, start.status, start.body)
-  }
-  try {
-    const body = platform.storage.transaction(() => {
-      const out = JSON.stringify(write())
-      platform.idempotency.finish(cred.id, key, 200, out)
-      return out
-    })
-    return send(reply, 200, body)
-  } catch (error) {
-    if (error instanceof ApiError && error.status < 500 && error.status !== 429) {
-      platform.idempotency.finish(cred.id, key, error.status, JSON.stringify(error.envelope(request.id)))
-    } else platform.idempotency.release(cred.id, key)
-    throw error
-  }
+  return sendIdempotent(platform, request, reply, cred, JSON.stringify(request.body ?? {}), (onCommit) =>
+    platform.storage.transaction(() => {
+      const body = JSON.stringify(write())
+      onCommit?.(200, body)
+      return {status: 200, body}
+    }),
+  )
 }
 
 export function registerSessionRoutes(app: FastifyInstance, platform: Platform): void {
