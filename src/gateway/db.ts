@@ -56,6 +56,39 @@ CREATE INDEX IF NOT EXISTS variants_by_sku ON objects (merchant, env, json_extra
 CREATE INDEX IF NOT EXISTS checkout_sessions_open_by_expiry ON objects (merchant, env, json_extract(data, '$.expires_at'))
   WHERE kind = 'checkout_session' AND json_extract(data, '$.status') = 'open';
 CREATE INDEX IF NOT EXISTS variants_by_sort_order ON objects (parent, json_extract(data, '$.sort_order')) WHERE kind = 'variant';
+-- Webhooks: endpoints per merchant and environment, and an outbox of deliveries written in the
+-- transaction of the event they carry, so a rolled-back request delivers nothing.
+CREATE TABLE IF NOT EXISTS webhook_endpoints (
+  id TEXT PRIMARY KEY,
+  merchant TEXT NOT NULL,
+  env TEXT NOT NULL,
+  url TEXT NOT NULL,
+  events TEXT NOT NULL,
+  secret TEXT NOT NULL,
+  created INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS webhook_endpoints_by_scope ON webhook_endpoints (merchant, env);
+CREATE TABLE IF NOT EXISTS webhook_deliveries (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  endpoint TEXT NOT NULL REFERENCES webhook_endpoints(id) ON DELETE CASCADE,
+  event_id TEXT NOT NULL,
+  event_type TEXT NOT NULL,
+  body TEXT NOT NULL,
+  attempts INTEGER NOT NULL DEFAULT 0,
+  next_attempt INTEGER,
+  delivered INTEGER,
+  created INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS webhook_deliveries_due ON webhook_deliveries (next_attempt) WHERE next_attempt IS NOT NULL;
+CREATE TABLE IF NOT EXISTS webhook_attempts (
+  delivery INTEGER NOT NULL REFERENCES webhook_deliveries(id) ON DELETE CASCADE,
+  attempt INTEGER NOT NULL,
+  attempted INTEGER NOT NULL,
+  status INTEGER,
+  error TEXT,
+  next_attempt INTEGER,
+  PRIMARY KEY (delivery, attempt)
+);
 CREATE TABLE IF NOT EXISTS idempotency (
   credential TEXT NOT NULL,
   key TEXT NOT NULL,

@@ -11,6 +11,7 @@ import {Clock} from './clock.js'
 import {Storage, type Env, type Scope} from './db.js'
 import {ApiError, conflict, invalid, unauthenticated} from './errors.js'
 import {newId, randomText} from './ids.js'
+import {Webhooks} from './webhooks.js'
 
 export interface MerchantDoc {
   id: string
@@ -253,6 +254,7 @@ export class Platform {
   readonly credentials: Credentials
   readonly rateLimiter: RateLimiter
   readonly idempotency: Idempotency
+  readonly webhooks: Webhooks
   baseUrl: string
 
   constructor(opts: PlatformOptions) {
@@ -261,6 +263,7 @@ export class Platform {
     this.credentials = new Credentials(this.storage, this.clock)
     this.rateLimiter = new RateLimiter(this.clock, opts.rateLimit)
     this.idempotency = new Idempotency(this.storage, this.clock)
+    this.webhooks = new Webhooks(this.storage, () => this.now())
     this.baseUrl = opts.baseUrl ?? 'http://127.0.0.1'
     this.merchantStmts = {
       get: this.storage.db.prepare<[string], {data: string}>('SELECT data FROM merchants WHERE id = ?'),
@@ -307,11 +310,12 @@ export class Platform {
 
   /**
    * Appends an event to the merchant's log in the spec's envelope, in the caller's transaction, so an
-   * event exists exactly when its state change does.
+   * event exists exactly when its state change does; so do its webhook deliveries.
    */
   emit(scope: Scope, type: string, object: unknown): EventDoc {
     const event: EventDoc = {id: newId('evt', 24), object: 'event', type, livemode: scope.env === 'live', created: this.now(), data: {object}}
     this.storage.insert('event', scope, event, {created: event.created})
+    this.webhooks.enqueue(scope, event)
     return event
   }
 

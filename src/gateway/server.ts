@@ -62,6 +62,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<RunningGa
   platform.baseUrl = url
   // Seeded only once the address is known: seeded checkout URLs point at this gateway.
   const seed = opts.seed ? seedDemo(platform) : undefined
+  platform.webhooks.start()
   let closing: Promise<void> | undefined
   return {
     url,
@@ -71,8 +72,11 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<RunningGa
     app,
     seed,
     close() {
-      // Fastify answers the requests in flight before it closes; only then is the database closed.
-      closing ??= app.close().then(() => platform.close())
+      // Fastify answers the requests in flight and the webhook worker stops before the database closes.
+      closing ??= app
+        .close()
+        .then(() => platform.webhooks.stop())
+        .then(() => platform.close())
       return closing
     },
   }

@@ -105,6 +105,35 @@ export interface AdminEventsQuery {
   limit?: number
 }
 
+export interface AdminWebhookEndpoint {
+  id: string
+  object: 'webhook_endpoint'
+  merchant: string
+  env: Environment
+  url: string
+  /** Event types, `prefix.*` patterns, or `*`. */
+  events: string[]
+  /** The signing secret: in full when created, masked in lists. */
+  secret: string
+  created: number
+}
+
+/** One attempt to deliver one event to an endpoint. */
+export interface AdminWebhookDeliveryAttempt {
+  object: 'webhook_delivery_attempt'
+  delivery: number
+  event: string
+  type: string
+  attempt: number
+  attempted: number
+  /** The receiver's HTTP status, or null when it gave none (see `error`). */
+  status: number | null
+  error: string | null
+  /** Gateway-clock time of the next attempt; null once delivered or given up. */
+  next_attempt: number | null
+  delivered: boolean
+}
+
 export class GatewayAdmin {
   readonly #transport: Transport
 
@@ -161,6 +190,19 @@ export class GatewayAdmin {
     /** Events the gateway emitted, newest first (what webhooks would deliver). */
     list: (query: AdminEventsQuery, opts?: RequestOptions) =>
       this.#send<Page<PlatformEvent>>('GET', '/events', undefined, opts, {merchant: query.merchant, env: query.env, type: query.type, limit: query.limit}),
+  }
+
+  readonly webhookEndpoints = {
+    /** An endpoint the gateway POSTs the merchant's events to, signed with `secret` (generated unless given). */
+    create: (body: admin.AdminWebhookEndpointCreate, opts?: RequestOptions) => this.#send<AdminWebhookEndpoint>('POST', '/webhook_endpoints', body, opts),
+    /** The merchant's endpoints, secrets masked. */
+    list: (merchantId: string, opts?: RequestOptions) =>
+      this.#send<Page<AdminWebhookEndpoint>>('GET', '/webhook_endpoints', undefined, opts, {merchant: merchantId}),
+    delete: (endpointId: string, opts?: RequestOptions) =>
+      this.#send<{id: string; object: 'webhook_endpoint'; deleted: true}>('DELETE', path`/webhook_endpoints/${endpointId}`, undefined, opts),
+    /** The attempt log, oldest first. */
+    deliveries: (endpointId: string, opts?: RequestOptions) =>
+      this.#send<Page<AdminWebhookDeliveryAttempt>>('GET', path`/webhook_endpoints/${endpointId}/deliveries`, undefined, opts),
   }
 
   readonly checkouts = {

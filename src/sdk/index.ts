@@ -28,6 +28,8 @@ export {
   type AdminRefundResult,
   type AdminDisputeResult,
   type AdminEventsQuery,
+  type AdminWebhookEndpoint,
+  type AdminWebhookDeliveryAttempt,
 } from './admin.js'
 export type {UploadInput, UploadMeta} from './resources/upload.js'
 

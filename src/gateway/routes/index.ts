@@ -18,6 +18,7 @@ import {paymentHandlers} from './payments.js'
 import {registerSessionRoutes} from './sessions.js'
 import {registerHostedCheckout} from './hosted-checkout.js'
 import {adminCheckoutRoutes} from '../admin-checkout.js'
+import {webhookAdminRoutes} from '../webhooks.js'
 
 export const handlers: Partial<Handlers> = {
   ...storeHandlers,
@@ -33,6 +34,7 @@ export const handlers: Partial<Handlers> = {
 export const adminRoutes: AdminRouteDef[] = [
   ...adminAccountRoutes,
   ...adminCheckoutRoutes,
+  ...webhookAdminRoutes,
 ]
 
 /** Sample-data seeders, run per environment by `--seed`. */

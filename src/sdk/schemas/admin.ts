@@ -103,3 +103,15 @@ export const adminInstallation = z.looseObject({
   scopes: z.array(z.string()),
 })
 export type AdminInstallation = z.infer<typeof adminInstallation>
+
+/** An event type, `*` (every type), or a prefix pattern such as `checkout.session.*`. */
+export const webhookEventPattern = z.string().regex(/^(\*|[a-z0-9_]+(\.[a-z0-9_]+)*(\.\*)?)$/, 'an event type, a prefix pattern ending in .*, or *')
+
+export const adminWebhookEndpointCreate = z.strictObject({
+  merchant: z.string().min(1),
+  env: environment,
+  url: z.url({protocol: /^https?$/}),
+  events: z.array(webhookEventPattern).min(1).default(['*']),
+  secret: z.string().min(8).max(200).optional(),
+})
+export type AdminWebhookEndpointCreate = z.input<typeof adminWebhookEndpointCreate>

@@ -1,0 +1,96 @@
+/**
+ * `payapp listen`: a relay on 127.0.0.1 that the gateway delivers webhooks to, forwarding each one to
+ * the developer's app with the same raw body and signature header, so the app verifies it exactly as it
+ * would a delivery from the platform.
+ */
+import {createServer, type IncomingMessage, type Server} from 'node:http'
+import type {AddressInfo} from 'node:net'
+
+/** Below the gateway's 15 s delivery timeout, so a slow app is reported here rather than there. */
+const FORWARD_TIMEOUT_MS = 10_000
+const SIGNATURE_HEADER = 'service-signature'
+export const WEBHOOK_SECRET_ENV = 'PAYAPP_WEBHOOK_SECRET'
+
+/** One delivery as relayed: what the gateway sent and what the app answered. */
+export interface RelayedEvent {
+  /** ISO-8601 time the relay received it. */
+  received: string
+  id: string | null
+  type: string | null
+  /** The app's HTTP status; null when it could not be reached (see `error`). */
+  status: number | null
+  error?: string
+}
+
+export interface Relay {
+  url: string
+  close(): Promise<void>
+}
+
+function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = []
+    req.on('data', (c: Buffer) => chunks.push(c))
+    req.on('end', () => resolve(Buffer.concat(chunks)))
+    req.on('error', reject)
+  })
+}
+
+function describe(err: unknown): string {
+  const e = err as {name?: string; message?: string; cause?: {code?: string}}
+  if (e?.name === 'TimeoutError') return `timeout after ${FORWARD_TIMEOUT_MS / 1000} s`
+  return e?.cause?.code ?? e?.message ?? String(err)
+}
+
+/** Starts the relay on 127.0.0.1 (a free port); `onEvent` is called once per delivery, after the app answered. */
+export async function startRelay(forwardTo: string, onEvent: (event: RelayedEvent) => void): Promise<Relay> {
+  const server: Server = createServer((req, res) => {
+    void (async () => {
+      const body = await readBody(req)
+      let id: string | null = null
+      let type: string | null = null
+      try {
+        const event = JSON.parse(body.toString('utf8')) as {id?: unknown; type?: unknown}
+        id = typeof event.id === 'string' ? event.id : null
+        type = typeof event.type === 'string' ? event.type : null
+      } catch {
+        // Not JSON: still forwarded untouched; the app decides what it is.
+      }
+      const headers: Record<string, string> = {'content-type': req.headers['content-type'] ?? 'application/json'}
+      const signature = req.headers[SIGNATURE_HEADER]
+      if (typeof signature === 'string') headers[SIGNATURE_HEADER] = signature
+      if (typeof req.headers['user-agent'] === 'string') headers['user-agent'] = req.headers['user-agent']
+      const received = new Date().toISOString()
+      try {
+        const answer = await fetch(forwardTo, {method: 'POST', headers, body, redirect: 'manual', signal: AbortSignal.timeout(FORWARD_TIMEOUT_MS)})
+        await answer.body?.cancel().catch(() => {})
+        // The gateway sees the app's own status, so its retries follow the app's answers.
+        res.writeHead(answer.status).end()
+        onEvent({received, id, type, status: answer.status})
+      } catch (err) {
+        res.writeHead(502).end()
+        onEvent({received, id, type, status: null, error: describe(err)})
+      }
+    })().catch(() => {
+      if (!res.headersSent) res.writeHead(500).end()
+    })
+  })
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => resolve())
+  })
+  const {port} = server.address() as AddressInfo
+  return {
+    url: `http://127.0.0.1:${port}/webhooks`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve())
+        server.closeAllConnections()
+      }),
+  }
+}
+
+/** The line `listen` prints per event: `2026-… checkout.session.completed evt_… → 200`. */
+export function eventLine(e: RelayedEvent): string {
+  return `${e.received} ${e.type ?? '(unknown type)'} ${e.id ?? '(no id)'} → ${e.status ?? `error: ${e.error}`}`
+}
