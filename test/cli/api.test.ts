@@ -5,9 +5,8 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
 import {runCli, type CliResult} from '../helpers/cli.js'
-import {TestGateway} from '../helpers/gateway.js'
+import {TestGateway, type Account} from '../helpers/gateway.js'
 
-type Account = Awaited<ReturnType<TestGateway['account']>>
 
 describe('payapp api', function () {
   this.timeout(60_000)

@@ -9,9 +9,8 @@ import {join} from 'node:path'
 
 import {date} from '../../src/cli/output.js'
 import {runCli, type CliResult} from '../helpers/cli.js'
-import {TestGateway} from '../helpers/gateway.js'
+import {TestGateway, type Account} from '../helpers/gateway.js'
 
-type Account = Awaited<ReturnType<TestGateway['account']>>
 
 /** Table rows as cells (columns are separated by at least two spaces); the header is row 0. */
 const cells = (out: string) => out.trimEnd().split('\n').map((line) => line.split(/\s{2,}/))

@@ -1,8 +1,7 @@
 import {expect} from 'chai'
 
-import {expectError, TestGateway} from '../helpers/gateway.js'
+import {expectError, TestGateway, type Account} from '../helpers/gateway.js'
 
-type Account = Awaited<ReturnType<TestGateway['account']>>
 
 interface Group {
   id: string

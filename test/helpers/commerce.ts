@@ -7,7 +7,8 @@ import {expect} from 'chai'
 
 import type {TestGateway} from './gateway.js'
 
-export type Account = Awaited<ReturnType<TestGateway['account']>>
+export type {Account} from './gateway.js'
+import type {Account} from './gateway.js'
 
 export interface Sellable {
   product: any

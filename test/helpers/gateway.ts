@@ -100,6 +100,9 @@ export class TestGateway {
   }
 }
 
+/** A merchant with an all-scope installation and secret key, as `TestGateway.account()` makes it. */
+export type Account = Awaited<ReturnType<TestGateway['account']>>
+
 /** Asserts the spec's error envelope and returns it. */
 export function expectError(res: HttpResult, status: number, code?: string) {
   const detail = `${res.status} ${res.text}`

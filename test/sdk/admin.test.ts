@@ -7,20 +7,11 @@ import {
   GatewayAdmin,
   InvalidRequestError,
   NotFoundError,
-  PayappError,
   StoreClient,
 } from '../../src/sdk/index.js'
+import {rejection} from '../helpers/sdk.js'
 import {TestGateway} from '../helpers/gateway.js'
 
-async function rejection(promise: Promise<unknown>): Promise<PayappError> {
-  try {
-    await promise
-  } catch (err) {
-    expect(err).to.be.instanceOf(PayappError)
-    return err as PayappError
-  }
-  throw new Error('expected the call to fail')
-}
 
 describe('sdk/GatewayAdmin', function () {
   this.timeout(30_000)

@@ -13,7 +13,6 @@ import {
   InvalidRequestError,
   NotFoundError,
   PagePromise,
-  PayappError,
   PermissionError,
   StoreClient,
   endpoints,
@@ -21,20 +20,12 @@ import {
   type Product,
   type RequestEvent,
 } from '../../src/sdk/index.js'
+import {rejection} from '../helpers/sdk.js'
 import {TestGateway} from '../helpers/gateway.js'
 
 /** Smallest PNG signature plus a few bytes: enough for the upload to be named and typed as an image. */
 const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3, 4])
 
-async function rejection(promise: Promise<unknown>): Promise<PayappError> {
-  try {
-    await promise
-  } catch (err) {
-    expect(err).to.be.instanceOf(PayappError)
-    return err as PayappError
-  }
-  throw new Error('expected the call to fail')
-}
 
 /** Every endpoint id reachable from a client's namespaces. */
 function endpointsOf(tree: object): string[] {
