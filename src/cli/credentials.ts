@@ -58,16 +58,8 @@ function parseAccount(account: string): {profile: string; env: Env; kind: Creden
   return match ? {profile: match[1], env: match[2] as Env, kind: match[3] as CredentialKind} : undefined
 }
 
-/**
- * `app_test_…WXYZ`: the prefix up to the second underscore plus the last 4 characters. The tail is
- * shown only when the rest is long enough that 4 characters reveal little.
- */
-export function mask(secret: string | undefined | null): string {
-  if (!secret) return ''
-  const prefix = /^(?:[A-Za-z]{1,10}_){1,2}/.exec(secret)?.[0] ?? ''
-  const rest = secret.slice(prefix.length)
-  return rest.length >= 12 ? `${prefix}…${rest.slice(-4)}` : `${prefix}…`
-}
+/** The one masking rule (src/sdk/mask.ts), re-exported where the CLI's credential code has always offered it. */
+export {mask} from '../sdk/mask.js'
 
 class KeychainTimeout extends Error {}
 

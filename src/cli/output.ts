@@ -63,33 +63,8 @@ export function table<R>(rows: readonly R[], columns: ReadonlyArray<Column<R> | 
   return [line(headers), ...cells.map(line)].join('\n')
 }
 
-// ISO 4217 exponents differing from 2, for when Intl does not know the code.
-const MINOR_DIGITS: Record<string, number> = {
-  BIF: 0, CLP: 0, DJF: 0, GNF: 0, ISK: 0, JPY: 0, KMF: 0, KRW: 0, PYG: 0, RWF: 0, UGX: 0, VND: 0, VUV: 0, XAF: 0, XOF: 0, XPF: 0,
-  BHD: 3, IQD: 3, JOD: 3, KWD: 3, LYD: 3, OMR: 3, TND: 3,
-}
-
-/** Digits after the decimal point for a currency (ISO 4217 minor unit). */
-export function minorDigits(currency: string): number {
-  const code = currency.toUpperCase()
-  if (code in MINOR_DIGITS) return MINOR_DIGITS[code]
-  try {
-    return new Intl.NumberFormat('en', {style: 'currency', currency: code}).resolvedOptions().maximumFractionDigits ?? 2
-  } catch {
-    return 2
-  }
-}
-
-/** `1000, 'eur'` → `10.00 EUR`; `500, 'jpy'` → `500 JPY`; `1234, 'bhd'` → `1.234 BHD`. Exact: no floating point. */
-export function money(amountMinor: number | bigint, currency: string): string {
-  const digits = minorDigits(currency)
-  const n = BigInt(amountMinor)
-  const negative = n < 0n
-  const abs = (negative ? -n : n).toString().padStart(digits + 1, '0')
-  const whole = abs.slice(0, abs.length - digits).replace(/\B(?=(\d{3})+(?!\d))/g, ',')
-  const fraction = digits > 0 ? '.' + abs.slice(-digits) : ''
-  return `${negative ? '-' : ''}${whole}${fraction} ${currency.toUpperCase()}`
-}
+/** Amounts format through the one currency table (src/sdk/currency.ts) that fees and the hosted page use too. */
+export {minorDigits, money} from '../sdk/currency.js'
 
 /** Unix seconds → `2024-05-01 12:00:00 UTC` (UTC, so output is the same on every machine). */
 export function date(unixSeconds: number | null | undefined): string {

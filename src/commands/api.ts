@@ -3,11 +3,11 @@ import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../cli/base-command.js'
 import {usageError} from '../cli/exit-codes.js'
 import {readData} from '../cli/schema-flags.js'
-import type {Door} from '../sdk/endpoints.js'
 import type {HttpMethod} from '../sdk/transport.js'
 
 const METHODS: readonly HttpMethod[] = ['GET', 'POST', 'PATCH', 'DELETE', 'PUT']
 // The SDK's DOOR_PREFIX, restated so this command loads no schemas (zod) before it runs.
+type Door = 'app' | 'store'
 const PREFIX: Record<Door, string> = {app: '/v1/app', store: '/v1/store'}
 
 /** PATH relative to the API, or absolute under `/v1/app` or `/v1/store` (which then picks the API). */

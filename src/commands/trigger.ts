@@ -23,11 +23,10 @@ export default class Trigger extends BaseCommand<typeof Trigger> {
     const merchant = requireMerchant(flags.merchant)
     const adminKey = await this.requireFlag('admin-key', flags['admin-key'], {envVar: ADMIN_KEY_ENV, secret: true})
     const ctx = await this.context()
-    const secretKey = await this.resolveCredential('secret_key', ctx)
     const store = await this.storeClient()
     const admin = await gatewayAdmin(ctx.baseUrl, adminKey)
 
-    const result = await trigger(args.event as TriggerEvent, {store, admin, merchant, env: ctx.env, baseUrl: ctx.baseUrl, secretKey})
+    const result = await trigger(args.event as TriggerEvent, {store, admin, merchant, env: ctx.env})
     return this.render(result, (r) => {
       for (const step of r.steps) this.log(step)
       this.log(`Events (${r.events.length}):`)

@@ -2,7 +2,7 @@
  * The gateway's HTTP layer on fastify. Cross-cutting rules are declared once here, as hooks and one
  * route runner: request ids and the error envelope on every response, authentication per door, scope
  * and environment checks, rate limits, body and query validation, idempotency, and one transaction per
- * write. Route modules (routes/*.ts) only hold the platform logic of each endpoint in the table.
+ * write. Route modules (routes/*.ts) map each endpoint of the table onto its domain function.
  */
 import {createHash} from 'node:crypto'
 
@@ -13,10 +13,11 @@ import type {z} from 'zod'
 import {DOOR_PREFIX, endpoints, type Door, type EndpointDef, type EndpointId, type Endpoint} from '../sdk/endpoints.js'
 import {MAX_FILE_BYTES} from '../sdk/schemas/catalog.js'
 import {listQuery, type ListQuery} from '../sdk/schemas/common.js'
-import type {Scope} from './db.js'
+import {ADMIN_PREFIX, adminPlugin, type AdminHandlers} from './admin.js'
 import {ApiError, fromZodError, insufficientScope, invalid, methodNotAllowed} from './errors.js'
 import {randomText} from './ids.js'
 import {Idempotency, Platform, type Credential} from './platform.js'
+import type {Kind, Scope} from './storage/documents.js'
 
 // ---------------------------------------------------------------- what route modules see
 
@@ -50,16 +51,30 @@ export class Reply {
   ) {}
 }
 export const created = (body: unknown) => new Reply(201, body)
-/** A list envelope spliced from stored JSON documents, without parsing them. */
-export const rawList = (rows: string[], hasMore: boolean) =>
+/** A list envelope spliced from stored JSON documents (a storage page), without parsing them. */
+export const rawList = ({rows, hasMore}: {rows: string[]; hasMore: boolean}) =>
   new Reply(200, Buffer.from(`{"object":"list","has_more":${hasMore},"data":[${rows.join(',')}]}`), true)
+
+/** The handler of a list endpoint that serves a kind's stored documents as they are, newest first. */
+export const storedList =
+  (kind: Kind) =>
+  ({gw, scope, query}: {gw: Platform; scope: Scope; query: ListQuery}) =>
+    rawList(gw.storage.pageRaw(kind, scope, query))
 
 type BodyOut<Id extends EndpointId> = Endpoint<Id> extends {body: infer B extends z.ZodType} ? z.output<B> : undefined
 type QueryOut<Id extends EndpointId> = (Endpoint<Id> extends {list: true} ? ListQuery : unknown) &
   (Endpoint<Id> extends {query: infer Q} ? (NonNullable<Q> extends z.ZodType ? z.output<NonNullable<Q>> : unknown) : unknown)
 
-export type Handler<Id extends EndpointId> = (ctx: RouteContext<BodyOut<Id>, QueryOut<Id>>) => unknown
+/** A route authorised by a client secret instead of a credential has no credential or scope in its context. */
+type ContextOf<Id extends EndpointId> = Endpoint<Id> extends {clientSecret: string}
+  ? Omit<RouteContext<BodyOut<Id>, QueryOut<Id>>, 'cred' | 'scope'> & {cred?: Credential; scope?: Scope}
+  : RouteContext<BodyOut<Id>, QueryOut<Id>>
+
+export type Handler<Id extends EndpointId> = (ctx: ContextOf<Id>) => unknown
+/** One handler per endpoint of the table: a missing one is a compile error, never a runtime 501. */
 export type Handlers = {[Id in EndpointId]: Handler<Id>}
+/** A route module's part of the table, checked against it (`satisfies HandlersFor`). */
+export type HandlersFor = Partial<Handlers>
 
 // ---------------------------------------------------------------- the app
 
@@ -68,8 +83,9 @@ const ALL_METHODS = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'] as const
 export interface BuildOptions {
   platform: Platform
   adminKey: string
-  handlers: Partial<Handlers>
-  admin?: (app: FastifyInstance, platform: Platform) => void
+  handlers: Handlers
+  adminHandlers: AdminHandlers
+  /** Pages outside the APIs (the hosted checkout page). */
   extra?: (app: FastifyInstance, platform: Platform) => void
   logger?: boolean
 }
@@ -122,12 +138,12 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
 
   const methodsByUrl = new Map<string, Set<string>>()
   for (const [id, def] of Object.entries(endpoints) as [EndpointId, EndpointDef][]) {
-    const handler = opts.handlers[id] as Handler<EndpointId> | undefined
+    const handler = opts.handlers[id] as Handler<EndpointId>
     for (const door of def.doors) {
       const url = DOOR_PREFIX[door] + def.path.replace(/\{(\w+)\}/g, ':$1')
       if (!methodsByUrl.has(url)) methodsByUrl.set(url, new Set())
       methodsByUrl.get(url)!.add(def.method)
-      app.route({method: def.method, url, handler: endpointRunner(platform, id, def, door, handler)})
+      app.route({method: def.method, url, handler: endpointRunner(platform, def, door, handler)})
     }
   }
   for (const [url, methods] of methodsByUrl) {
@@ -142,7 +158,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     })
   }
 
-  opts.admin?.(app, platform)
+  await app.register(adminPlugin(platform, opts.adminKey, opts.adminHandlers), {prefix: ADMIN_PREFIX})
   opts.extra?.(app, platform)
   return app
 }
@@ -183,24 +199,28 @@ function querySchema(def: EndpointDef): z.ZodType | undefined {
   return queryCache.get(def)
 }
 
-function endpointRunner(platform: Platform, id: EndpointId, def: EndpointDef, door: Door, handler: Handler<EndpointId> | undefined) {
+/** A route that takes a client secret in `param` instead of a credential, when no Authorization header is sent. */
+function bySecret(request: FastifyRequest, param: string | undefined): boolean {
+  return param !== undefined && request.headers.authorization === undefined && typeof (request.query as Record<string, unknown>)?.[param] === 'string'
+}
+
+function endpointRunner(platform: Platform, def: EndpointDef, door: Door, handler: Handler<EndpointId>) {
   const isWrite = def.method === 'POST' || def.method === 'PATCH'
   const query = querySchema(def)
   return async function run(request: FastifyRequest, reply: FastifyReply) {
-    const cred = admit(platform, request, door, def)
-    if (!handler) throw new ApiError(501, 'api_error', 'not_implemented', `${id} is not implemented by this gateway yet`)
+    const cred = bySecret(request, def.clientSecret) ? undefined : admit(platform, request, door, def)
 
-    const ctx: RouteContext = {
+    const ctx = {
       gw: platform,
       cred,
-      scope: {merchant: cred.merchant, env: cred.env},
+      scope: cred && {merchant: cred.merchant, env: cred.env},
       door,
       params: request.params as Record<string, string>,
       query: undefined as never,
       body: undefined,
       request,
       requestId: request.id,
-    }
+    } as RouteContext
     if (query) {
       const parsed = query.safeParse(request.query ?? {})
       if (!parsed.success) throw fromZodError(parsed.error, request.query, 'query')
@@ -220,7 +240,7 @@ function endpointRunner(platform: Platform, id: EndpointId, def: EndpointDef, do
 
     if (def.multipart) ctx.upload = await readUpload(request)
 
-    if (!isWrite) return send(reply, runInTransaction(platform, handler, ctx, def))
+    if (!isWrite || !cred) return send(reply, runInTransaction(platform, handler, ctx, def))
     const fingerprintBody = ctx.upload ? uploadFingerprint(ctx.upload) : JSON.stringify(request.body ?? {})
     return sendIdempotent(platform, request, reply, cred, fingerprintBody, (onCommit) => runInTransaction(platform, handler, ctx, def, onCommit))
   }
@@ -232,7 +252,7 @@ function endpointRunner(platform: Platform, id: EndpointId, def: EndpointDef, do
  */
 export function admit(platform: Platform, request: FastifyRequest, door: Door, rule: Pick<EndpointDef, 'scope' | 'bucket' | 'env'>): Credential {
   const cred = platform.credentials.authenticate(request.headers.authorization, door)
-  if (door === 'store' && request.headers.origin !== undefined) {
+  if (door !== 'app' && request.headers.origin !== undefined) {
     throw new ApiError(403, 'permission_error', 'origin_forbidden', 'Secret keys are server-side only: requests with a browser Origin header are rejected')
   }
   if (!cred.scopes.has(rule.scope)) throw insufficientScope(rule.scope)

@@ -8,29 +8,12 @@ import {createHash} from 'node:crypto'
 import type {Door, Bucket} from '../sdk/endpoints.js'
 import type {Scope as ScopeName} from '../sdk/schemas/common.js'
 import {Clock} from './clock.js'
-import {Storage, type Env, type Scope} from './db.js'
 import {ApiError, conflict, invalid, unauthenticated} from './errors.js'
 import {newId, randomText} from './ids.js'
+import type {Env, EventDoc, Kind, MerchantDoc, Scope} from './storage/documents.js'
+import {SqliteStorage} from './storage/sqlite.js'
+import type {Storage} from './storage/storage.js'
 import {Webhooks} from './webhooks.js'
-
-export interface MerchantDoc {
-  id: string
-  object: 'merchant'
-  company: string
-  country: string
-  vat_number: string | null
-  status: 'active' | 'restricted' | 'pending'
-  created: number
-  store: {
-    id: string
-    slug: string
-    display_name: string
-    status: 'draft' | 'live' | 'paused'
-    approval: 'pending' | 'approved' | 'rejected'
-    logo_url: string | null
-    cover_url: string | null
-  }
-}
 
 export interface Credential {
   id: string
@@ -60,26 +43,20 @@ export class Credentials {
     const token = `${kind === 'installation' ? 'app' : 'sk'}_${env}_${randomText(32)}`
     const id = newId(kind === 'installation' ? 'inst' : 'key', 16)
     const hint = token.slice(-4)
-    this.storage.db
-      .prepare(
-        'INSERT INTO credentials (id, token_hash, kind, merchant, env, scopes, hint, app_name, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
-      )
-      .run(id, sha256(token), kind, merchant, env, JSON.stringify([...new Set(scopes)]), hint, appName ?? null, this.clock.now())
+    this.storage.credentials.insert({id, tokenHash: sha256(token), kind, merchant, env, scopes: [...new Set(scopes)], hint, appName: appName ?? null, created: this.clock.now()})
     this.cache.delete(token)
     return {id, token}
   }
 
   revoke(id: string, kind: Credential['kind']): boolean {
-    const changes = this.storage.db
-      .prepare('UPDATE credentials SET revoked = ? WHERE id = ? AND kind = ? AND revoked IS NULL')
-      .run(this.clock.now(), id, kind).changes
+    const revoked = this.storage.credentials.revoke(id, kind, this.clock.now())
     // A revoked token must fail on its very next request, so forget every cached answer.
     this.cache.clear()
-    return changes > 0
+    return revoked
   }
 
   /** The credential behind an `Authorization` header for a door, or a 401 that says why. */
-  authenticate(header: string | undefined, door: Door | 'merchant'): Credential {
+  authenticate(header: string | undefined, door: Door): Credential {
     if (!header) throw unauthenticated('No credential: send Authorization: Bearer <token>', 'missing_credential')
     const match = /^Bearer ([^\s]+)$/.exec(header)
     if (!match) throw unauthenticated('Malformed Authorization header: expected "Bearer <token>"', 'invalid_authorization_header')
@@ -102,15 +79,11 @@ export class Credentials {
   }
 
   private load(token: string): Credential | null {
-    const row = this.storage.db
-      .prepare<[string], {id: string; kind: Credential['kind']; merchant: string; env: Env; scopes: string; hint: string}>(
-        'SELECT id, kind, merchant, env, scopes, hint FROM credentials WHERE token_hash = ? AND revoked IS NULL',
-      )
-      .get(sha256(token))
+    const row = this.storage.credentials.byTokenHash(sha256(token))
     if (!row) return null
     // A token whose prefix names another environment than it was issued for is malformed: wrong mode.
     if (!token.includes(`_${row.env}_`)) return null
-    return {id: row.id, kind: row.kind, merchant: row.merchant, env: row.env, scopes: new Set(JSON.parse(row.scopes) as string[]), hint: row.hint}
+    return {...row, scopes: new Set(row.scopes)}
   }
 }
 
@@ -153,27 +126,12 @@ export const IDEMPOTENCY_RETENTION_SECONDS = 24 * 3600
 export type IdempotencyStart = {kind: 'replay'; status: number; body: string} | {kind: 'started'}
 
 export class Idempotency {
-  private readonly stmts
   private lastPrune = 0
 
   constructor(
     private readonly storage: Storage,
     private readonly clock: Clock,
-  ) {
-    const db = storage.db
-    this.stmts = {
-      read: db.prepare<[string, string], {fingerprint: string; state: string; status: number | null; body: string | null; created: number}>(
-        'SELECT fingerprint, state, status, body, created FROM idempotency WHERE credential = ? AND key = ?',
-      ),
-      claim: db.prepare(
-        `INSERT INTO idempotency (credential, key, fingerprint, state, created) VALUES (?, ?, ?, 'in_flight', ?)
-         ON CONFLICT(credential, key) DO UPDATE SET fingerprint = excluded.fingerprint, state = 'in_flight', status = NULL, body = NULL, created = excluded.created`,
-      ),
-      finish: db.prepare(`UPDATE idempotency SET state = 'done', status = ?, body = ? WHERE credential = ? AND key = ?`),
-      release: db.prepare('DELETE FROM idempotency WHERE credential = ? AND key = ?'),
-      prune: db.prepare('DELETE FROM idempotency WHERE created <= ?'),
-    }
-  }
+  ) {}
 
   /** Validates the header value: 1 to 255 printable ASCII characters. */
   static checkKey(key: string): void {
@@ -197,7 +155,7 @@ export class Idempotency {
       this.prune()
       this.lastPrune = now
     }
-    const row = this.stmts.read.get(credential, key)
+    const row = this.storage.idempotency.read(credential, key)
     if (row && row.created + IDEMPOTENCY_RETENTION_SECONDS > now) {
       if (row.fingerprint !== fingerprint) {
         throw conflict(
@@ -212,32 +170,23 @@ export class Idempotency {
       }
       return {kind: 'replay', status: row.status!, body: row.body!}
     }
-    this.stmts.claim.run(credential, key, fingerprint, now)
+    this.storage.idempotency.claim(credential, key, fingerprint, now)
     return {kind: 'started'}
   }
 
   /** Stores the response to replay; called inside the route's transaction for a success. */
   finish(credential: string, key: string, status: number, body: string): void {
-    this.stmts.finish.run(status, body, credential, key)
+    this.storage.idempotency.finish(credential, key, status, body)
   }
 
   /** Frees a key whose request failed in a way a retry may fix (5xx, 429). */
   release(credential: string, key: string): void {
-    this.stmts.release.run(credential, key)
+    this.storage.idempotency.release(credential, key)
   }
 
   prune(): void {
-    this.stmts.prune.run(this.clock.now() - IDEMPOTENCY_RETENTION_SECONDS)
+    this.storage.idempotency.prune(this.clock.now() - IDEMPOTENCY_RETENTION_SECONDS)
   }
-}
-
-export interface EventDoc {
-  id: string
-  object: 'event'
-  type: string
-  livemode: boolean
-  created: number
-  data: {object: unknown}
 }
 
 export interface PlatformOptions {
@@ -258,17 +207,13 @@ export class Platform {
   baseUrl: string
 
   constructor(opts: PlatformOptions) {
-    this.storage = new Storage(opts.db)
+    this.storage = new SqliteStorage(opts.db)
     this.clock = new Clock(Number(this.storage.meta('clock_offset') ?? 0))
     this.credentials = new Credentials(this.storage, this.clock)
     this.rateLimiter = new RateLimiter(this.clock, opts.rateLimit)
     this.idempotency = new Idempotency(this.storage, this.clock)
     this.webhooks = new Webhooks(this.storage, () => this.now())
     this.baseUrl = opts.baseUrl ?? 'http://127.0.0.1'
-    this.merchantStmts = {
-      get: this.storage.db.prepare<[string], {data: string}>('SELECT data FROM merchants WHERE id = ?'),
-      save: this.storage.db.prepare('INSERT INTO merchants (id, created, data) VALUES (?, ?, ?) ON CONFLICT(id) DO UPDATE SET data = excluded.data'),
-    }
   }
 
   private readonly readCache = new Map<string, {generation: string; value: unknown}>()
@@ -277,7 +222,7 @@ export class Platform {
    * A read served from memory while no document of the kinds it depends on has been written since it
    * was computed. Only for reads that depend on stored documents alone, not on the clock.
    */
-  cachedRead<T>(key: string, kinds: readonly string[], compute: () => T): T {
+  cachedRead<T>(key: string, kinds: readonly Kind[], compute: () => T): T {
     const generation = this.storage.generation(kinds)
     const hit = this.readCache.get(key)
     if (hit && hit.generation === generation) return hit.value as T
@@ -297,15 +242,8 @@ export class Platform {
     return this.clock.now()
   }
 
-  private readonly merchantStmts
-
   merchant(id: string): MerchantDoc | undefined {
-    const row = this.merchantStmts.get.get(id)
-    return row ? (JSON.parse(row.data) as MerchantDoc) : undefined
-  }
-
-  saveMerchant(doc: MerchantDoc): void {
-    this.merchantStmts.save.run(doc.id, doc.created, JSON.stringify(doc))
+    return this.storage.merchant(id)
   }
 
   /**

@@ -6,12 +6,12 @@ import {join} from 'node:path'
 
 import type {FastifyInstance} from 'fastify'
 
-import {registerAdmin} from './admin.js'
 import {buildApp} from './app.js'
 import {randomText} from './ids.js'
 import {Platform} from './platform.js'
-import {adminRoutes, extraRoutes, handlers} from './routes/index.js'
-import {seedDemo, type SeedResult} from './seed.js'
+import {registerHostedCheckout} from './routes/hosted-checkout.js'
+import {adminHandlers, handlers} from './routes/index.js'
+import {seedDemo, type SeedResult} from './seeds/index.js'
 
 export interface GatewayOptions {
   host?: string
@@ -51,11 +51,9 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<RunningGa
     platform,
     adminKey,
     handlers,
+    adminHandlers,
     logger: opts.logger,
-    admin: (fastify, p) => registerAdmin(fastify, p, adminKey, adminRoutes),
-    extra: (fastify, p) => {
-      for (const register of extraRoutes) register(fastify, p)
-    },
+    extra: registerHostedCheckout,
   })
   const address = await app.listen({host: opts.host ?? '127.0.0.1', port: opts.port ?? 4242})
   const url = address.replace('://[::1]', '://localhost')

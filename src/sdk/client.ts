@@ -6,14 +6,17 @@
  */
 import type {z} from 'zod'
 
-import {DOOR_PREFIX, endpoints, type BodyOf, type Door, type Endpoint, type EndpointDef, type EndpointId, type ResultOf} from './endpoints.js'
-import {InvalidRequestError, ResponseValidationError} from './errors.js'
-import {PagePromise, type Page, type PageParams} from './pagination.js'
-import {parseResponse} from './parse.js'
+import {DOOR_PREFIX, endpoints, type Door, type Endpoint, type EndpointDef, type EndpointId, type ResultOf} from './endpoints.js'
+import {InvalidRequestError} from './errors.js'
+import {PagePromise, type PageParams} from './pagination.js'
+import {parsePage, parseResponse} from './parse.js'
 import {path as encodePath} from './path.js'
 import {catalogResources} from './resources/catalog.js'
 import {commerceResources} from './resources/commerce.js'
 import {Transport, type RequestEvent, type RequestOptions as TransportRequest, type ResponseEvent} from './transport.js'
+import type {CallArgs, CallResult, DefineMethod, EndpointIdFor} from './types.js'
+
+export type {BoundCall, CallArgs, CallResult, DefineMethod, EndpointIdFor, ListParams, Method, QueryOf, RequestOptions} from './types.js'
 
 // ---------------------------------------------------------------- options
 
@@ -45,55 +48,6 @@ export interface StoreClientOptions extends ClientOptions {
   /** A secret key (`sk_live_…` / `sk_test_…`); server-side only. */
   secretKey: string
 }
-
-/** Per-call options; every namespace method takes them last. */
-export interface RequestOptions {
-  /** Sent as `Idempotency-Key` on POST and PATCH; a repeat returns the original result. Default: a fresh UUID per call. */
-  idempotencyKey?: string
-  timeout?: number
-  maxRetries?: number
-  signal?: AbortSignal
-  headers?: Record<string, string>
-}
-
-// ---------------------------------------------------------------- types derived from the table
-
-/** Endpoint ids served under a door. */
-export type EndpointIdFor<D extends Door> = {[Id in EndpointId]: D extends Endpoint<Id>['doors'][number] ? Id : never}[EndpointId]
-
-type QuerySchemaOf<Id extends EndpointId> = Endpoint<Id> extends {query?: infer Q} ? (NonNullable<Q> extends z.ZodType ? Partial<z.output<NonNullable<Q>>> : unknown) : unknown
-
-/** `{limit, offset}` plus the endpoint's own filters (e.g. payments `status`). */
-export type ListParams<Id extends EndpointId> = PageParams & QuerySchemaOf<Id>
-
-export type QueryOf<Id extends EndpointId> = Endpoint<Id> extends {list: true}
-  ? ListParams<Id>
-  : NonNullable<Endpoint<Id> extends {query?: infer Q} ? Q : undefined> extends z.ZodType
-    ? QuerySchemaOf<Id>
-    : never
-
-export interface CallArgs<Id extends EndpointId> extends RequestOptions {
-  /** Values for the path's `{name}` parameters. */
-  params?: Record<string, string | number>
-  body?: BodyOf<Id>
-  query?: QueryOf<Id>
-  /** Multipart body, for uploads. */
-  form?: FormData
-}
-
-/** A list endpoint answers with a PagePromise of its items; any other with a promise of its object. */
-export type CallResult<Id extends EndpointId> = Endpoint<Id> extends {list: true} ? PagePromise<ResultOf<Id>> : Promise<ResultOf<Id>>
-
-/** `call` with the endpoint already chosen: what a namespace method wraps. */
-export type BoundCall<Id extends EndpointId> = (args?: CallArgs<Id>) => CallResult<Id>
-
-/** A namespace method, tagged with the endpoint it calls so clients can keep only their door's. */
-export type Method<Id extends EndpointId, F> = F & {readonly endpoint: Id}
-
-export type DefineMethod = <Id extends EndpointId, F extends (...args: never[]) => unknown>(
-  id: Id,
-  make: (call: BoundCall<Id>) => F,
-) => Method<Id, F>
 
 /** The namespace tree with only the methods of door D, and no namespace left empty. */
 export type NamespacesFor<T, D extends Door> = {
@@ -139,19 +93,6 @@ function toQuery(query: object | undefined): Record<string, string | number | bo
     out[name] = value as string | number | boolean
   }
   return out
-}
-
-function parsePage<T>(item: z.ZodType, data: unknown, id: string): Page<T> {
-  const envelope = data as Partial<Page<unknown>> | undefined
-  if (!envelope || typeof envelope !== 'object' || typeof envelope.has_more !== 'boolean' || !Array.isArray(envelope.data)) {
-    throw new ResponseValidationError({
-      message: `Unexpected ${id} response from the API: not a list envelope {object: 'list', has_more, data}`,
-      code: 'response_validation_failed',
-      type: 'response_validation_error',
-      raw: data,
-    })
-  }
-  return {...(envelope as Page<unknown>), data: envelope.data.map((row, i) => parseResponse(item, row, `${id}.data[${i}]`) as T)}
 }
 
 /** The one function every namespace method runs through. */

@@ -1,7 +1,8 @@
 /**
- * Every endpoint of the App API (`/v1/app`) and the store API (`/v1/store`), written once.
- * The gateway registers a handler per entry and derives scope checks, rate-limit buckets and 405s from
- * it; the SDK's namespaces call through it; the CLI's commands and the scope-matrix test iterate it.
+ * Every endpoint of the App API (`/v1/app`), the store API (`/v1/store`) and the merchant API (`/v1`),
+ * written once. The gateway registers a handler per entry and derives scope checks, rate-limit buckets
+ * and 405s from it; the SDK's namespaces call through it; the CLI's commands and the scope-matrix test
+ * iterate it. The gateway's admin API has its own table in admin-endpoints.ts.
  */
 import {z} from 'zod'
 
@@ -9,8 +10,11 @@ import * as catalog from './schemas/catalog.js'
 import * as commerce from './schemas/commerce.js'
 import {deleted, listQuery, type Scope} from './schemas/common.js'
 
-/** Which API an endpoint is served under: the App API (installation token) or the store API (secret key). */
-export type Door = 'app' | 'store'
+/**
+ * Which API an endpoint is served under: the App API (installation token), the store API or the
+ * merchant API (both secret keys).
+ */
+export type Door = 'app' | 'store' | 'merchant'
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE'
 /** The spec's rate-limit buckets. */
 export type Bucket = 'read' | 'write' | 'checkout'
@@ -32,10 +36,16 @@ export interface EndpointDef {
   multipart?: boolean
   /** Only installations or keys of this environment may call it. */
   env?: 'live' | 'test'
+  /**
+   * Without an Authorization header, this query parameter (a checkout session's client secret) may
+   * authorise the call instead: the hosted checkout page reads its own session with it.
+   */
+  clientSecret?: string
 }
 
 const both = ['app', 'store'] as const
 const app = ['app'] as const
+const merchant = ['merchant'] as const
 
 function get<R extends z.ZodType, const D extends readonly Door[] = typeof both>(path: string, scope: Scope, response: R, summary: string, doors: D = both as unknown as D) {
   return {method: 'GET', path, scope, doors, bucket: 'read', response, summary} as const
@@ -130,13 +140,21 @@ export const endpoints = {
     ...write('POST', '/subscription_links/{id}/archive', 'subscriptions:write', undefined, commerce.subscriptionLink, 'Archive a subscription link', app),
     env: 'live',
   },
+
+  // ---- merchant API (`/v1`, secret key)
+  'checkoutSessions.retrieve': {
+    ...get('/checkout/sessions/{id}', 'checkout:write', commerce.checkoutSession, 'A checkout session (with ?cs=<client_secret> and no key: the open session, without its secret)', merchant),
+    query: commerce.checkoutSessionRetrieveQuery,
+    clientSecret: 'cs',
+  },
+  'checkoutSessions.expire': write('POST', '/checkout/sessions/{id}/expire', 'checkout:write', undefined, commerce.sessionExpired, 'Expire an open checkout session now', merchant),
 } as const satisfies Record<string, EndpointDef>
 
 export type EndpointId = keyof typeof endpoints
 export type Endpoint<Id extends EndpointId> = (typeof endpoints)[Id]
 
 /** Base path of each door, relative to `{base_url}`. */
-export const DOOR_PREFIX: Record<Door, string> = {app: '/v1/app', store: '/v1/store'}
+export const DOOR_PREFIX: Record<Door, string> = {app: '/v1/app', store: '/v1/store', merchant: '/v1'}
 
 /** Names of the `{param}`s in a path, in order. */
 export function pathParams(path: string): string[] {

@@ -52,6 +52,7 @@ export {
 
 export {
   verifyWebhook,
+  matchesEventType,
   signWebhookPayload,
   computeSignature,
   SIGNATURE_HEADER,
@@ -64,6 +65,7 @@ export {PagePromise, type Page, type PageParams} from './pagination.js'
 export {path} from './path.js'
 export {SDK_VERSION, type RequestEvent, type ResponseEvent} from './transport.js'
 
+export {adminEndpoints, ADMIN_PREFIX, type AdminEndpointId, type AdminEndpointDef} from './admin-endpoints.js'
 export {endpoints, DOOR_PREFIX, type EndpointId, type Endpoint, type EndpointDef, type Door, type BodyOf, type ResultOf} from './endpoints.js'
 export * as schemas from './schemas/index.js'
 

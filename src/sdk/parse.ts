@@ -5,6 +5,7 @@
 import type {z} from 'zod'
 
 import {ResponseValidationError} from './errors.js'
+import type {Page} from './pagination.js'
 
 type Issue = z.core.$ZodIssue
 type PathKey = PropertyKey
@@ -83,4 +84,18 @@ export function parseResponse<S extends z.ZodType>(schema: S, data: unknown, wha
     raw: data,
     cause: result.error,
   })
+}
+
+/** A list envelope `{object: 'list', has_more, data}` with each item parsed by `item`. */
+export function parsePage<T>(item: z.ZodType, data: unknown, id: string): Page<T> {
+  const envelope = data as Partial<Page<unknown>> | undefined
+  if (!envelope || typeof envelope !== 'object' || typeof envelope.has_more !== 'boolean' || !Array.isArray(envelope.data)) {
+    throw new ResponseValidationError({
+      message: `Unexpected ${id} response from the API: not a list envelope {object: 'list', has_more, data}`,
+      code: 'response_validation_failed',
+      type: 'response_validation_error',
+      raw: data,
+    })
+  }
+  return {...(envelope as Page<unknown>), data: envelope.data.map((row, i) => parseResponse(item, row, `${id}.data[${i}]`) as T)}
 }

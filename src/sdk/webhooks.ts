@@ -138,3 +138,11 @@ export function verifyWebhook(
   }
   return event as WebhookEvent
 }
+
+/**
+ * Whether an endpoint's event pattern selects an event type: `*` takes every type, `checkout.session.*`
+ * every type under that prefix, anything else one type. The gateway selects deliveries with it.
+ */
+export function matchesEventType(pattern: string, type: string): boolean {
+  return pattern === type || (pattern.endsWith('*') && type.startsWith(pattern.slice(0, -1)))
+}

@@ -1,6 +1,6 @@
 import {expect} from 'chai'
 
-import {insertPayment, type SamplePayment} from '../../src/gateway/account-seed.js'
+import {recordPayment as insertPayment, type PaymentFields as SamplePayment} from '../../src/gateway/domain/payments.js'
 import {expectError, TestGateway} from '../helpers/gateway.js'
 
 const DAY = 86_400

@@ -1,6 +1,6 @@
 import {expect} from 'chai'
 
-import {DOOR_PREFIX, endpoints, pathParams, type EndpointDef} from '../../src/sdk/endpoints.js'
+import {DOOR_PREFIX, endpoints, pathParams, type Door, type EndpointDef} from '../../src/sdk/endpoints.js'
 import {expectError, TestGateway} from '../helpers/gateway.js'
 
 /**
@@ -29,7 +29,7 @@ describe('gateway: malformed input never yields a 5xx', function () {
   /** Every value a field may wrongly receive. */
   const WRONG_VALUES: unknown[] = [null, true, -1, 1.5, 1e308, '', 'x'.repeat(10_000), [], [null], {}, {nested: {deep: [1]}}, '__proto__', '\u0000\ud800']
 
-  async function send(def: EndpointDef, door: 'app' | 'store', opts: {path?: string; raw?: string; body?: unknown; contentType?: string}) {
+  async function send(def: EndpointDef, door: Door, opts: {path?: string; raw?: string; body?: unknown; contentType?: string}) {
     const params = Object.fromEntries(pathParams(def.path).map((p) => [p, p === 'id' && def.path.startsWith('/products') ? productId : 'nope']))
     const path = opts.path ?? def.path.replace(/\{(\w+)\}/g, (_, name: string) => params[name])
     // Live-only routes get a live credential, so their bodies are validated, not refused up front.

@@ -6,9 +6,10 @@
 import {createServer, type IncomingMessage, type Server} from 'node:http'
 import type {AddressInfo} from 'node:net'
 
+import {SIGNATURE_HEADER} from '../../sdk/webhooks.js'
+
 /** Below the gateway's 15 s delivery timeout, so a slow app is reported here rather than there. */
 const FORWARD_TIMEOUT_MS = 10_000
-const SIGNATURE_HEADER = 'service-signature'
 export const WEBHOOK_SECRET_ENV = 'PAYAPP_WEBHOOK_SECRET'
 
 /** One delivery as relayed: what the gateway sent and what the app answered. */
@@ -57,7 +58,7 @@ export async function startRelay(forwardTo: string, onEvent: (event: RelayedEven
         // Not JSON: still forwarded untouched; the app decides what it is.
       }
       const headers: Record<string, string> = {'content-type': req.headers['content-type'] ?? 'application/json'}
-      const signature = req.headers[SIGNATURE_HEADER]
+      const signature = req.headers[SIGNATURE_HEADER.toLowerCase()]
       if (typeof signature === 'string') headers[SIGNATURE_HEADER] = signature
       if (typeof req.headers['user-agent'] === 'string') headers['user-agent'] = req.headers['user-agent']
       const received = new Date().toISOString()

@@ -17,8 +17,6 @@ export interface TriggerDeps {
   admin: GatewayAdmin
   merchant: string
   env: 'live' | 'test'
-  baseUrl: string
-  secretKey: string
 }
 
 export interface TriggerResult {
@@ -54,11 +52,7 @@ export async function trigger(event: TriggerEvent, deps: TriggerDeps): Promise<T
   const checkout = await deps.store.checkouts.create({product_id: product})
   steps.push(`Created checkout session ${checkout.session_id}`)
   if (event === 'checkout.session.expired') {
-    const res = await fetch(`${deps.baseUrl.replace(/\/+$/, '')}/v1/checkout/sessions/${encodeURIComponent(checkout.session_id)}/expire`, {
-      method: 'POST',
-      headers: {authorization: `Bearer ${deps.secretKey}`},
-    })
-    if (!res.ok) throw new Error(`Expiring ${checkout.session_id} failed: HTTP ${res.status} ${await res.text()}`)
+    await deps.admin.checkouts.expire(checkout.session_id)
     steps.push(`Expired checkout session ${checkout.session_id}`)
   } else {
     const outcome = event === 'payment_intent.payment_failed' ? 'declined' : 'paid'

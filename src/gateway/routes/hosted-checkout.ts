@@ -6,20 +6,17 @@
  */
 import type {FastifyInstance, FastifyReply, FastifyRequest} from 'fastify'
 
-import {clientSecretMatches, completeSession, findAnywhere, sweepExpired, type SessionDoc} from '../checkout.js'
+import {displayMoney as money} from '../../sdk/currency.js'
+import {completeSession, sessionForClientSecret} from '../domain/checkout.js'
 import {ApiError} from '../errors.js'
 import type {Platform} from '../platform.js'
+import type {Scope, SessionDoc} from '../storage/documents.js'
 
 /** A form or query field as text; a JSON body or a repeated query key may carry anything else. */
 const text = (v: unknown) => (typeof v === 'string' ? v : '')
 
 const esc = (s: unknown) =>
   String(s ?? '').replace(/[&<>"']/g, (c) => ({'&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;'})[c]!)
-
-function money(minor: number, currency: string): string {
-  const format = new Intl.NumberFormat('en', {style: 'currency', currency: currency.toUpperCase()})
-  return format.format(minor / 10 ** (format.resolvedOptions().maximumFractionDigits ?? 2))
-}
 
 function page(title: string, body: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
@@ -33,16 +30,13 @@ button.pay{background:#1a1a1a;color:#fff}label{display:block;margin:.5rem 0}inpu
 }
 
 /** The session a (session id, client secret) pair opens, or why it does not. */
-function loadSession(platform: Platform, request: FastifyRequest): {scope: Parameters<typeof sweepExpired>[1]; session: SessionDoc} {
+function loadSession(platform: Platform, request: FastifyRequest): {scope: Scope; session: SessionDoc} {
   const {id} = request.params as {id: string}
-  const cs = text((request.query as {cs?: unknown}).cs)
-  const found = findAnywhere<SessionDoc>(platform, 'checkout_session', id)
-  if (!found || !cs || !clientSecretMatches(found.doc, cs)) throw new ApiError(404, 'not_found', 'resource_missing', 'No such checkout session')
-  sweepExpired(platform, found.scope)
-  const session = platform.storage.get<SessionDoc>('checkout_session', found.scope, id)!
+  const found = sessionForClientSecret(platform, id, text((request.query as {cs?: unknown}).cs))
+  if (found.state === 'unknown') throw new ApiError(404, 'not_found', 'resource_missing', 'No such checkout session')
   // The secret dies with the open state (spec): a finished session cannot be loaded again.
-  if (session.status !== 'open') throw new ApiError(410, 'invalid_state', 'session_expired', 'This checkout is no longer open')
-  return {scope: found.scope, session}
+  if (found.state === 'ended') throw new ApiError(410, 'invalid_state', 'session_expired', 'This checkout is no longer open')
+  return found
 }
 
 function sendPage(reply: FastifyReply, status: number, html: string) {

@@ -3,7 +3,7 @@
  * groups, option values, variants and files. Each method only names its endpoint and maps its
  * arguments onto `call`; the path, method, scope and schemas come from the endpoint table.
  */
-import type {ListParams, DefineMethod, RequestOptions} from '../client.js'
+import type {ListParams, DefineMethod, RequestOptions} from '../types.js'
 import type {BodyOf} from '../endpoints.js'
 import {uploadForm, type UploadInput, type UploadMeta} from './upload.js'
 

@@ -2,7 +2,7 @@
  * Commerce namespaces: orders, store checkouts, and the App API's account reads (merchant, payments,
  * refunds, disputes, payouts, balance, invoices, subscriptions, analytics, subscription links).
  */
-import type {ListParams, DefineMethod, QueryOf, RequestOptions} from '../client.js'
+import type {ListParams, DefineMethod, QueryOf, RequestOptions} from '../types.js'
 import type {BodyOf} from '../endpoints.js'
 
 export function commerceResources(define: DefineMethod) {

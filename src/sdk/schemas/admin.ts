@@ -4,7 +4,11 @@
  */
 import {z} from 'zod'
 
-import {amount, currency, environment, scope} from './common.js'
+import {store} from './catalog.js'
+import {checkoutSession, dispute, order, payment, sandboxRefund} from './commerce.js'
+import {amount, currency, environment, scope, timestamp} from './common.js'
+
+// ---------------------------------------------------------------- request bodies and queries
 
 export const adminMerchantCreate = z.strictObject({
   company: z.string().trim().min(1).max(200).optional(),
@@ -20,6 +24,7 @@ export const adminMerchantCreate = z.strictObject({
     .optional(),
 })
 export type AdminMerchantCreate = z.input<typeof adminMerchantCreate>
+export type AdminMerchantCreateOut = z.output<typeof adminMerchantCreate>
 
 export const adminInstallationCreate = z.strictObject({
   merchant: z.string().min(1),
@@ -28,6 +33,7 @@ export const adminInstallationCreate = z.strictObject({
   app_name: z.string().max(120).optional(),
 })
 export type AdminInstallationCreate = z.input<typeof adminInstallationCreate>
+export type AdminInstallationCreateOut = z.output<typeof adminInstallationCreate>
 
 export const adminKeyCreate = z.strictObject({
   merchant: z.string().min(1),
@@ -35,6 +41,7 @@ export const adminKeyCreate = z.strictObject({
   scopes: z.array(scope).default([]),
 })
 export type AdminKeyCreate = z.input<typeof adminKeyCreate>
+export type AdminKeyCreateOut = z.output<typeof adminKeyCreate>
 
 export const adminClockAdvance = z.strictObject({
   advance_seconds: z.number().int().min(0).max(10 * 365 * 86400),
@@ -93,17 +100,6 @@ export const adminSubscriptionCancel = z.strictObject({
   at_period_end: z.boolean().default(true),
 })
 
-export const adminInstallation = z.looseObject({
-  id: z.string(),
-  object: z.literal('installation'),
-  token: z.string(),
-  merchant: z.string(),
-  store: z.string(),
-  env: environment,
-  scopes: z.array(z.string()),
-})
-export type AdminInstallation = z.infer<typeof adminInstallation>
-
 /** An event type, `*` (every type), or a prefix pattern such as `checkout.session.*`. */
 export const webhookEventPattern = z.string().regex(/^(\*|[a-z0-9_]+(\.[a-z0-9_]+)*(\.\*)?)$/, 'an event type, a prefix pattern ending in .*, or *')
 
@@ -115,3 +111,116 @@ export const adminWebhookEndpointCreate = z.strictObject({
   secret: z.string().min(8).max(200).optional(),
 })
 export type AdminWebhookEndpointCreate = z.input<typeof adminWebhookEndpointCreate>
+
+/** Admin queries are lenient, like the platform's: an unknown env means test, a bad limit the default. */
+export const adminEventsQuery = z.object({
+  merchant: z.string().describe('Merchant id (mch_…)'),
+  env: z
+    .string()
+    .optional()
+    .transform((v): 'live' | 'test' => (v === 'live' ? 'live' : 'test'))
+    .describe('live or test (default)'),
+  type: z.string().optional().describe('An event type, or a prefix ending in * such as checkout.session.*'),
+  limit: z
+    .union([z.number(), z.string()])
+    .optional()
+    .transform((v) => Math.min(Math.max(Number(v ?? 100) || 100, 1), 1000))
+    .describe('Default 100, at most 1000'),
+})
+export type AdminEventsQuery = z.input<typeof adminEventsQuery>
+
+export const adminMerchantQuery = z.object({merchant: z.string().describe('Merchant id (mch_…)')})
+
+// ---------------------------------------------------------------- responses
+
+export const adminMerchant = z.looseObject({
+  id: z.string(),
+  object: z.literal('merchant'),
+  company: z.string(),
+  country: z.string(),
+  vat_number: z.string().nullable(),
+  status: z.string(),
+  created: timestamp,
+  store,
+})
+export type AdminMerchant = z.output<typeof adminMerchant>
+
+export const adminInstallation = z.looseObject({
+  id: z.string(),
+  object: z.literal('installation'),
+  /** The installation's access token: pass it to `new AppClient({token})`. */
+  token: z.string(),
+  merchant: z.string(),
+  store: z.string(),
+  env: environment,
+  scopes: z.array(scope),
+})
+export type AdminInstallation = z.output<typeof adminInstallation>
+
+export const adminSecretKey = z.looseObject({
+  id: z.string(),
+  object: z.literal('secret_key'),
+  /** Pass it to `new StoreClient({secretKey})`. */
+  secret_key: z.string(),
+  merchant: z.string(),
+  mode: environment,
+  scopes: z.array(scope),
+})
+export type AdminSecretKey = z.output<typeof adminSecretKey>
+
+export const adminRevoked = z.looseObject({id: z.string(), object: z.string(), revoked: z.literal(true)})
+export type AdminRevoked = z.output<typeof adminRevoked>
+
+export const adminClock = z.looseObject({
+  object: z.literal('clock'),
+  /** The gateway's current time, Unix seconds. */
+  now: timestamp,
+  offset_seconds: z.number(),
+})
+export type AdminClock = z.output<typeof adminClock>
+
+export const adminSandboxResetResult = z.looseObject({object: z.literal('sandbox_reset'), merchant: z.string(), deleted_objects: z.number()})
+export type AdminSandboxReset = z.output<typeof adminSandboxResetResult>
+
+/** What a simulated buyer's payment attempt produced; `order` is set for paid store sessions. */
+export const adminCheckoutCompletion = z.looseObject({session: checkoutSession, payment, order: order.nullable()})
+export type AdminCheckoutCompletion = z.output<typeof adminCheckoutCompletion>
+
+export const adminRefundResult = z.looseObject({refund: sandboxRefund, payment, order: order.nullable()})
+export type AdminRefundResult = z.output<typeof adminRefundResult>
+
+export const adminDisputeResult = z.looseObject({dispute, payment})
+export type AdminDisputeResult = z.output<typeof adminDisputeResult>
+
+export const adminWebhookEndpoint = z.looseObject({
+  id: z.string(),
+  object: z.literal('webhook_endpoint'),
+  merchant: z.string(),
+  env: environment,
+  url: z.string(),
+  /** Event types, `prefix.*` patterns, or `*`. */
+  events: z.array(z.string()),
+  /** The signing secret: in full when created, masked in lists. */
+  secret: z.string(),
+  created: timestamp,
+})
+export type AdminWebhookEndpoint = z.output<typeof adminWebhookEndpoint>
+
+export const adminWebhookEndpointDeleted = z.looseObject({id: z.string(), object: z.literal('webhook_endpoint'), deleted: z.literal(true)})
+
+/** One attempt to deliver one event to an endpoint. */
+export const adminWebhookDeliveryAttempt = z.looseObject({
+  object: z.literal('webhook_delivery_attempt'),
+  delivery: z.number(),
+  event: z.string(),
+  type: z.string(),
+  attempt: z.number(),
+  attempted: timestamp,
+  /** The receiver's HTTP status, or null when it gave none (see `error`). */
+  status: z.number().nullable(),
+  error: z.string().nullable(),
+  /** Gateway-clock time of the next attempt; null once delivered or given up. */
+  next_attempt: timestamp.nullable(),
+  delivered: z.boolean(),
+})
+export type AdminWebhookDeliveryAttempt = z.output<typeof adminWebhookDeliveryAttempt>

@@ -84,6 +84,10 @@ export type StoreCheckout = z.infer<typeof storeCheckout>
 
 export const sessionExpired = z.looseObject({id: z.string(), status: z.literal('expired')})
 
+export const checkoutSessionRetrieveQuery = z.object({
+  cs: z.string().optional().describe("The session's client secret, instead of a secret key (the hosted checkout page)"),
+})
+
 // ---------------------------------------------------------------- orders
 
 /** Fulfilment statuses (spec: not shown); see docs/spec-gaps.md for the transitions. */

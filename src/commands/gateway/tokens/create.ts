@@ -34,8 +34,8 @@ The new credential is printed in full (under --json, the admin API's answer); wi
     const issued = flags['secret-key']
       ? await admin.keys.create({merchant, mode: ctx.env, scopes})
       : await admin.installations.create({merchant, env: ctx.env, scopes, ...(flags['app-name'] ? {app_name: flags['app-name']} : {})})
-    const secret = 'token' in issued ? issued.token : issued.secret_key
-    const kind = 'token' in issued ? 'token' : 'secret_key'
+    const secret = issued.object === 'installation' ? issued.token : issued.secret_key
+    const kind = issued.object === 'installation' ? 'token' : 'secret_key'
     const saved = flags.save ? await this.saveCredential(kind, secret, {profile: ctx.profile, env: ctx.env, baseUrl: ctx.baseUrl}) : undefined
 
     return this.render(issued, (i) => {

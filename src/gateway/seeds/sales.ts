@@ -2,11 +2,9 @@
  * Seeded store sales: two paid checkouts of the sample catalogue, sold through the same rules a
  * buyer meets, so orders, sessions and their payments are there to read after `--seed`.
  */
-import type {ProductDoc} from './catalog.js'
-import {completeSession, type SessionDoc} from './checkout.js'
-import type {Scope} from './db.js'
-import type {Platform} from './platform.js'
-import {createStoreCheckout} from './routes/checkouts.js'
+import {completeSession, createStoreCheckout} from '../domain/checkout.js'
+import type {Platform} from '../platform.js'
+import type {Scope} from '../storage/documents.js'
 
 const SALES = [
   {product: 'Sticker Pack', quantity: 2, buyer: {name: 'Ada Lovelace', email: 'ada@example.com'}},
@@ -14,12 +12,12 @@ const SALES = [
 ]
 
 export function seedSales(gw: Platform, scope: Scope): void {
-  const products = gw.storage.all<ProductDoc>('product', scope)
+  const products = gw.storage.all('product', scope)
   for (const sale of SALES) {
     const product = products.find((p) => p.name === sale.product)
     if (!product) continue
     const checkout = createStoreCheckout(gw, scope, {product_id: product.id, quantity: sale.quantity})
-    const session = gw.storage.get<SessionDoc>('checkout_session', scope, checkout.session_id)!
+    const session = gw.storage.get('checkout_session', scope, checkout.session_id)!
     completeSession(gw, scope, session, 'paid', sale.buyer)
   }
 }

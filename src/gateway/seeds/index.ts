@@ -3,11 +3,14 @@
  * environments, and all-scope credentials for both. Idempotent: on a database seeded before, it reuses
  * the merchant and prints the same credentials.
  */
-import {SCOPES} from '../sdk/schemas/common.js'
-import {createMerchant} from './admin.js'
-import type {Env, Scope} from './db.js'
-import type {Platform} from './platform.js'
-import {seeders} from './routes/index.js'
+import {adminMerchantCreate} from '../../sdk/schemas/admin.js'
+import {SCOPES} from '../../sdk/schemas/common.js'
+import {createMerchant} from '../domain/merchants.js'
+import type {Platform} from '../platform.js'
+import type {Env, Scope} from '../storage/documents.js'
+import {seedAccount} from './account.js'
+import {seedCatalog} from './catalog.js'
+import {seedSales} from './sales.js'
 
 export interface SeedResult {
   merchant: string
@@ -16,8 +19,11 @@ export interface SeedResult {
   secret_keys: Record<Env, {id: string; secret_key: string}>
 }
 
-/** A seeder fills one merchant environment with sample data; each route module may contribute one. */
+/** A seeder fills one merchant environment with sample data through the domain's functions, so seeds obey every rule. */
 export type Seeder = (platform: Platform, scope: Scope) => void
+
+// Back-dated account history first, today's sales last: lists are newest first by insertion.
+const seeders: Seeder[] = [seedCatalog, seedAccount, seedSales]
 
 export function seedDemo(platform: Platform): SeedResult {
   const previous = platform.storage.meta('seed')
@@ -26,7 +32,10 @@ export function seedDemo(platform: Platform): SeedResult {
     if (platform.merchant(seeded.merchant)) return seeded
   }
   return platform.storage.transaction(() => {
-    const merchant = createMerchant(platform, {company: 'Demo Merchant GmbH', country: 'DE', vat_number: 'DE123456789', store: {slug: 'demo', display_name: 'Demo Store'}})
+    const merchant = createMerchant(
+      platform,
+      adminMerchantCreate.parse({company: 'Demo Merchant GmbH', country: 'DE', vat_number: 'DE123456789', store: {slug: 'demo', display_name: 'Demo Store'}}),
+    )
     const result: SeedResult = {merchant: merchant.id, store: merchant.store.id, installations: {} as SeedResult['installations'], secret_keys: {} as SeedResult['secret_keys']}
     for (const env of ['test', 'live'] as const) {
       const inst = platform.credentials.issue('installation', merchant.id, env, SCOPES, 'payapp demo')

@@ -4,14 +4,15 @@
  * dimensions, a subscription plan with a monthly and a yearly price (not on the storefront), and a
  * sticker pack. Built through the same functions and schemas as the API, so seeds obey every rule.
  */
-import * as catalog from '../sdk/schemas/catalog.js'
-import type {Scope} from './db.js'
-import type {Platform} from './platform.js'
-import {createPrice, createProduct} from './routes/products.js'
-import {createOptionGroup, createVariant} from './routes/variants.js'
-import type {Seeder} from './seed.js'
+import * as catalog from '../../sdk/schemas/catalog.js'
+import {createOptionGroup} from '../domain/option-groups.js'
+import {createPrice} from '../domain/prices.js'
+import {createProduct} from '../domain/products.js'
+import {createVariant} from '../domain/variants.js'
+import type {Platform} from '../platform.js'
+import type {Scope} from '../storage/documents.js'
 
-export const catalogSeeder: Seeder = (gw: Platform, scope: Scope) => {
+export function seedCatalog(gw: Platform, scope: Scope): void {
   const product = (body: catalog.ProductCreate) => createProduct(gw, scope, catalog.productCreate.parse(body))
 
   product({

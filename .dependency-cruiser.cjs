@@ -1,0 +1,65 @@
+/**
+ * The layering rules of docs/architecture.md, enforced by `npm run lint` (depcruise src).
+ * Type-only imports count too: a type circle is still a circle for the reader.
+ */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'An import circle means two modules are one module in two files: split the shared part out.',
+      from: {},
+      to: {circular: true},
+    },
+    {
+      name: 'sdk-stands-alone',
+      severity: 'error',
+      comment: 'The SDK ships to production apps on its own: it never loads the CLI, the gateway or their dependencies.',
+      from: {path: '^src/sdk/'},
+      to: {path: '^src/(cli|commands|gateway)/'},
+    },
+    {
+      name: 'sdk-no-server-deps',
+      severity: 'error',
+      comment: 'The SDK installs light: no oclif, fastify or SQLite behind `payapp/sdk`.',
+      from: {path: '^src/sdk/'},
+      to: {dependencyTypes: ['npm'], path: 'node_modules/(@oclif|oclif|fastify|@fastify|better-sqlite3)/'},
+    },
+    {
+      name: 'gateway-not-cli',
+      severity: 'error',
+      comment: 'The gateway runs in-process in test suites and as a server: it never needs the CLI.',
+      from: {path: '^src/gateway/'},
+      to: {path: '^src/(cli|commands)/'},
+    },
+    {
+      name: 'domain-no-http',
+      severity: 'error',
+      comment: 'Domain rules are plain functions over storage: no fastify, no request objects, no HTTP modules.',
+      from: {path: '^src/gateway/domain/'},
+      to: {path: ['node_modules/(fastify|@fastify)/', '^src/gateway/(app|server|admin)\\.ts$', '^src/gateway/routes/']},
+    },
+    {
+      name: 'domain-no-sqlite',
+      severity: 'error',
+      comment: 'Domain rules reach data through the storage interface only, so another backend can replace SQLite.',
+      from: {path: '^src/gateway/domain/'},
+      to: {path: ['node_modules/better-sqlite3/', '^src/gateway/storage/sqlite\\.ts$']},
+    },
+    {
+      name: 'cli-services-not-commands',
+      severity: 'error',
+      comment: 'Services are testable without oclif commands; commands call services, never the other way round.',
+      from: {path: '^src/cli/'},
+      to: {path: '^src/commands/'},
+    },
+  ],
+  options: {
+    doNotFollow: {path: 'node_modules'},
+    tsPreCompilationDeps: true,
+    tsConfig: {fileName: 'tsconfig.json'},
+    // ESM packages (got, @oclif/core) resolve through their `exports` map, as Node does.
+    enhancedResolveOptions: {exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'], mainFields: ['module', 'main', 'types']},
+    exclude: {path: '^dist/'},
+  },
+}

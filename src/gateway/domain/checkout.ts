@@ -1,0 +1,286 @@
+/**
+ * Checkout sessions (spec: Checkout sessions, Store checkout API). Rules:
+ * - a store checkout sells one active, store-visible product's variant of a live, approved store, at the
+ *   variant's price else the product's default; recurring prices are refused; the total is within the
+ *   platform's minimum and maximum;
+ * - it holds a stock-tracked variant's units while open (409 `out_of_stock` leaves no session behind);
+ * - store sessions live 30 minutes, others 24 hours; expiry is lazy (`sweepExpired` runs first wherever
+ *   sessions or stock are read), releases the units and emits `checkout.session.expired`;
+ * - the client secret opens exactly its own session while it is open, compared in constant time;
+ * - paid: the session completes, the units are consumed, a payment and (store sessions) an order exist;
+ *   declined: a failed payment is recorded and the session stays open for another attempt.
+ * Every function runs inside the caller's transaction and appends its events there.
+ */
+import {timingSafeEqual} from 'node:crypto'
+
+import type {z} from 'zod'
+
+import {MAX_AMOUNT, MIN_AMOUNT} from '../../sdk/schemas/common.js'
+import type {CheckoutSession, LivePayment, SandboxPayment, StoreCheckout, storeCheckoutCreate} from '../../sdk/schemas/commerce.js'
+import {ApiError, conflict, invalid, invalidState, notFound} from '../errors.js'
+import {newId, randomText} from '../ids.js'
+import type {Platform} from '../platform.js'
+import type {OrderDoc, Scope, SessionDoc, VariantDoc} from '../storage/documents.js'
+import {storeView} from './merchants.js'
+import {newOrder} from './orders.js'
+import {paymentForSession, paymentView, type Buyer} from './payments.js'
+import {stamp} from './shared.js'
+import {moveStock, reserveStock} from './stock.js'
+import {defaultVariantOf, effectivePrice} from './variants.js'
+
+/** Store-created sessions live 30 minutes, others 24 hours (spec: Limits). */
+export const STORE_SESSION_SECONDS = 30 * 60
+export const API_SESSION_SECONDS = 24 * 3600
+
+/** The session as served: never its reservation; its client secret only to its merchant's key. */
+export function sessionView(s: SessionDoc, withSecret: boolean): CheckoutSession {
+  const {reservation: _held, client_secret, ...rest} = s
+  return withSecret ? {...rest, client_secret} : rest
+}
+
+export interface NewSession {
+  source: 'store' | 'api'
+  lifetimeSeconds: number
+  line: CheckoutSession['line_items'][number]
+  amount: number
+  currency: string
+  successUrl: string | null
+  cancelUrl: string | null
+  metadata?: Record<string, string>
+  /** A stock-tracked variant to hold `line.quantity` units of, in this same transaction. */
+  reserve?: VariantDoc
+}
+
+/** Opens a session; reserving first, so an `out_of_stock` leaves no session behind. */
+export function openSession(gw: Platform, scope: Scope, input: NewSession): SessionDoc {
+  if (input.reserve) reserveStock(gw, input.reserve, input.line.quantity)
+  const base = stamp(gw, scope, 'checkout.session', newId('cs', 24))
+  const secret = `cs_secret_${randomText(32)}`
+  const session: SessionDoc = {
+    ...base,
+    mode: 'payment',
+    status: 'open',
+    source: input.source,
+    amount: input.amount,
+    currency: input.currency,
+    client_secret: secret,
+    checkout_url: `${gw.baseUrl}/checkout/${base.id}?cs=${secret}`,
+    embed_url: `${gw.baseUrl}/checkout/${base.id}/embed?cs=${secret}`,
+    expires_at: base.created + input.lifetimeSeconds,
+    line_items: [input.line],
+    payment: null,
+    order: null,
+    success_url: input.successUrl,
+    cancel_url: input.cancelUrl,
+    metadata: input.metadata ?? {},
+    customer_details: null,
+    reservation: input.reserve ? {variant_id: input.reserve.id, quantity: input.line.quantity} : null,
+  }
+  return gw.storage.insert('checkout_session', scope, session, {created: base.created})
+}
+
+/** Ends an open session unpaid: the client secret dies, held stock returns, the merchant hears of it. */
+export function expireSession(gw: Platform, scope: Scope, session: SessionDoc): SessionDoc {
+  session.status = 'expired'
+  if (session.reservation) moveStock(gw, scope, session.reservation.variant_id, {reserved: -session.reservation.quantity})
+  gw.storage.save(session)
+  gw.emit(scope, 'checkout.session.expired', sessionView(session, false))
+  return session
+}
+
+/**
+ * Expires every open session of a scope whose time is up. Expiry is lazy: each route that touches
+ * sessions or stock (and the catalogue's variant reads) calls this first, so a moved test clock
+ * releases stock on the next read.
+ */
+export function sweepExpired(gw: Platform, scope: Scope): number {
+  return gw.storage.transaction(() => {
+    const due = gw.storage.where('checkout_session', scope, [
+      {field: 'status', is: 'open'},
+      {field: 'expires_at', lte: gw.now()},
+    ])
+    for (const session of due) expireSession(gw, scope, session)
+    return due.length
+  })
+}
+
+/** 422 unless the session can still be paid or expired. */
+export function requireOpen(session: SessionDoc): void {
+  if (session.status === 'expired') throw invalidState('session_expired', `Checkout session ${session.id} has expired`)
+  if (session.status !== 'open') throw invalidState('session_already_completed', `Checkout session ${session.id} is already completed`)
+}
+
+/** A session that has ended, to whoever holds only its client secret (or asks after expiry): 410. */
+export const sessionGone = (id: string) => new ApiError(410, 'invalid_state', 'session_expired', `Checkout session ${id} has expired`)
+
+/** Whether `given` is the session's client secret, compared in constant time. */
+export function clientSecretMatches(session: SessionDoc, given: string): boolean {
+  const a = Buffer.from(session.client_secret)
+  const b = Buffer.from(given)
+  return a.length === b.length && timingSafeEqual(a, b)
+}
+
+/** One session of the scope after the sweep, or 404. */
+export function requireSession(gw: Platform, scope: Scope, id: string): SessionDoc {
+  sweepExpired(gw, scope)
+  const session = gw.storage.get('checkout_session', scope, id)
+  if (!session) throw notFound('checkout session', id)
+  return session
+}
+
+/** A session by id in whichever scope holds it, after that scope's sweep (admin helpers carry no credential). */
+export function findSession(gw: Platform, id: string): {scope: Scope; session: SessionDoc} | undefined {
+  const found = gw.storage.find('checkout_session', id)
+  if (!found) return undefined
+  // A session past its time expires now, so paying it answers session_expired.
+  sweepExpired(gw, found.scope)
+  return {scope: found.scope, session: gw.storage.get('checkout_session', found.scope, id)!}
+}
+
+/**
+ * What a client secret opens (the checkout page, `GET /v1/checkout/sessions/{id}?cs=…`): its own session
+ * while it is open; `ended` once it completed or expired (the secret dies with the open state); `unknown`
+ * for a wrong pair. Each caller answers these in its own medium (JSON, the buyer's HTML page).
+ */
+export function sessionForClientSecret(gw: Platform, id: string, secret: string): {state: 'unknown'} | {state: 'ended'} | {state: 'open'; scope: Scope; session: SessionDoc} {
+  const candidate = gw.storage.find('checkout_session', id)
+  if (!candidate || !secret || !clientSecretMatches(candidate.doc, secret)) return {state: 'unknown'}
+  const found = findSession(gw, id)!
+  return found.session.status === 'open' ? {state: 'open', ...found} : {state: 'ended'}
+}
+
+/** `GET /v1/checkout/sessions/{id}` with the merchant's key: the session with its secret; 410 once expired. */
+export function retrieveSession(gw: Platform, scope: Scope, id: string): CheckoutSession {
+  const session = requireSession(gw, scope, id)
+  if (session.status === 'expired') throw sessionGone(id)
+  return sessionView(session, true)
+}
+
+/** `POST /v1/checkout/sessions/{id}/expire`: the merchant ends an open session now. */
+export function expireOpenSession(gw: Platform, scope: Scope, session: SessionDoc) {
+  requireOpen(session)
+  expireSession(gw, scope, session)
+  return {id: session.id, status: 'expired' as const}
+}
+
+/** Every rule of a store checkout, in the spec's order; the seed sells through it too. */
+export function createStoreCheckout(gw: Platform, scope: Scope, body: z.output<typeof storeCheckoutCreate>): StoreCheckout {
+  // Sessions whose time is up give their stock back before this one asks for it.
+  sweepExpired(gw, scope)
+
+  const merchant = gw.merchant(scope.merchant)!
+  if (merchant.store.status !== 'live' || merchant.store.approval !== 'approved') {
+    throw conflict('store_unavailable', `The store is ${merchant.store.status} (approval ${merchant.store.approval}); it must be live and approved to sell`)
+  }
+
+  const product = gw.storage.get('product', scope, body.product_id)
+  if (!product || !product.active || !product.store_visible) {
+    throw notFound('product', body.product_id, 'product_unavailable', 'product_id')
+  }
+
+  const variant = body.variant_id === undefined ? defaultVariantOf(gw, scope, product) : gw.storage.get('variant', scope, body.variant_id)
+  if (!variant || variant.product !== product.id) {
+    throw notFound('variant of this product', body.variant_id, 'variant_unavailable', 'variant_id')
+  }
+
+  // The variant's price wins; otherwise the product's default price.
+  const priceId = effectivePrice(variant, product)
+  const price = priceId ? gw.storage.get('price', scope, priceId) : undefined
+  if (!price || !price.active || price.product !== product.id) {
+    throw conflict('price_unavailable', 'This variant has no active price to sell it at', 'variant_id')
+  }
+  if (price.type === 'recurring') {
+    throw invalid('unsupported_price', 'Store checkouts sell one-time prices; this price is recurring', 'variant_id')
+  }
+
+  const amount = price.unit_amount * body.quantity
+  if (amount < MIN_AMOUNT) throw new ApiError(400, 'amount_too_small', 'amount_too_small', `The total must be at least ${MIN_AMOUNT} minor units`, 'quantity')
+  if (amount > MAX_AMOUNT) throw new ApiError(400, 'amount_too_large', 'amount_too_large', `The total must be at most ${MAX_AMOUNT} minor units`, 'quantity')
+
+  const storefront = storeView(merchant, scope.env, gw.baseUrl).url
+  const session = openSession(gw, scope, {
+    source: 'store',
+    lifetimeSeconds: STORE_SESSION_SECONDS,
+    line: {
+      name: !variant.is_default && variant.title ? `${product.name} (${variant.title})` : product.name,
+      quantity: body.quantity,
+      amount: price.unit_amount,
+      currency: price.currency,
+      price_id: price.id,
+      product_id: product.id,
+      variant_id: variant.id,
+      sku: variant.sku,
+    },
+    amount,
+    currency: price.currency,
+    successUrl: body.success_url ?? storefront,
+    cancelUrl: body.cancel_url ?? storefront,
+    // Stock is held only for variants that track it.
+    reserve: variant.track_inventory ? variant : undefined,
+  })
+
+  return {
+    ok: true,
+    session_id: session.id,
+    checkout_url: session.checkout_url,
+    amount: session.amount,
+    currency: session.currency,
+    expires_at: new Date(session.expires_at * 1000).toISOString(),
+  }
+}
+
+export interface Completion {
+  session: CheckoutSession
+  payment: SandboxPayment | LivePayment
+  order: OrderDoc | null
+}
+
+/**
+ * The buyer's payment attempt on an open session. Paid: the session completes, the reservation is
+ * consumed, a payment and (store sessions) an order exist. Declined: a failed payment is recorded and
+ * the session stays open, its stock still held, for another attempt.
+ */
+export function completeSession(gw: Platform, scope: Scope, session: SessionDoc, outcome: 'paid' | 'declined', buyer: Buyer): Completion {
+  requireOpen(session)
+  const payment = paymentForSession(gw, scope, session, buyer, outcome)
+  if (outcome === 'declined') {
+    const failed = paymentView(payment)
+    gw.emit(scope, 'payment_intent.payment_failed', {...failed, checkout_session: session.id})
+    gw.emit(scope, 'payment.failed', failed)
+    return {session: sessionView(session, true), payment: failed, order: null}
+  }
+
+  if (session.reservation) moveStock(gw, scope, session.reservation.variant_id, {qty: -session.reservation.quantity, reserved: -session.reservation.quantity})
+  const line = session.line_items[0]
+  const order =
+    session.source === 'store' && line?.product_id
+      ? newOrder(gw, scope, {
+          status: 'paid',
+          checkout_session: session.id,
+          payment: payment.id,
+          product_id: line.product_id,
+          variant_id: line.variant_id,
+          sku: line.sku,
+          name: line.name,
+          quantity: line.quantity,
+          amount: session.amount,
+          currency: session.currency,
+          customer: {name: buyer.name, email: buyer.email},
+          fixture: false,
+        })
+      : null
+  if (order) {
+    payment.order = order.id
+    gw.storage.save(payment)
+  }
+  session.status = 'complete'
+  session.payment = payment.id
+  session.order = order?.id ?? null
+  session.customer_details = {name: buyer.name, email: buyer.email}
+  gw.storage.save(session)
+
+  gw.emit(scope, 'checkout.session.completed', sessionView(session, false))
+  gw.emit(scope, 'payment.succeeded', paymentView(payment))
+  if (order) gw.emit(scope, 'store.order.created', order)
+  return {session: sessionView(session, true), payment: paymentView(payment), order}
+}

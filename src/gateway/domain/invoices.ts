@@ -1,0 +1,84 @@
+/**
+ * Invoices (spec: invoices exist in live only): issued by the platform for subscriptions (here the admin
+ * API and the seed). The sandbox lists none rather than refusing the token; an invoice becomes its
+ * subscription's latest; a paid one also emits `invoice.paid` and `invoice.payment_succeeded`.
+ */
+import type {z} from 'zod'
+
+import type * as admin from '../../sdk/schemas/admin.js'
+import type {Invoice} from '../../sdk/schemas/commerce.js'
+import {invalid, notFound} from '../errors.js'
+import {newId} from '../ids.js'
+import type {Platform} from '../platform.js'
+import type {InvoiceDoc, Scope, SubscriptionDoc} from '../storage/documents.js'
+import type {RawPage} from '../storage/storage.js'
+import {stamp} from './shared.js'
+
+export interface InvoiceInput {
+  subscription: SubscriptionDoc | null
+  customer: string | null
+  amount: number
+  currency: string
+  status: Invoice['status']
+  period_start: number
+  period_end: number
+}
+
+export function requireLive(scope: Scope): Scope {
+  if (scope.env !== 'live') throw invalid('livemode_required', 'Invoices exist in live only; the sandbox has none', 'env')
+  return scope
+}
+
+export function listInvoices(gw: Platform, scope: Scope, page: {limit: number; offset: number}): RawPage {
+  return scope.env === 'live' ? gw.storage.pageRaw('invoice', scope, page) : {rows: [], ids: [], hasMore: false}
+}
+
+export function requireInvoice(gw: Platform, scope: Scope, id: string): InvoiceDoc {
+  const invoice = scope.env === 'live' ? gw.storage.get('invoice', scope, id) : undefined
+  if (!invoice) throw notFound('invoice', id)
+  return invoice
+}
+
+/** Issues an invoice (live only, as the spec says) and makes it its subscription's latest invoice. */
+export function createInvoice(gw: Platform, scope: Scope, input: InvoiceInput): InvoiceDoc {
+  requireLive(scope)
+  const invoice: InvoiceDoc = {
+    ...stamp(gw, scope, 'invoice', newId('in', 24)),
+    subscription: input.subscription?.id ?? null,
+    customer: input.customer,
+    amount_due: input.amount,
+    amount_paid: input.status === 'paid' ? input.amount : 0,
+    currency: input.currency,
+    status: input.status,
+    period_start: input.period_start,
+    period_end: input.period_end,
+  }
+  gw.storage.insert('invoice', scope, invoice, {parent: invoice.subscription, created: invoice.created})
+  if (input.subscription) gw.storage.save({...input.subscription, latest_invoice: invoice.id})
+  gw.emit(scope, 'invoice.created', invoice)
+  if (invoice.status === 'paid') {
+    gw.emit(scope, 'invoice.paid', invoice)
+    gw.emit(scope, 'invoice.payment_succeeded', invoice)
+  }
+  return invoice
+}
+
+/** The admin API's invoice: for a subscription (its amount, currency and period) or a bare amount. */
+export function issueInvoice(gw: Platform, scope: Scope, body: z.output<typeof admin.adminInvoiceCreate>): InvoiceDoc {
+  requireLive(scope)
+  const sub = body.subscription === undefined ? null : (gw.storage.get('subscription', scope, body.subscription) ?? null)
+  if (body.subscription !== undefined && !sub) throw notFound('subscription', body.subscription, 'subscription_not_found', 'subscription')
+  if (sub && body.currency !== undefined && body.currency !== sub.currency) throw invalid('currency_mismatch', 'currency differs from the subscription', 'currency')
+  const amount = body.amount ?? sub?.amount
+  if (amount === undefined) throw invalid('parameter_missing', 'Missing required parameter: amount (or send subscription)', 'amount')
+  const now = gw.now()
+  return createInvoice(gw, scope, {
+    subscription: sub,
+    customer: sub?.customer ?? null,
+    amount,
+    currency: body.currency ?? sub?.currency ?? 'eur',
+    status: body.status,
+    period_start: sub?.current_period_start ?? now,
+    period_end: sub?.current_period_end ?? now,
+  })
+}

@@ -1,0 +1,76 @@
+/**
+ * Merchants and their one store (spec: Merchant, Store): created through the admin API or the seed,
+ * served as the App API's merchant profile and both doors' store. A sandbox reset wipes one merchant's
+ * test documents and nothing else.
+ */
+import type * as admin from '../../sdk/schemas/admin.js'
+import type {Store} from '../../sdk/schemas/catalog.js'
+import type {Merchant} from '../../sdk/schemas/commerce.js'
+import {notFound} from '../errors.js'
+import {newId} from '../ids.js'
+import type {Platform} from '../platform.js'
+import type {Env, MerchantDoc} from '../storage/documents.js'
+
+export function requireMerchant(gw: Platform, id: string, param: string | undefined = 'merchant'): MerchantDoc {
+  const merchant = gw.merchant(id)
+  if (!merchant) throw notFound('merchant', id, 'resource_missing', param)
+  return merchant
+}
+
+/** The store as a door serves it: its storefront URL points at this gateway. */
+export function storeView(merchant: MerchantDoc, env: Env, baseUrl: string): Store & {object: 'store'} {
+  return {
+    id: merchant.store.id,
+    object: 'store',
+    livemode: env === 'live',
+    slug: merchant.store.slug,
+    display_name: merchant.store.display_name,
+    status: merchant.store.status,
+    approval: merchant.store.approval,
+    logo_url: merchant.store.logo_url,
+    cover_url: merchant.store.cover_url,
+    url: `${baseUrl}/s/${merchant.store.slug}`,
+  }
+}
+
+/** The App API's merchant profile. */
+export function merchantView(m: MerchantDoc, env: Env): Merchant {
+  return {id: m.id, object: 'merchant', livemode: env === 'live', company: m.company, country: m.country, vat_number: m.vat_number, status: m.status, created: m.created}
+}
+
+/** The admin API's merchant: the record with its store as the live door serves it. */
+export const adminMerchantView = (gw: Platform, merchant: MerchantDoc) => ({...merchant, store: storeView(merchant, 'live', gw.baseUrl)})
+
+/** A merchant with a live, approved store unless `store` says otherwise; the slug is unique by its id's tail. */
+export function createMerchant(gw: Platform, body: admin.AdminMerchantCreateOut): MerchantDoc {
+  const id = newId('mch', 16)
+  const company = body.company ?? 'Demo Merchant'
+  const slug = body.store?.slug ?? `${company.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 40) || 'store'}-${id.slice(-6).toLowerCase()}`
+  const doc: MerchantDoc = {
+    id,
+    object: 'merchant',
+    company,
+    country: (body.country ?? 'DE').toUpperCase(),
+    vat_number: body.vat_number ?? null,
+    status: 'active',
+    created: gw.now(),
+    store: {
+      id: newId('store', 16),
+      slug,
+      display_name: body.store?.display_name ?? company,
+      status: body.store?.status ?? 'live',
+      approval: body.store?.approval ?? 'approved',
+      logo_url: null,
+      cover_url: null,
+    },
+  }
+  gw.storage.saveMerchant(doc)
+  return doc
+}
+
+/** Wipes the merchant's test-environment documents; live data and credentials stay. */
+export function resetSandbox(gw: Platform, merchant: string) {
+  requireMerchant(gw, merchant)
+  const removed = gw.storage.wipe({merchant, env: 'test'})
+  return {object: 'sandbox_reset' as const, merchant, deleted_objects: removed}
+}

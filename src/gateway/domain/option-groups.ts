@@ -1,0 +1,126 @@
+/**
+ * Option groups and their values (spec: Store catalogue resources, Deletion guards). Rules:
+ * - a group's name is unique in its product, ignoring case (409 `option_exists`); a product has at most
+ *   `MAX_OPTION_GROUPS` groups;
+ * - a value is unique in its group, ignoring case (409 `value_exists`); values keep a sort order;
+ * - a group cannot be added or deleted while the product has variants besides its default (409
+ *   `variants_exist`): every variant's combination names one value per group;
+ * - a value a variant uses cannot be deleted (409 `value_in_use`).
+ */
+import type {z} from 'zod'
+
+import type * as catalog from '../../sdk/schemas/catalog.js'
+import type {OptionGroup, OptionValue} from '../../sdk/schemas/catalog.js'
+import {conflict, invalid, notFound} from '../errors.js'
+import {newUuid} from '../ids.js'
+import type {Platform} from '../platform.js'
+import type {OptionGroupDoc, OptionValueDoc, ProductDoc, Scope} from '../storage/documents.js'
+import {requireDoc} from './shared.js'
+
+type OptionGroupCreate = z.output<typeof catalog.optionGroupCreate>
+type OptionValueCreate = z.output<typeof catalog.optionValueCreate>
+
+/** More groups than a variant's `options` may carry would make every variant impossible. */
+export const MAX_OPTION_GROUPS = 10
+
+/** A product's option groups with their values, in creation order; values by sort_order. */
+export interface Options {
+  groups: Array<OptionGroupDoc & {values: OptionValueDoc[]}>
+  /** value id → its group and names, to resolve a variant's combination. */
+  byValue: Map<string, {group: OptionGroupDoc; value: OptionValueDoc}>
+}
+
+export function optionsOf(gw: Platform, scope: Scope, productId: string): Options {
+  // Read on every variant write and view; options themselves change rarely.
+  return gw.cachedRead(`options:${scope.merchant}:${scope.env}:${productId}`, ['option_group', 'option_value'], () => {
+    const groups = gw.storage.all('option_group', scope, productId).map((g) => ({...g, values: valuesOf(gw, scope, g.id)}))
+    const byValue = new Map<string, {group: OptionGroupDoc; value: OptionValueDoc}>()
+    for (const group of groups) for (const value of group.values) byValue.set(value.id, {group, value})
+    return {groups, byValue}
+  })
+}
+
+/** A group's values by sort_order, ties in creation order (Array#sort is stable). */
+export const valuesOf = (gw: Platform, scope: Scope, groupId: string) => gw.storage.all('option_value', scope, groupId).sort((a, b) => a.sort_order - b.sort_order)
+
+export const optionValueView = (v: OptionValueDoc): OptionValue => ({object: 'option_value', id: v.id, value: v.value, sort_order: v.sort_order})
+
+export const optionGroupView = (g: OptionGroupDoc, values: OptionValueDoc[]): OptionGroup => ({
+  object: 'option_group',
+  id: g.id,
+  product: g.product,
+  name: g.name,
+  values: values.map(optionValueView),
+})
+
+/** A group as served, with its values read now. */
+export const groupWithValues = (gw: Platform, scope: Scope, group: OptionGroupDoc) => optionGroupView(group, valuesOf(gw, scope, group.id))
+
+export const requireGroup = (gw: Platform, scope: Scope, id: string) => requireDoc(gw, 'option_group', scope, id, 'option group')
+
+/** A page of a product's groups with their values, newest first. */
+export function listGroups(gw: Platform, scope: Scope, product: ProductDoc, page: {limit: number; offset: number}) {
+  const {docs, hasMore} = gw.storage.page('option_group', scope, {...page, parent: product.id})
+  return {object: 'list' as const, has_more: hasMore, data: docs.map((group) => groupWithValues(gw, scope, group))}
+}
+
+/** Every variant's combination names one value per group: adding or removing a group would break them. */
+function guardNoVariants(gw: Platform, scope: Scope, productId: string, what: string): void {
+  if (gw.storage.all('variant', scope, productId).some((v) => !v.is_default)) {
+    throw conflict('variants_exist', `Cannot ${what} while the product has variants; delete its variants first`)
+  }
+}
+
+function checkGroupName(gw: Platform, scope: Scope, productId: string, name: string, self?: string): void {
+  const clash = gw.storage.all('option_group', scope, productId).find((g) => g.id !== self && g.name.toLowerCase() === name.toLowerCase())
+  if (clash) throw conflict('option_exists', `The product already has an option group named '${clash.name}'`, 'name')
+}
+
+export function createOptionGroup(gw: Platform, scope: Scope, product: ProductDoc, body: OptionGroupCreate) {
+  guardNoVariants(gw, scope, product.id, 'add an option group')
+  checkGroupName(gw, scope, product.id, body.name)
+  if (gw.storage.all('option_group', scope, product.id).length >= MAX_OPTION_GROUPS) {
+    throw invalid('too_many_option_groups', `A product has at most ${MAX_OPTION_GROUPS} option groups`)
+  }
+  const group: OptionGroupDoc = {object: 'option_group', id: newUuid(), product: product.id, name: body.name}
+  gw.storage.insert('option_group', scope, group, {parent: product.id, created: gw.now()})
+  const values = body.values.map((value, i) => insertValue(gw, scope, group, value, i))
+  return {group, values}
+}
+
+export function renameOptionGroup(gw: Platform, scope: Scope, group: OptionGroupDoc, name: string): OptionGroupDoc {
+  checkGroupName(gw, scope, group.product, name, group.id)
+  group.name = name
+  return gw.storage.save(group)
+}
+
+export function deleteOptionGroup(gw: Platform, scope: Scope, group: OptionGroupDoc) {
+  guardNoVariants(gw, scope, group.product, 'delete an option group')
+  for (const value of valuesOf(gw, scope, group.id)) gw.storage.remove(value.id)
+  gw.storage.remove(group.id)
+  return {id: group.id, object: 'option_group', deleted: true as const}
+}
+
+function insertValue(gw: Platform, scope: Scope, group: OptionGroupDoc, value: string, sortOrder: number): OptionValueDoc {
+  const doc: OptionValueDoc = {object: 'option_value', id: newUuid(), group: group.id, product: group.product, value, sort_order: sortOrder}
+  return gw.storage.insert('option_value', scope, doc, {parent: group.id, created: gw.now()})
+}
+
+/** Adds a value after the group's last one unless `sort_order` places it. */
+export function addValue(gw: Platform, scope: Scope, group: OptionGroupDoc, body: OptionValueCreate): OptionValueDoc {
+  const values = valuesOf(gw, scope, group.id)
+  if (values.some((v) => v.value.toLowerCase() === body.value.toLowerCase())) {
+    throw conflict('value_exists', `The option group already has the value '${body.value}'`, 'value')
+  }
+  const last = values.reduce((max, v) => Math.max(max, v.sort_order), -1)
+  return insertValue(gw, scope, group, body.value, body.sort_order ?? last + 1)
+}
+
+export function deleteValue(gw: Platform, scope: Scope, id: string) {
+  const value = gw.storage.get('option_value', scope, id)
+  if (!value) throw notFound('option value', id)
+  const user = gw.storage.all('variant', scope, value.product).find((v) => v.options.some((o) => o.value === value.id))
+  if (user) throw conflict('value_in_use', `Variant ${user.id} uses this value; delete that variant first`)
+  gw.storage.remove(value.id)
+  return {id: value.id, object: 'option_value', deleted: true as const}
+}

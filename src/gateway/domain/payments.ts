@@ -1,0 +1,162 @@
+/**
+ * Payments (spec: Payment): created by the platform when a session completes or a payment link is used,
+ * never by clients. One stored record, two shapes: the sandbox's payment row (`py_` id) and live's
+ * charge (`ch_` id, `processing` shown as `pending`). Live lists filter by the status they show.
+ */
+import {LIVE_PAYMENT_STATUSES, type LivePayment, type SandboxPayment} from '../../sdk/schemas/commerce.js'
+import {invalid} from '../errors.js'
+import {newId} from '../ids.js'
+import type {Platform} from '../platform.js'
+import type {PaymentDoc, Scope, SessionDoc} from '../storage/documents.js'
+import type {Condition} from '../storage/storage.js'
+import {computeFee, noFee} from './fees.js'
+import {requireDoc, stamp} from './shared.js'
+
+const LIVE_STATUSES: readonly string[] = LIVE_PAYMENT_STATUSES
+
+export function sandboxPaymentView(p: PaymentDoc): SandboxPayment {
+  return {
+    id: p.id,
+    object: 'payment',
+    livemode: false,
+    session_id: p.session_id,
+    invoice_id: p.invoice_id,
+    amount: p.amount,
+    amount_refunded: p.amount_refunded,
+    currency: p.currency,
+    status: p.status,
+    payment_method: p.payment_method,
+    card: p.card,
+    fee: p.fee,
+    customer: {name: p.customer.name, email: p.customer.email},
+    failure_code: p.failure_code,
+    failure_message: p.failure_message,
+    reference: p.reference,
+    metadata: p.metadata,
+    created: p.created,
+  }
+}
+
+export function livePaymentView(p: PaymentDoc): LivePayment {
+  return {
+    id: p.charge,
+    object: 'payment',
+    livemode: true,
+    status: p.status === 'processing' ? 'pending' : p.status,
+    amount: p.amount,
+    amount_refunded: p.amount_refunded,
+    currency: p.currency,
+    application_fee_amount: p.status === 'failed' ? null : p.fee.service_fee_charge_currency,
+    payment_intent: p.payment_intent,
+    charge: p.charge,
+    checkout_session: p.session_id,
+    customer: p.customer.id,
+    customer_email: p.customer.email,
+    customer_name: p.customer.name,
+    description: p.description,
+    reference: p.reference,
+    payment_method_type: p.payment_method,
+    metadata: p.metadata,
+    source: p.source,
+    created: p.created,
+    succeeded_at: p.succeeded_at,
+    failure_code: p.failure_code,
+    failure_message: p.failure_message,
+  }
+}
+
+/** The payment as the token's environment shows it: live and sandbox shapes differ. */
+export const paymentView = (p: PaymentDoc) => (p.livemode ? livePaymentView(p) : sandboxPaymentView(p))
+
+/** A live payment is stored under its charge id and a sandbox one under its row id: the id the route takes. */
+export const requirePayment = (gw: Platform, scope: Scope, id: string) => requireDoc(gw, 'payment', scope, id, 'payment')
+
+/** A page of payments as served; live filters by the status it shows, the sandbox ignores the filter (spec). */
+export function listPayments(gw: Platform, scope: Scope, query: {limit: number; offset: number; status?: string}) {
+  const status = scope.env === 'live' ? query.status : undefined
+  if (status !== undefined && !LIVE_STATUSES.includes(status)) {
+    throw invalid('parameter_invalid_enum', `status must be one of ${LIVE_STATUSES.join(', ')}`, 'status')
+  }
+  // The live view shows a processing payment as pending: the filter matches what the list shows.
+  const where: Condition[] = status === undefined ? [] : [{field: 'status', in: status === 'pending' ? [status, 'processing'] : [status]}]
+  return viewPage(gw, scope, where, query)
+}
+
+/** Live refunds are the refunded charges themselves, each with its running amount_refunded. */
+export const listRefundedPayments = (gw: Platform, scope: Scope, page: {limit: number; offset: number}) =>
+  viewPage(gw, scope, [{field: 'amount_refunded', gt: 0}], page)
+
+function viewPage(gw: Platform, scope: Scope, where: Condition[], page: {limit: number; offset: number}) {
+  const {docs, hasMore} = gw.storage.page('payment', scope, {...page, where})
+  return {object: 'list' as const, has_more: hasMore, data: docs.map(paymentView)}
+}
+
+const SANDBOX_CARDS = {
+  paid: {brand: 'visa', last4: '4242', country: 'DE', funding: 'credit'},
+  declined: {brand: 'visa', last4: '0002', country: 'DE', funding: 'credit'},
+}
+
+export interface Buyer {
+  name: string
+  email: string
+}
+
+export type PaymentFields = Partial<PaymentDoc> & Pick<PaymentDoc, 'amount' | 'currency' | 'created'>
+
+/**
+ * Stores a payment: by default a succeeded payment-link sale at `created`, its fee charged; a session's
+ * payment, the seed and tests override the rest. Live payments are filed under their charge id.
+ */
+export function recordPayment(gw: Platform, scope: Scope, fields: PaymentFields, parent: string | null = null): PaymentDoc {
+  const charge = newId('ch', 24)
+  const payment: PaymentDoc = {
+    ...stamp(gw, scope, 'payment', scope.env === 'live' ? charge : newId('py', 24), fields.created),
+    status: 'succeeded',
+    amount_refunded: 0,
+    fee: computeFee(fields.amount, fields.currency),
+    session_id: null,
+    invoice_id: null,
+    order: null,
+    payment_intent: newId('pi', 24),
+    charge,
+    customer: {id: null, name: 'Erika Mustermann', email: 'erika@example.com'},
+    card: SANDBOX_CARDS.paid,
+    payment_method: 'card',
+    description: null,
+    reference: null,
+    metadata: {},
+    source: 'payment_link',
+    failure_code: null,
+    failure_message: null,
+    succeeded_at: fields.created,
+    ...fields,
+  }
+  return gw.storage.insert('payment', scope, payment, {parent, created: payment.created})
+}
+
+/** The buyer's attempt on a session: a succeeded payment, or a failed one with the card's decline. */
+export function paymentForSession(gw: Platform, scope: Scope, session: SessionDoc, buyer: Buyer, outcome: 'paid' | 'declined'): PaymentDoc {
+  const now = gw.now()
+  const paid = outcome === 'paid'
+  return recordPayment(
+    gw,
+    scope,
+    {
+      status: paid ? 'succeeded' : 'failed',
+      amount: session.amount,
+      currency: session.currency,
+      created: now,
+      ...(paid ? {} : {fee: noFee(session.currency)}),
+      session_id: session.id,
+      customer: {id: null, name: buyer.name, email: buyer.email},
+      card: SANDBOX_CARDS[outcome],
+      description: session.line_items[0]?.name ?? null,
+      metadata: session.metadata,
+      source: session.source === 'store' ? 'store' : 'api',
+      failure_code: paid ? null : 'card_declined',
+      failure_message: paid ? null : 'Your card was declined.',
+      succeeded_at: paid ? now : null,
+    },
+    session.id,
+  )
+}

@@ -1,0 +1,29 @@
+/**
+ * Payouts (spec: payouts are the platform's, not reachable by apps): created by the admin API and the
+ * seed. A payout not yet settled is expected on the bank account `PAYOUT_TRANSIT_SECONDS` after it is
+ * created; `payout.created`, then `payout.paid` / `payout.failed` once settled.
+ */
+import type {Payout} from '../../sdk/schemas/commerce.js'
+import {newId} from '../ids.js'
+import type {Platform} from '../platform.js'
+import type {PayoutDoc, Scope} from '../storage/documents.js'
+import {stamp} from './shared.js'
+
+const DAY = 86_400
+/** Spec: not shown. */
+const PAYOUT_TRANSIT_SECONDS = 2 * DAY
+
+export function createPayout(gw: Platform, scope: Scope, input: {amount: number; currency: string; status: Payout['status']}, created = gw.now()): PayoutDoc {
+  const settled = input.status === 'paid' || input.status === 'failed'
+  const payout: PayoutDoc = {
+    ...stamp(gw, scope, 'payout', newId('po', 24), created),
+    amount: input.amount,
+    currency: input.currency,
+    status: input.status,
+    arrival_date: settled ? created : created + PAYOUT_TRANSIT_SECONDS,
+  }
+  gw.storage.insert('payout', scope, payout, {created})
+  gw.emit(scope, 'payout.created', payout)
+  if (settled) gw.emit(scope, `payout.${input.status}`, payout)
+  return payout
+}

@@ -1,0 +1,116 @@
+/**
+ * Prices (spec: Price). Rules:
+ * - a price is at least 250 minor units (schema); it belongs to one product, created active unless sent
+ *   `active: false`;
+ * - no price is added to or reactivated on an archived product (409 `product_archived`);
+ * - after creation only active, nickname, tax_behavior, lookup_key and metadata change (the update
+ *   schema rejects the rest with `price_immutable`);
+ * - the product's default price cannot be archived (400 `price_is_default`); `set_as_default` makes a
+ *   new price the default, and an active product with an active price always has an active default.
+ */
+import type {z} from 'zod'
+
+import type * as catalog from '../../sdk/schemas/catalog.js'
+import {conflict, invalid, notFound} from '../errors.js'
+import {newId} from '../ids.js'
+import type {Platform} from '../platform.js'
+import type {PriceDoc, ProductDoc, Scope} from '../storage/documents.js'
+import {mergeMetadata, stamp} from './shared.js'
+
+type PriceCreate = z.output<typeof catalog.priceCreate>
+type PriceUpdate = z.output<typeof catalog.priceUpdate>
+
+export type PriceInput = Omit<PriceCreate, 'set_as_default' | 'metadata' | 'active' | 'recurring'> & {
+  recurring?: PriceCreate['recurring']
+  metadata: Record<string, string>
+  active?: boolean
+}
+
+/** A price of this product, or 404 (a price of another product included). */
+export function requirePrice(gw: Platform, scope: Scope, product: ProductDoc, id: string): PriceDoc {
+  const price = gw.storage.get('price', scope, id)
+  if (!price || price.product !== product.id) throw notFound('price', id)
+  return price
+}
+
+/** A product's prices, newest first. */
+export const pricesOf = (gw: Platform, scope: Scope, productId: string) => gw.storage.all('price', scope, productId).reverse()
+
+/** Stores a price without the default-price rules: for a product's inline price, which becomes its default. */
+export function insertPrice(gw: Platform, scope: Scope, product: ProductDoc, input: PriceInput): PriceDoc {
+  const price: PriceDoc = {
+    ...stamp(gw, scope, 'price', newId('price', 24)),
+    product: product.id,
+    unit_amount: input.unit_amount,
+    currency: input.currency,
+    type: input.recurring ? 'recurring' : 'one_time',
+    recurring: input.recurring
+      ? {
+          interval: input.recurring.interval,
+          interval_count: input.recurring.interval_count,
+          trial_period_days: input.recurring.trial_period_days ?? null,
+          usage_type: input.recurring.usage_type,
+        }
+      : null,
+    nickname: input.nickname ?? null,
+    active: input.active ?? true,
+    tax_behavior: input.tax_behavior ?? 'unspecified',
+    lookup_key: input.lookup_key ?? null,
+    metadata: input.metadata,
+  }
+  gw.storage.insert('price', scope, price, {parent: product.id, created: price.created})
+  gw.emit(scope, 'price.created', price)
+  return price
+}
+
+/** True when the product has no default price it can sell at. */
+function lacksActiveDefault(gw: Platform, scope: Scope, product: ProductDoc): boolean {
+  return product.default_price === null || gw.storage.get('price', scope, product.default_price)?.active !== true
+}
+
+function setDefaultPrice(gw: Platform, scope: Scope, product: ProductDoc, price: PriceDoc): void {
+  product.default_price = price.id
+  product.updated = gw.now()
+  gw.storage.save(product)
+  gw.emit(scope, 'product.updated', product)
+}
+
+export function createPrice(gw: Platform, scope: Scope, product: ProductDoc, body: PriceCreate): PriceDoc {
+  if (!product.active) throw productArchived(product)
+  const {set_as_default, ...input} = body
+  const active = input.active ?? true
+  if (set_as_default && !active) throw invalid('parameters_exclusive', 'An archived price cannot be the default price', 'set_as_default')
+  const price = insertPrice(gw, scope, product, {...input, metadata: input.metadata ?? {}})
+  // An active product with an active price always has an active default price.
+  if (set_as_default || (active && lacksActiveDefault(gw, scope, product))) setDefaultPrice(gw, scope, product, price)
+  return price
+}
+
+export function updatePrice(gw: Platform, scope: Scope, product: ProductDoc, price: PriceDoc, body: PriceUpdate): PriceDoc {
+  if (body.active === false && price.active && product.default_price === price.id) {
+    throw invalid('price_is_default', `${price.id} is the default price of ${product.id}; set another default_price_id first`, 'active')
+  }
+  if (body.active === true && !price.active && !product.active) throw productArchived(product)
+  if (body.active !== undefined) price.active = body.active
+  if (body.nickname !== undefined) price.nickname = body.nickname
+  if (body.tax_behavior !== undefined) price.tax_behavior = body.tax_behavior
+  if (body.lookup_key !== undefined) price.lookup_key = body.lookup_key
+  if (body.metadata !== undefined) price.metadata = mergeMetadata(price.metadata, body.metadata)
+  gw.storage.save(price)
+  gw.emit(scope, 'price.updated', price)
+  if (price.active && lacksActiveDefault(gw, scope, product)) setDefaultPrice(gw, scope, product, price)
+  return price
+}
+
+/** Archives every active price of a product (spec: archiving a product archives all its prices). */
+export function archivePrices(gw: Platform, scope: Scope, product: ProductDoc): void {
+  for (const price of gw.storage.all('price', scope, product.id)) {
+    if (!price.active) continue
+    price.active = false
+    gw.storage.save(price)
+    gw.emit(scope, 'price.updated', price)
+  }
+}
+
+const productArchived = (product: ProductDoc) =>
+  conflict('product_archived', `${product.id} is archived; reactivate it (PATCH active: true) before adding or reactivating prices`)

@@ -1,0 +1,129 @@
+/**
+ * Products (spec: Product, Store catalogue API). Rules, in the spec's order:
+ * - a product holds up to 8 images, a statement descriptor of at most 22 characters, deduplicated tags
+ *   (schema); it is created with its implicit default variant and, atomically, an optional inline
+ *   `price` or its synonym `default_price` (not both: 400 `parameters_exclusive`);
+ * - `PATCH` may set `default_price_id` to an active price of the same product; `active: false` archives;
+ * - `DELETE` archives the product and all its prices; an archived product still reads;
+ * - the App API's catalogue carries no prices, the store API's does; one product carries its option
+ *   groups and variants.
+ * Prices, option groups and variants have their own modules.
+ */
+import type {z} from 'zod'
+
+import type * as catalog from '../../sdk/schemas/catalog.js'
+import type {Product} from '../../sdk/schemas/catalog.js'
+import {invalid} from '../errors.js'
+import {newId} from '../ids.js'
+import type {Platform} from '../platform.js'
+import type {ProductDoc, Scope} from '../storage/documents.js'
+import type {RawPage} from '../storage/storage.js'
+import {optionGroupView, optionsOf} from './option-groups.js'
+import {archivePrices, insertPrice, pricesOf} from './prices.js'
+import {mergeMetadata, requireDoc, stamp} from './shared.js'
+import {byDisplayOrder, insertDefaultVariant, variantsOf, variantView} from './variants.js'
+
+type ProductCreate = z.output<typeof catalog.productCreate>
+type ProductUpdate = z.output<typeof catalog.productUpdate>
+
+export const requireProduct = (gw: Platform, scope: Scope, id: string) => requireDoc(gw, 'product', scope, id, 'product')
+
+/**
+ * A page of products, newest first, as stored JSON: the hottest read, served from memory until the next
+ * write. `withPrices` (the store API) splices each product's prices in, in two queries and unparsed.
+ */
+export function listProducts(gw: Platform, scope: Scope, withPrices: boolean, page: {limit: number; offset: number}): RawPage {
+  const key = `products.list:${withPrices}:${scope.merchant}:${scope.env}:${page.limit}:${page.offset}`
+  return gw.cachedRead(key, withPrices ? ['product', 'price'] : ['product'], () => {
+    const products = gw.storage.pageRaw('product', scope, page)
+    if (!withPrices) return products
+    const prices = gw.storage.childrenRaw('price', scope, products.ids)
+    // A stored document is a JSON object: drop its closing brace and append the prices.
+    const rows = products.rows.map((data, i) => `${data.slice(0, -1)},"prices":[${prices.get(products.ids[i])!.join(',')}]}`)
+    return {...products, rows}
+  })
+}
+
+/** One product in full: option groups and variants always, its prices on the store API only (spec). */
+export function productDetail(gw: Platform, scope: Scope, withPrices: boolean, product: ProductDoc): Product {
+  const options = optionsOf(gw, scope, product.id)
+  return {
+    ...product,
+    ...(withPrices ? {prices: pricesOf(gw, scope, product.id)} : {}),
+    option_groups: options.groups.map((g) => optionGroupView(g, g.values)),
+    variants: variantsOf(gw, scope, product.id)
+      .sort(byDisplayOrder)
+      .map((v) => variantView(v, product, options)),
+  }
+}
+
+/** Creates a product, its default variant and its optional inline default price, in the caller's transaction. */
+export function createProduct(gw: Platform, scope: Scope, body: ProductCreate): ProductDoc {
+  if (body.price && body.default_price) {
+    throw invalid('parameters_exclusive', 'Send the inline price as price or as default_price, not both', 'default_price')
+  }
+  const base = stamp(gw, scope, 'product', newId('prod', 14))
+  const product: ProductDoc = {
+    ...base,
+    name: body.name,
+    description: body.description ?? null,
+    images: body.images ?? [],
+    tax_code: body.tax_code ?? null,
+    unit_label: body.unit_label ?? null,
+    statement_descriptor: body.statement_descriptor ?? null,
+    url: body.url ?? null,
+    shippable: body.shippable ?? null,
+    package_dimensions: body.package_dimensions ?? null,
+    metadata: body.metadata ?? {},
+    tags: body.tags ?? [],
+    active: true,
+    store_visible: body.store_visible ?? true,
+    default_price: null,
+    updated: base.created,
+  }
+  gw.storage.insert('product', scope, product, {created: product.created})
+  insertDefaultVariant(gw, scope, product)
+  const inline = body.price ?? body.default_price
+  if (inline) {
+    const price = insertPrice(gw, scope, product, {...inline, metadata: {}})
+    product.default_price = price.id
+    gw.storage.save(product)
+  }
+  gw.emit(scope, 'product.created', product)
+  if (body.active === false) archiveProduct(gw, scope, product)
+  return product
+}
+
+export function updateProduct(gw: Platform, scope: Scope, product: ProductDoc, body: ProductUpdate): ProductDoc {
+  const {default_price_id, active, ...fields} = body
+  if (default_price_id !== undefined) {
+    const price = gw.storage.get('price', scope, default_price_id)
+    if (!price || price.product !== product.id || !price.active) {
+      throw invalid('price_unavailable', `default_price_id must be an active price of ${product.id}`, 'default_price_id')
+    }
+    product.default_price = price.id
+  }
+  for (const [key, value] of Object.entries(fields)) {
+    if (value === undefined) continue
+    ;(product as Record<string, unknown>)[key] = key === 'metadata' ? mergeMetadata(product.metadata, value as Record<string, string>) : value
+  }
+  // Re-activating brings the product back; its archived prices stay archived until reactivated one by one.
+  if (active === true) product.active = true
+  product.updated = gw.now()
+  gw.storage.save(product)
+  gw.emit(scope, 'product.updated', product)
+  if (active === false) archiveProduct(gw, scope, product)
+  return product
+}
+
+/** Archives a product and every price of it (spec: archiving a product archives all its prices). */
+export function archiveProduct(gw: Platform, scope: Scope, product: ProductDoc) {
+  archivePrices(gw, scope, product)
+  if (product.active) {
+    product.active = false
+    product.updated = gw.now()
+    gw.storage.save(product)
+    gw.emit(scope, 'product.updated', product)
+  }
+  return {id: product.id, object: 'product' as const, deleted: true as const, active: false as const}
+}

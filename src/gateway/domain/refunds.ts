@@ -1,0 +1,75 @@
+/**
+ * Refunds (spec: Refund; created here by the admin API's simulated outside world until the merchant
+ * API's POST /v1/refunds lands). Rules:
+ * - only a succeeded or partly refunded payment is refunded; a disputed one is 422 `charge_disputed`,
+ *   a fully refunded one 422 `already_refunded`;
+ * - the amount defaults to what is left and never exceeds it (400 `amount_too_large`);
+ * - the refund that makes the payment whole restores the stock the sale consumed and marks its order
+ *   refunded; events: `refund.created`, `charge.refunded`, `payment.refunded`.
+ */
+import type {LivePayment, SandboxPayment} from '../../sdk/schemas/commerce.js'
+import {ApiError, invalidState} from '../errors.js'
+import {newId} from '../ids.js'
+import type {Platform} from '../platform.js'
+import type {OrderDoc, PaymentDoc, RefundDoc, Scope} from '../storage/documents.js'
+import {saveOrder} from './orders.js'
+import {paymentView} from './payments.js'
+import {stamp} from './shared.js'
+import {moveStock} from './stock.js'
+
+export interface RefundResult {
+  refund: RefundDoc
+  payment: SandboxPayment | LivePayment
+  order: OrderDoc | null
+}
+
+/** Stores a refund of `amount` of a payment; the caller has checked it and moves the payment. */
+export function insertRefund(gw: Platform, scope: Scope, payment: PaymentDoc, input: {amount: number; reason: string | null; created?: number}): RefundDoc {
+  const refund: RefundDoc = {
+    ...stamp(gw, scope, 'refund', newId('re', 24), input.created),
+    livemode: payment.livemode,
+    payment: payment.id,
+    amount: input.amount,
+    currency: payment.currency,
+    status: 'succeeded',
+    reason: input.reason,
+  }
+  return gw.storage.insert('refund', scope, refund, {parent: payment.id, created: refund.created})
+}
+
+/** Refunds all or part of the rest of a payment. */
+export function refundPayment(gw: Platform, scope: Scope, payment: PaymentDoc, input: {amount?: number; reason?: string}): RefundResult {
+  if (payment.status === 'disputed') throw invalidState('charge_disputed', `Payment ${payment.id} is disputed and cannot be refunded`)
+  if (payment.status === 'refunded' || payment.amount_refunded >= payment.amount) {
+    throw new ApiError(422, 'already_refunded', 'already_refunded', `Payment ${payment.id} is already fully refunded`)
+  }
+  if (payment.status !== 'succeeded' && payment.status !== 'partially_refunded') {
+    throw invalidState('payment_not_succeeded', `Payment ${payment.id} has status ${payment.status}; only a succeeded payment can be refunded`)
+  }
+  const remaining = payment.amount - payment.amount_refunded
+  const amount = input.amount ?? remaining
+  if (amount > remaining) {
+    throw new ApiError(400, 'invalid_request', 'amount_too_large', `Refund amount ${amount} is more than the ${remaining} left to refund on payment ${payment.id}`, 'amount')
+  }
+
+  const refund = insertRefund(gw, scope, payment, {amount, reason: input.reason ?? null})
+  payment.amount_refunded += amount
+  const full = payment.amount_refunded === payment.amount
+  payment.status = full ? 'refunded' : 'partially_refunded'
+  gw.storage.save(payment)
+
+  gw.emit(scope, 'refund.created', {...refund})
+  gw.emit(scope, 'charge.refunded', paymentView(payment))
+  gw.emit(scope, 'payment.refunded', paymentView(payment))
+
+  let order = payment.order ? (gw.storage.get('order', scope, payment.order) ?? null) : null
+  if (full) {
+    const session = payment.session_id ? gw.storage.get('checkout_session', scope, payment.session_id) : undefined
+    if (session?.reservation) moveStock(gw, scope, session.reservation.variant_id, {qty: session.reservation.quantity})
+    if (order) {
+      order.status = 'refunded'
+      order = saveOrder(gw, scope, order)
+    }
+  }
+  return {refund: {...refund}, payment: paymentView(payment), order}
+}

@@ -1,0 +1,59 @@
+/**
+ * Subscription links (spec: App API, Subscription links). Live installations only (the endpoint table
+ * marks them `env: 'live'`). The merchant and store come from the installation, never from the body;
+ * amount, currency and interval are fixed once created (the update schema answers them with
+ * `parameter_immutable`). An update that changes nothing (archiving an archived link) answers the link
+ * as it is, with no event; `active: false` archives (`subscription_link.archived`).
+ */
+import type {z} from 'zod'
+
+import type {SubscriptionLinkUpdate, subscriptionLinkCreate} from '../../sdk/schemas/commerce.js'
+import {newId} from '../ids.js'
+import type {Platform} from '../platform.js'
+import type {Scope, SubscriptionLinkDoc} from '../storage/documents.js'
+import {mergeMetadata, requireDoc, stamp} from './shared.js'
+
+export const requireLink = (gw: Platform, scope: Scope, id: string) => requireDoc(gw, 'subscription_link', scope, id, 'subscription link')
+
+export function createLink(gw: Platform, scope: Scope, body: z.output<typeof subscriptionLinkCreate>): SubscriptionLinkDoc {
+  const base = stamp(gw, scope, 'subscription_link', newId('sublink', 24))
+  const link: SubscriptionLinkDoc = {
+    ...base,
+    name: body.name ?? 'Subscription',
+    description: body.description ?? null,
+    amount: body.amount,
+    currency: body.currency,
+    interval: body.interval,
+    interval_count: body.interval_count,
+    trial_period_days: body.trial_period_days ?? null,
+    url: `${gw.baseUrl}/l/${base.id}`,
+    active: true,
+    archived_at: null,
+    metadata: body.metadata ?? {},
+    updated: base.created,
+  }
+  gw.storage.insert('subscription_link', scope, link, {created: link.created})
+  gw.emit(scope, 'subscription_link.created', link)
+  return link
+}
+
+/** Applies an update; `active: false` archives. */
+export function updateLink(gw: Platform, scope: Scope, link: SubscriptionLinkDoc, body: SubscriptionLinkUpdate): SubscriptionLinkDoc {
+  const now = gw.now()
+  const next: SubscriptionLinkDoc = {
+    ...link,
+    name: body.name ?? link.name,
+    description: body.description === undefined ? link.description : body.description,
+    trial_period_days: body.trial_period_days === undefined ? link.trial_period_days : body.trial_period_days,
+    metadata: body.metadata === undefined ? link.metadata : mergeMetadata(link.metadata, body.metadata),
+  }
+  if (body.active !== undefined && body.active !== link.active) {
+    next.active = body.active
+    next.archived_at = body.active ? null : now
+  }
+  if (JSON.stringify(next) === JSON.stringify(link)) return link
+  next.updated = now
+  gw.storage.save(next)
+  gw.emit(scope, link.active && !next.active ? 'subscription_link.archived' : 'subscription_link.updated', next)
+  return next
+}

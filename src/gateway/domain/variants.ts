@@ -1,0 +1,207 @@
+/**
+ * Variants (spec: Variant rules). The seven rules, where each is kept:
+ * 1. `options` holds exactly one value per option group of the product → `checkCombination`;
+ * 2. a value belongs to the group it is sent with, else 400 `invalid_options` → `checkCombination`;
+ * 3. the same combination twice is 409 `variant_exists` → `createVariant`;
+ * 4. `price` is an active price of the same product; omitted, the variant inherits the product's
+ *    default → `checkPrice`, and `variantView` resolves the inherited price when served;
+ * 5. `stock_qty` is required when `track_inventory` is true → the create schema, `updateVariant`;
+ * 6. the option combination is immutable → the update schema (400 `options_immutable`);
+ * 7. every product has an implicit default variant that cannot be deleted → `insertDefaultVariant`,
+ *    `deleteVariant`.
+ * Stock: units in stock include those held by open checkouts; stock never goes below what is held.
+ */
+import type {z} from 'zod'
+
+import type * as catalog from '../../sdk/schemas/catalog.js'
+import type {Variant} from '../../sdk/schemas/catalog.js'
+import {conflict, invalid} from '../errors.js'
+import {newUuid} from '../ids.js'
+import type {Platform} from '../platform.js'
+import type {ProductDoc, Scope, VariantDoc} from '../storage/documents.js'
+import {optionsOf, type Options} from './option-groups.js'
+import {requireDoc} from './shared.js'
+
+type VariantCreate = z.output<typeof catalog.variantCreate>
+type VariantUpdate = z.output<typeof catalog.variantUpdate>
+
+export const requireVariant = (gw: Platform, scope: Scope, id: string) => requireDoc(gw, 'variant', scope, id, 'variant')
+
+/** A product's variants, oldest first (the default variant, created with the product, leads). */
+export const variantsOf = (gw: Platform, scope: Scope, productId: string) => gw.storage.all('variant', scope, productId)
+
+/** The product's implicit default variant (rule 7): the one sold when no variant is named. */
+export function defaultVariantOf(gw: Platform, scope: Scope, product: Pick<ProductDoc, 'id'>): VariantDoc {
+  const found = variantsOf(gw, scope, product.id).find((v) => v.is_default)
+  if (!found) throw new Error(`product ${product.id} has no default variant`)
+  return found
+}
+
+/** The price a variant sells at: its own, else the product's default (rule 4); null when neither exists. */
+export const effectivePrice = (variant: Pick<VariantDoc, 'price'>, product: Pick<ProductDoc, 'default_price'>): string | null =>
+  variant.price ?? product.default_price
+
+/** Units a checkout may still reserve; null when the variant does not track inventory. */
+export const stockAvailable = (variant: VariantDoc): number | null =>
+  variant.track_inventory ? Math.max(0, (variant.stock_qty ?? 0) - variant.stock_reserved) : null
+
+/** Variants in display order: sort_order, then creation. */
+export const byDisplayOrder = (a: VariantDoc, b: VariantDoc) => a.sort_order - b.sort_order
+
+export function variantView(v: VariantDoc, product: ProductDoc, options: Options): Variant {
+  const combination = v.options.map((o) => {
+    const named = options.byValue.get(o.value)
+    return {group: o.group, value: o.value, group_name: named?.group.name ?? '', value_name: named?.value.value ?? ''}
+  })
+  const fallbackTitle = v.is_default || combination.length === 0 ? product.name : combination.map((o) => o.value_name).join(' / ')
+  return {
+    object: 'variant',
+    id: v.id,
+    livemode: v.livemode,
+    product: v.product,
+    is_default: v.is_default,
+    options: combination,
+    price: effectivePrice(v, product),
+    price_inherited: v.price === null,
+    sku: v.sku,
+    track_inventory: v.track_inventory,
+    stock_qty: v.stock_qty,
+    stock_reserved: v.stock_reserved,
+    stock_available: stockAvailable(v),
+    title: v.title ?? fallbackTitle,
+    description: v.description,
+    image_path: v.image_path,
+    features: v.features,
+    delivery_days: v.delivery_days,
+    revisions: v.revisions,
+    highlight: v.highlight,
+    sort_order: v.sort_order,
+    created: v.created,
+    updated: v.updated,
+  }
+}
+
+/** A page of a product's variants as served, newest first. */
+export function listVariants(gw: Platform, scope: Scope, product: ProductDoc, page: {limit: number; offset: number}) {
+  const options = optionsOf(gw, scope, product.id)
+  const {docs, hasMore} = gw.storage.page('variant', scope, {...page, parent: product.id})
+  return {object: 'list' as const, has_more: hasMore, data: docs.map((v) => variantView(v, product, options))}
+}
+
+/** Persists a variant changed by another module (a reservation, a sale), stamping `updated`. */
+export function saveVariant(gw: Platform, variant: VariantDoc): VariantDoc {
+  variant.updated = gw.now()
+  return gw.storage.save(variant)
+}
+
+const invalidOptions = (message: string) => invalid('invalid_options', message, 'options')
+
+/** Rules 1 and 2: the combination, ordered as the product's groups are. */
+function checkCombination(product: ProductDoc, {groups}: Options, sent: VariantCreate['options']): VariantDoc['options'] {
+  const byGroup = new Map<string, string>()
+  for (const {group, value} of sent) {
+    const known = groups.find((g) => g.id === group)
+    if (!known) throw invalidOptions(`${group} is not an option group of ${product.id}`)
+    if (byGroup.has(group)) throw invalidOptions(`Option group ${known.name} is sent twice; send one value per group`)
+    if (!known.values.some((v) => v.id === value)) throw invalidOptions(`${value} is not a value of the option group ${known.name}`)
+    byGroup.set(group, value)
+  }
+  const missing = groups.filter((g) => !byGroup.has(g.id))
+  if (missing.length > 0) throw invalidOptions(`Send one value for each option group; missing: ${missing.map((g) => g.name).join(', ')}`)
+  return groups.map((g) => ({group: g.id, value: byGroup.get(g.id)!}))
+}
+
+/** Rule 4: an explicit price is an active price of the same product. */
+function checkPrice(gw: Platform, scope: Scope, product: ProductDoc, id: string): void {
+  const price = gw.storage.get('price', scope, id)
+  if (!price || price.product !== product.id || !price.active) {
+    throw invalid('price_unavailable', `price must be an active price of ${product.id}; omit it to inherit the default price`, 'price')
+  }
+}
+
+function checkSku(gw: Platform, scope: Scope, sku: string, self?: string): void {
+  if (gw.storage.ids('variant', scope, [{field: 'sku', eq: sku}]).some((id) => id !== self)) {
+    throw conflict('sku_exists', `Another variant in this catalogue already has the SKU '${sku}'`, 'sku')
+  }
+}
+
+type VariantFields = Pick<
+  VariantDoc,
+  'is_default' | 'options' | 'price' | 'sku' | 'track_inventory' | 'stock_qty' | 'title' | 'description' | 'image_path' | 'features' | 'delivery_days' | 'revisions' | 'highlight' | 'sort_order'
+>
+
+function insertVariant(gw: Platform, scope: Scope, product: ProductDoc, fields: VariantFields, created = gw.now()): VariantDoc {
+  const variant: VariantDoc = {object: 'variant', id: newUuid(), livemode: scope.env === 'live', product: product.id, ...fields, stock_reserved: 0, created, updated: created}
+  return gw.storage.insert('variant', scope, variant, {parent: product.id, created})
+}
+
+/** Rule 7: the variant every product is created with, sold when no variant is named. */
+export function insertDefaultVariant(gw: Platform, scope: Scope, product: ProductDoc): VariantDoc {
+  return insertVariant(gw, scope, product, presentation({is_default: true, options: [], sort_order: 0}), product.created)
+}
+
+/** A variant's own fields, defaulted as the create schema leaves them. */
+function presentation(body: Partial<VariantCreate> & Pick<VariantFields, 'is_default' | 'options' | 'sort_order'>): VariantFields {
+  return {
+    is_default: body.is_default,
+    options: body.options,
+    price: body.price ?? null,
+    sku: body.sku ?? null,
+    track_inventory: body.track_inventory ?? false,
+    stock_qty: body.stock_qty ?? null,
+    title: body.title || null,
+    description: body.description ?? null,
+    image_path: body.image_path ?? null,
+    features: body.features ?? [],
+    delivery_days: body.delivery_days ?? null,
+    revisions: body.revisions ?? null,
+    highlight: body.highlight ?? false,
+    sort_order: body.sort_order,
+  }
+}
+
+export function createVariant(gw: Platform, scope: Scope, product: ProductDoc, body: VariantCreate, known = optionsOf(gw, scope, product.id)): VariantDoc {
+  const options = checkCombination(product, known, body.options)
+  const [twinId] = gw.storage.ids('variant', scope, [{field: 'options', eq: JSON.stringify(options)}], product.id)
+  if (twinId) {
+    const twin = gw.storage.get('variant', scope, twinId)
+    throw conflict(
+      'variant_exists',
+      twin?.is_default ? 'A product without option groups has only its default variant; update that one' : `Variant ${twinId} has this combination`,
+      'options',
+    )
+  }
+  if (body.price) checkPrice(gw, scope, product, body.price)
+  if (body.sku) checkSku(gw, scope, body.sku)
+  const sortOrder = body.sort_order ?? (gw.storage.max('variant', product.id, 'sort_order') ?? -1) + 1
+  return insertVariant(gw, scope, product, presentation({...body, is_default: false, options, sort_order: sortOrder}))
+}
+
+export function updateVariant(gw: Platform, scope: Scope, product: ProductDoc, variant: VariantDoc, body: VariantUpdate): VariantDoc {
+  if (body.price) checkPrice(gw, scope, product, body.price)
+  if (body.sku) checkSku(gw, scope, body.sku, variant.id)
+  const tracking = body.track_inventory ?? variant.track_inventory
+  const stock = body.stock_qty ?? variant.stock_qty
+  if (tracking && stock === null) {
+    throw invalid('stock_qty_required', 'stock_qty is required when track_inventory is true', 'stock_qty')
+  }
+  if (tracking && stock !== null && stock < variant.stock_reserved) {
+    throw invalid('stock_below_reserved', `${variant.stock_reserved} units are reserved by open checkouts; stock_qty cannot go below that`, 'stock_qty')
+  }
+  const {options: _immutable, title, ...fields} = body
+  for (const [key, value] of Object.entries(fields)) {
+    if (value !== undefined) (variant as Record<string, unknown>)[key] = value
+  }
+  // An empty or null title falls back to the option combination again.
+  if (title !== undefined) variant.title = title || null
+  return saveVariant(gw, variant)
+}
+
+/** Rule 7: the default variant stays; archive the product instead. */
+export function deleteVariant(gw: Platform, variant: VariantDoc) {
+  if (variant.is_default) {
+    throw conflict('default_variant', 'The default variant of a product cannot be deleted; archive the product instead')
+  }
+  gw.storage.remove(variant.id)
+  return {id: variant.id, object: 'variant', deleted: true as const}
+}

@@ -1,0 +1,78 @@
+/**
+ * The admin API's handlers, one per entry of src/sdk/admin-endpoints.ts: each names the domain function
+ * it calls. Admin calls carry no credential, so a body names its merchant and environment, and a path id
+ * is found in whichever scope holds it.
+ */
+import type {AdminHandlers} from '../admin.js'
+import {advanceClock, clockView} from '../domain/clock.js'
+import {createInstallation, createSecretKey, revokeCredential} from '../domain/credentials.js'
+import {disputePayment} from '../domain/disputes.js'
+import {listEvents} from '../domain/events.js'
+import {completeSession, expireOpenSession, findSession} from '../domain/checkout.js'
+import {issueInvoice} from '../domain/invoices.js'
+import {adminMerchantView, createMerchant, requireMerchant, resetSandbox} from '../domain/merchants.js'
+import {createPayout} from '../domain/payouts.js'
+import {refundPayment} from '../domain/refunds.js'
+import {findDoc} from '../domain/shared.js'
+import {cancelSubscription, createSubscription} from '../domain/subscriptions.js'
+import {createWebhookEndpoint, deleteWebhookEndpoint, listWebhookEndpoints, webhookDeliveries} from '../domain/webhook-endpoints.js'
+import {notFound} from '../errors.js'
+import type {Platform} from '../platform.js'
+import type {Scope} from '../storage/documents.js'
+
+/** The merchant and environment an admin body names, checked to exist. */
+function scopeOf(gw: Platform, body: {merchant: string; env: Scope['env']}): Scope {
+  requireMerchant(gw, body.merchant)
+  return {merchant: body.merchant, env: body.env}
+}
+
+function sessionById(gw: Platform, id: string) {
+  const found = findSession(gw, id)
+  if (!found) throw notFound('checkout session', id)
+  return found
+}
+
+export const adminHandlers: AdminHandlers = {
+  'merchants.create': ({gw, body}) => adminMerchantView(gw, createMerchant(gw, body)),
+  'merchants.retrieve': ({gw, params}) => adminMerchantView(gw, requireMerchant(gw, params.id)),
+
+  'installations.create': ({gw, body}) => createInstallation(gw, body),
+  'installations.revoke': ({gw, params}) => revokeCredential(gw, 'installation', params.id),
+  'keys.create': ({gw, body}) => createSecretKey(gw, body),
+  'keys.revoke': ({gw, params}) => revokeCredential(gw, 'secret_key', params.id),
+
+  'clock.retrieve': ({gw}) => clockView(gw),
+  'clock.advance': ({gw, body}) => advanceClock(gw, body.advance_seconds),
+  'sandbox.reset': ({gw, body}) => resetSandbox(gw, body.merchant),
+  'events.list': ({gw, query}) => listEvents(gw, {merchant: query.merchant, env: query.env}, query),
+
+  'webhookEndpoints.create': ({gw, body}) => createWebhookEndpoint(gw, body),
+  'webhookEndpoints.list': ({gw, query}) => listWebhookEndpoints(gw, query.merchant),
+  'webhookEndpoints.delete': ({gw, params}) => deleteWebhookEndpoint(gw, params.id),
+  'webhookEndpoints.deliveries': ({gw, params}) => webhookDeliveries(gw, params.id),
+
+  'checkouts.complete': ({gw, params, body}) => {
+    const {scope, session} = sessionById(gw, params.session_id)
+    const buyer = {name: body.customer_name ?? 'Test Customer', email: body.customer_email ?? 'customer@example.com'}
+    return completeSession(gw, scope, session, body.outcome, buyer)
+  },
+  'checkouts.expire': ({gw, params}) => {
+    const {scope, session} = sessionById(gw, params.session_id)
+    return expireOpenSession(gw, scope, session)
+  },
+  'payments.refund': ({gw, params, body}) => {
+    const {scope, doc} = findDoc(gw, 'payment', params.id, 'payment')
+    return refundPayment(gw, scope, doc, body)
+  },
+  'payments.dispute': ({gw, params, body}) => {
+    const {scope, doc} = findDoc(gw, 'payment', params.id, 'payment')
+    return disputePayment(gw, scope, doc, body)
+  },
+  'payouts.create': ({gw, body}) => createPayout(gw, scopeOf(gw, body), body),
+  'invoices.create': ({gw, body}) => issueInvoice(gw, scopeOf(gw, body), body),
+  'subscriptions.create': ({gw, body}) => createSubscription(gw, scopeOf(gw, body), body),
+  'subscriptions.cancel': ({gw, params, body}) => {
+    const {scope} = findDoc(gw, 'subscription', params.id, 'subscription', 'subscription_not_found')
+    return cancelSubscription(gw, scope, params.id, body.at_period_end)
+  },
+}

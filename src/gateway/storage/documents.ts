@@ -1,0 +1,174 @@
+/**
+ * What the gateway stores, kind by kind. Each document is the resource's zod schema from src/sdk
+ * (z.output, so the served shape and the stored one cannot drift) extended with the fields only the
+ * gateway keeps (a session's reservation, a payment's charge and intent ids). `Documents` maps each
+ * kind to its type, so `storage.get('variant', …)` is a VariantDoc without a cast.
+ */
+import {z} from 'zod'
+
+import * as catalog from '../../sdk/schemas/catalog.js'
+import * as commerce from '../../sdk/schemas/commerce.js'
+import type {Environment} from '../../sdk/schemas/common.js'
+
+/**
+ * A response schema's fields as a closed object: responses are loose (clients tolerate new fields), but
+ * a stored document has exactly its fields, so types like `Omit<PaymentDoc, …>` keep their keys.
+ */
+const closed = <S extends z.ZodObject>(schema: S) => z.object(schema.shape as S['shape'])
+
+// ---------------------------------------------------------------- catalogue
+
+/** Kind `product`: the App API's product object, byte for byte (no prices, option groups or variants). */
+export const productDoc = closed(catalog.product).omit({prices: true, option_groups: true, variants: true})
+export type ProductDoc = z.output<typeof productDoc>
+
+/** Kind `price`, parent its product: the price object as served. */
+const priceDoc = closed(catalog.price).extend({type: z.enum(['one_time', 'recurring'])})
+export type PriceDoc = z.output<typeof priceDoc>
+
+/** Kind `option_group`, parent its product; its values are `option_value` documents under it. */
+const optionGroupDoc = closed(catalog.optionGroup).omit({values: true})
+export type OptionGroupDoc = z.output<typeof optionGroupDoc>
+
+/** Kind `option_value`, parent its group. */
+const optionValueDoc = closed(catalog.optionValue).extend({group: z.string(), product: z.string()})
+export type OptionValueDoc = z.output<typeof optionValueDoc>
+
+/**
+ * Kind `variant`, parent its product. `price` is the variant's own price (null: it inherits the
+ * product's default); `title` null falls back to its option combination; the combination is stored as
+ * ids only (names resolve when served). Units in stock (`stock_qty`) include those held by open
+ * checkouts (`stock_reserved`).
+ */
+const variantDoc = closed(catalog.variant).omit({price_inherited: true, stock_available: true}).extend({
+  options: z.array(z.object({group: z.string(), value: z.string()})),
+  title: z.string().nullable(),
+})
+export type VariantDoc = z.output<typeof variantDoc>
+
+/** Kind `file`: the file object as served; its bytes are a blob next to it. */
+const fileDoc = closed(catalog.file)
+export type FileDoc = z.output<typeof fileDoc>
+
+// ---------------------------------------------------------------- checkout and money
+
+/** Kind `checkout_session`: the public object plus its secret, its buyer and the stock it holds while open. */
+const sessionDoc = closed(commerce.checkoutSession).extend({
+  client_secret: z.string(),
+  customer_details: z.object({name: z.string().nullable(), email: z.string().nullable()}).nullable(),
+  /** Units held on a stock-tracked variant; held while open, then consumed (paid) or released. */
+  reservation: z.object({variant_id: z.string(), quantity: z.number()}).nullable(),
+})
+export type SessionDoc = z.output<typeof sessionDoc>
+
+export const PAYMENT_STATUSES = ['succeeded', 'processing', 'pending', 'failed', 'refunded', 'partially_refunded', 'disputed'] as const
+
+/**
+ * Kind `payment`: one record behind both of the App API's shapes (the sandbox row and the live charge,
+ * see domain/payments.ts). `id` is what `/payments/{id}` takes: the charge id in live, the row id (`py_`)
+ * in the sandbox.
+ */
+const paymentDoc = closed(commerce.sandboxPayment)
+  .omit({failure_code: true, failure_message: true})
+  .extend(commerce.livePayment.pick({payment_intent: true, charge: true, description: true, succeeded_at: true}).shape)
+  .extend({
+    livemode: z.boolean(),
+    status: z.enum(PAYMENT_STATUSES),
+    payment_intent: z.string(),
+    customer: z.object({id: z.string().nullable(), name: z.string().nullable(), email: z.string().nullable()}),
+    order: z.string().nullable(),
+    source: z.enum(['store', 'api', 'invoice', 'payment_link']),
+    failure_code: z.string().nullable(),
+    failure_message: z.string().nullable(),
+  })
+export type PaymentDoc = z.output<typeof paymentDoc>
+
+/** Kind `refund`, parent its payment: the sandbox refund row (live shows the refunded payment instead). */
+const refundDoc = closed(commerce.sandboxRefund).extend({livemode: z.boolean(), status: z.enum(['succeeded', 'pending', 'failed'])})
+export type RefundDoc = z.output<typeof refundDoc>
+
+/** Kind `dispute`, parent its payment; `past_due` is recomputed from the clock on every read. */
+const disputeDoc = closed(commerce.dispute)
+export type DisputeDoc = z.output<typeof disputeDoc>
+
+/** Kind `order`. */
+const orderDoc = closed(commerce.order)
+export type OrderDoc = z.output<typeof orderDoc>
+
+/** Kind `payout`. */
+const payoutDoc = closed(commerce.payout)
+export type PayoutDoc = z.output<typeof payoutDoc>
+
+/** Kind `invoice`, parent its subscription (live only). */
+const invoiceDoc = closed(commerce.invoice)
+export type InvoiceDoc = z.output<typeof invoiceDoc>
+
+/** Kind `subscription`. */
+const subscriptionDoc = closed(commerce.subscription)
+export type SubscriptionDoc = z.output<typeof subscriptionDoc>
+
+/** Kind `customer`: the buyer behind a subscription (no API serves customers yet). */
+export interface CustomerDoc {
+  id: string
+  object: 'customer'
+  livemode: boolean
+  name: string
+  email: string
+  created: number
+}
+
+/** Kind `subscription_link`. */
+const subscriptionLinkDoc = closed(commerce.subscriptionLink)
+export type SubscriptionLinkDoc = z.output<typeof subscriptionLinkDoc>
+
+/** Kind `event`: the spec's event envelope, appended in the transaction of the change it reports. */
+export interface EventDoc {
+  id: string
+  object: 'event'
+  type: string
+  livemode: boolean
+  created: number
+  data: {object: unknown}
+}
+
+/** Every kind of document and its type. */
+export interface Documents {
+  product: ProductDoc
+  price: PriceDoc
+  option_group: OptionGroupDoc
+  option_value: OptionValueDoc
+  variant: VariantDoc
+  file: FileDoc
+  checkout_session: SessionDoc
+  payment: PaymentDoc
+  refund: RefundDoc
+  dispute: DisputeDoc
+  order: OrderDoc
+  payout: PayoutDoc
+  invoice: InvoiceDoc
+  subscription: SubscriptionDoc
+  customer: CustomerDoc
+  subscription_link: SubscriptionLinkDoc
+  event: EventDoc
+}
+export type Kind = keyof Documents
+
+// ---------------------------------------------------------------- outside the document table
+
+/** A merchant and its one store; kept apart from the documents because credentials reference it. */
+const merchantDoc = closed(commerce.merchant).omit({livemode: true}).extend({
+  status: z.enum(['active', 'restricted', 'pending']),
+  store: closed(catalog.store).omit({object: true, livemode: true, url: true}).extend({
+    status: z.enum(['draft', 'live', 'paused']),
+    approval: z.enum(['pending', 'approved', 'rejected']),
+  }),
+})
+export type MerchantDoc = z.output<typeof merchantDoc>
+
+export type Env = Environment
+
+/** Whose data a query may see: the credential's merchant and environment. */
+export interface Scope {
+  merchant: string
+  env: Env
+}

@@ -1,0 +1,448 @@
+/**
+ * The SQLite backend of the storage interface (better-sqlite3): one database file (or `:memory:`),
+ * documents as JSON in one table, every statement prepared once and cached here. WAL keeps readers off
+ * the writer's back; the synchronous driver makes each transaction run with nothing interleaved.
+ */
+import {mkdirSync} from 'node:fs'
+import {dirname} from 'node:path'
+
+import Database from 'better-sqlite3'
+
+import type {Documents, Kind, MerchantDoc, Scope} from './documents.js'
+import type {
+  Condition,
+  CredentialRecord,
+  CredentialTable,
+  DeliveryAttempt,
+  DueDelivery,
+  IdempotencyRecord,
+  IdempotencyTable,
+  PageQuery,
+  RawPage,
+  Storage,
+  WebhookEndpointRecord,
+  WebhookTable,
+} from './storage.js'
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS merchants (
+  id TEXT PRIMARY KEY,
+  created INTEGER NOT NULL,
+  data TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS credentials (
+  id TEXT PRIMARY KEY,
+  token_hash TEXT NOT NULL UNIQUE,
+  kind TEXT NOT NULL,
+  merchant TEXT NOT NULL REFERENCES merchants(id),
+  env TEXT NOT NULL,
+  scopes TEXT NOT NULL,
+  hint TEXT NOT NULL,
+  app_name TEXT,
+  created INTEGER NOT NULL,
+  revoked INTEGER
+);
+CREATE TABLE IF NOT EXISTS objects (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  id TEXT NOT NULL UNIQUE,
+  kind TEXT NOT NULL,
+  merchant TEXT NOT NULL,
+  env TEXT NOT NULL,
+  parent TEXT,
+  created INTEGER NOT NULL,
+  data TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS objects_by_scope ON objects (merchant, env, kind, seq);
+-- Children of one parent (a product's prices, a group's values): equality on all four columns lets the
+-- planner prefer this index over objects_by_scope, which would scan every object of the kind.
+DROP INDEX IF EXISTS objects_by_parent;
+CREATE INDEX IF NOT EXISTS objects_by_parent_scope ON objects (parent, kind, merchant, env, seq);
+-- Catalogue uniqueness checks (a variant's option combination, its SKU) and the default sort order
+-- are index lookups, so creating the 10,000th variant costs what the first did.
+CREATE INDEX IF NOT EXISTS variants_by_combination ON objects (parent, json_extract(data, '$.options')) WHERE kind = 'variant';
+CREATE INDEX IF NOT EXISTS variants_by_sku ON objects (merchant, env, json_extract(data, '$.sku')) WHERE kind = 'variant';
+-- The expiry sweep reads only open sessions that are due, not every session.
+CREATE INDEX IF NOT EXISTS checkout_sessions_open_by_expiry ON objects (merchant, env, json_extract(data, '$.expires_at'))
+  WHERE kind = 'checkout_session' AND json_extract(data, '$.status') = 'open';
+CREATE INDEX IF NOT EXISTS variants_by_sort_order ON objects (parent, json_extract(data, '$.sort_order')) WHERE kind = 'variant';
+-- Webhooks: endpoints per merchant and environment, and an outbox of deliveries written in the
+-- transaction of the event they carry, so a rolled-back request delivers nothing.
+CREATE TABLE IF NOT EXISTS webhook_endpoints (
+  id TEXT PRIMARY KEY,
+  merchant TEXT NOT NULL,
+  env TEXT NOT NULL,
+  url TEXT NOT NULL,
+  events TEXT NOT NULL,
+  secret TEXT NOT NULL,
+  created INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS webhook_endpoints_by_scope ON webhook_endpoints (merchant, env);
+CREATE TABLE IF NOT EXISTS webhook_deliveries (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  endpoint TEXT NOT NULL REFERENCES webhook_endpoints(id) ON DELETE CASCADE,
+  event_id TEXT NOT NULL,
+  event_type TEXT NOT NULL,
+  body TEXT NOT NULL,
+  attempts INTEGER NOT NULL DEFAULT 0,
+  next_attempt INTEGER,
+  delivered INTEGER,
+  created INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS webhook_deliveries_due ON webhook_deliveries (next_attempt) WHERE next_attempt IS NOT NULL;
+CREATE TABLE IF NOT EXISTS webhook_attempts (
+  delivery INTEGER NOT NULL REFERENCES webhook_deliveries(id) ON DELETE CASCADE,
+  attempt INTEGER NOT NULL,
+  attempted INTEGER NOT NULL,
+  status INTEGER,
+  error TEXT,
+  next_attempt INTEGER,
+  PRIMARY KEY (delivery, attempt)
+);
+CREATE TABLE IF NOT EXISTS idempotency (
+  credential TEXT NOT NULL,
+  key TEXT NOT NULL,
+  fingerprint TEXT NOT NULL,
+  state TEXT NOT NULL,
+  status INTEGER,
+  body TEXT,
+  created INTEGER NOT NULL,
+  PRIMARY KEY (credential, key)
+);
+-- An uploaded file's bytes belong to its document: deleting the document (a sandbox reset) deletes them.
+CREATE TABLE IF NOT EXISTS file_blobs (id TEXT PRIMARY KEY REFERENCES objects(id) ON DELETE CASCADE, bytes BLOB NOT NULL);
+`
+
+
+/** Field names and kinds come from code, never from a request; checked anyway since they are spliced into SQL. */
+const NAME = /^[a-z_.]+$/
+function name(text: string): string {
+  if (!NAME.test(text)) throw new Error(`not a field or kind name: ${text}`)
+  return text
+}
+
+const field = (f: string) => `json_extract(data, '$.${name(f)}')`
+
+/** One condition as SQL and its bound values; `is` constants are inlined so the partial indexes above apply. */
+function condition(c: Condition): [string, unknown[]] {
+  if ('eq' in c) return [`${field(c.field)} = ?`, [c.eq]]
+  if ('is' in c) return [`${field(c.field)} = '${name(c.is)}'`, []]
+  if ('in' in c) return [`${field(c.field)} IN (${c.in.map(() => '?').join(', ') || 'NULL'})`, [...c.in]]
+  if ('gt' in c) return [`${field(c.field)} > ?`, [c.gt]]
+  return [`${field(c.field)} <= ?`, [c.lte]]
+}
+
+/** `kind = '<kind>' AND merchant = ? AND env = ? [AND parent = ?] [AND conditions]`, with its values. */
+function scoped(kind: Kind, scope: Scope, where: readonly Condition[] = [], parent?: string): [string, unknown[]] {
+  const parts = [`kind = '${name(kind)}'`, 'merchant = ?', 'env = ?']
+  const args: unknown[] = [scope.merchant, scope.env]
+  if (parent !== undefined) {
+    parts.unshift('parent = ?')
+    args.unshift(parent)
+  }
+  for (const c of where) {
+    const [sql, values] = condition(c)
+    parts.push(sql)
+    args.push(...values)
+  }
+  return [parts.join(' AND '), args]
+}
+
+export class SqliteStorage implements Storage {
+  readonly db: Database.Database
+  /** The one prepared-statement cache: every query text is prepared once per database. */
+  private readonly statements = new Map<string, Database.Statement>()
+  /**
+   * Write counters per kind of document, and `*` for writes of every kind (a wipe, a rolled-back
+   * transaction): a cached read stays valid while the counters of the kinds it read are unchanged.
+   */
+  private readonly writes = new Map<string, number>([['*', 0]])
+
+  constructor(readonly location: string) {
+    if (location !== ':memory:') mkdirSync(dirname(location), {recursive: true, mode: 0o700})
+    this.db = new Database(location)
+    // WAL: readers never wait for the writer; NORMAL sync keeps every committed write across a
+    // process crash (only an OS crash or power loss can drop the last commits).
+    this.db.pragma('journal_mode = WAL')
+    this.db.pragma('synchronous = NORMAL')
+    this.db.pragma('foreign_keys = ON')
+    this.db.exec(SCHEMA)
+  }
+
+  /** A cached prepared statement. */
+  private sql<R = unknown>(text: string): Database.Statement<unknown[], R> {
+    let stmt = this.statements.get(text)
+    if (!stmt) this.statements.set(text, (stmt = this.db.prepare(text)))
+    return stmt as Database.Statement<unknown[], R>
+  }
+
+  get open(): boolean {
+    return this.db.open
+  }
+
+  meta(key: string): string | undefined {
+    return this.sql<{value: string}>('SELECT value FROM meta WHERE key = ?').get(key)?.value
+  }
+
+  setMeta(key: string, value: string): void {
+    this.sql('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value').run(key, value)
+  }
+
+  transaction<T>(fn: () => T): T {
+    try {
+      return this.db.transaction(fn)()
+    } catch (error) {
+      // A read cached inside the rolled-back transaction saw writes that never landed.
+      this.touch('*')
+      throw error
+    }
+  }
+
+  private touch(kind: string): void {
+    this.writes.set(kind, (this.writes.get(kind) ?? 0) + 1)
+  }
+
+  generation(kinds: readonly Kind[]): string {
+    let key = String(this.writes.get('*'))
+    for (const kind of kinds) key += `:${this.writes.get(kind) ?? 0}`
+    return key
+  }
+
+  // ---------------------------------------------------------------- documents
+
+  insert<K extends Kind>(kind: K, scope: Scope, doc: Documents[K], opts: {parent?: string | null; created: number}): Documents[K] {
+    this.touch(kind)
+    this.sql('INSERT INTO objects (id, kind, merchant, env, parent, created, data) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
+      doc.id,
+      kind,
+      scope.merchant,
+      scope.env,
+      opts.parent ?? null,
+      opts.created,
+      JSON.stringify(doc),
+    )
+    return doc
+  }
+
+  save<T extends {id: string}>(doc: T): T {
+    const row = this.sql<{kind: string}>('UPDATE objects SET data = ? WHERE id = ? RETURNING kind').get(JSON.stringify(doc), doc.id)
+    if (row) this.touch(row.kind)
+    return doc
+  }
+
+  remove(id: string): void {
+    const row = this.sql<{kind: string}>('DELETE FROM objects WHERE id = ? RETURNING kind').get(id)
+    if (row) this.touch(row.kind)
+  }
+
+  get<K extends Kind>(kind: K, scope: Scope, id: string): Documents[K] | undefined {
+    const row = this.sql<{data: string}>('SELECT data FROM objects WHERE id = ? AND kind = ? AND merchant = ? AND env = ?').get(id, kind, scope.merchant, scope.env)
+    return row ? (JSON.parse(row.data) as Documents[K]) : undefined
+  }
+
+  find<K extends Kind>(kind: K, id: string): {scope: Scope; doc: Documents[K]} | undefined {
+    const row = this.sql<{merchant: string; env: Scope['env']; data: string}>('SELECT merchant, env, data FROM objects WHERE id = ? AND kind = ?').get(id, kind)
+    return row ? {scope: {merchant: row.merchant, env: row.env}, doc: JSON.parse(row.data) as Documents[K]} : undefined
+  }
+
+  all<K extends Kind>(kind: K, scope: Scope, parent?: string): Documents[K][] {
+    const rows =
+      parent === undefined
+        ? this.sql<{data: string}>('SELECT data FROM objects WHERE merchant = ? AND env = ? AND kind = ? ORDER BY seq ASC').all(scope.merchant, scope.env, kind)
+        : this.sql<{data: string}>(
+            'SELECT data FROM objects INDEXED BY objects_by_parent_scope WHERE parent = ? AND kind = ? AND merchant = ? AND env = ? ORDER BY seq ASC',
+          ).all(parent, kind, scope.merchant, scope.env)
+    return rows.map((r) => JSON.parse(r.data) as Documents[K])
+  }
+
+  where<K extends Kind>(kind: K, scope: Scope, where: readonly Condition[]): Documents[K][] {
+    const [sql, args] = scoped(kind, scope, where)
+    return this.sql<{data: string}>(`SELECT data FROM objects WHERE ${sql} ORDER BY seq ASC`)
+      .all(...args)
+      .map((r) => JSON.parse(r.data) as Documents[K])
+  }
+
+  ids(kind: Kind, scope: Scope, where: readonly Condition[], parent?: string): string[] {
+    const [sql, args] = scoped(kind, scope, where, parent)
+    return this.sql<{id: string}>(`SELECT id FROM objects WHERE ${sql}`)
+      .all(...args)
+      .map((r) => r.id)
+  }
+
+  max(kind: Kind, parent: string, fieldName: string): number | null {
+    return this.sql<{max: number | null}>(`SELECT MAX(${field(fieldName)}) AS max FROM objects WHERE parent = ? AND kind = '${name(kind)}'`).get(parent)!.max
+  }
+
+  pageRaw(kind: Kind, scope: Scope, query: PageQuery): RawPage {
+    let rows: {id: string; data: string}[]
+    if (query.where?.length) {
+      const [sql, args] = scoped(kind, scope, query.where, query.parent)
+      rows = this.sql<{id: string; data: string}>(`SELECT id, data FROM objects WHERE ${sql} ORDER BY seq DESC LIMIT ? OFFSET ?`).all(
+        ...args,
+        query.limit + 1,
+        query.offset,
+      )
+    } else if (query.parent === undefined) {
+      rows = this.sql<{id: string; data: string}>('SELECT id, data FROM objects WHERE merchant = ? AND env = ? AND kind = ? ORDER BY seq DESC LIMIT ? OFFSET ?').all(
+        scope.merchant,
+        scope.env,
+        kind,
+        query.limit + 1,
+        query.offset,
+      )
+    } else {
+      rows = this.sql<{id: string; data: string}>(
+        'SELECT id, data FROM objects INDEXED BY objects_by_parent_scope WHERE parent = ? AND kind = ? AND merchant = ? AND env = ? ORDER BY seq DESC LIMIT ? OFFSET ?',
+      ).all(query.parent, kind, scope.merchant, scope.env, query.limit + 1, query.offset)
+    }
+    const hasMore = rows.length > query.limit
+    if (hasMore) rows.pop()
+    return {rows: rows.map((r) => r.data), ids: rows.map((r) => r.id), hasMore}
+  }
+
+  page<K extends Kind>(kind: K, scope: Scope, query: PageQuery): {docs: Documents[K][]; hasMore: boolean} {
+    const {rows, hasMore} = this.pageRaw(kind, scope, query)
+    return {docs: rows.map((r) => JSON.parse(r) as Documents[K]), hasMore}
+  }
+
+  childrenRaw(kind: Kind, scope: Scope, parents: readonly string[]): Map<string, string[]> {
+    const out = new Map<string, string[]>(parents.map((p) => [p, []]))
+    const rows = this.sql<{parent: string; data: string}>(
+      `SELECT parent, data FROM objects WHERE merchant = ? AND env = ? AND kind = '${name(kind)}'
+         AND parent IN (SELECT value FROM json_each(?)) ORDER BY seq DESC`,
+    ).all(scope.merchant, scope.env, JSON.stringify(parents))
+    for (const row of rows) out.get(row.parent)?.push(row.data)
+    return out
+  }
+
+  wipe(scope: Scope): number {
+    this.touch('*')
+    return this.sql('DELETE FROM objects WHERE merchant = ? AND env = ?').run(scope.merchant, scope.env).changes
+  }
+
+  // ---------------------------------------------------------------- merchants and blobs
+
+  merchant(id: string): MerchantDoc | undefined {
+    const row = this.sql<{data: string}>('SELECT data FROM merchants WHERE id = ?').get(id)
+    return row ? (JSON.parse(row.data) as MerchantDoc) : undefined
+  }
+
+  saveMerchant(doc: MerchantDoc): void {
+    this.sql('INSERT INTO merchants (id, created, data) VALUES (?, ?, ?) ON CONFLICT(id) DO UPDATE SET data = excluded.data').run(doc.id, doc.created, JSON.stringify(doc))
+  }
+
+  putBlob(id: string, bytes: Buffer): void {
+    this.sql('INSERT INTO file_blobs (id, bytes) VALUES (?, ?)').run(id, bytes)
+  }
+
+  blob(id: string): Buffer | undefined {
+    return this.sql<{bytes: Buffer}>('SELECT bytes FROM file_blobs WHERE id = ?').get(id)?.bytes
+  }
+
+  // ---------------------------------------------------------------- credentials, idempotency, webhooks
+
+  readonly credentials: CredentialTable = {
+    insert: (r) => {
+      this.sql('INSERT INTO credentials (id, token_hash, kind, merchant, env, scopes, hint, app_name, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)').run(
+        r.id,
+        r.tokenHash,
+        r.kind,
+        r.merchant,
+        r.env,
+        JSON.stringify(r.scopes),
+        r.hint,
+        r.appName,
+        r.created,
+      )
+    },
+    revoke: (id, kind, at) => this.sql('UPDATE credentials SET revoked = ? WHERE id = ? AND kind = ? AND revoked IS NULL').run(at, id, kind).changes > 0,
+    byTokenHash: (tokenHash) => {
+      const row = this.sql<Omit<CredentialRecord, 'scopes'> & {scopes: string}>(
+        'SELECT id, kind, merchant, env, scopes, hint FROM credentials WHERE token_hash = ? AND revoked IS NULL',
+      ).get(tokenHash)
+      return row ? {...row, scopes: JSON.parse(row.scopes) as string[]} : undefined
+    },
+  }
+
+  readonly idempotency: IdempotencyTable = {
+    read: (credential, key) =>
+      this.sql<IdempotencyRecord>('SELECT fingerprint, state, status, body, created FROM idempotency WHERE credential = ? AND key = ?').get(credential, key),
+    claim: (credential, key, fingerprint, now) => {
+      this.sql(
+        `INSERT INTO idempotency (credential, key, fingerprint, state, created) VALUES (?, ?, ?, 'in_flight', ?)
+         ON CONFLICT(credential, key) DO UPDATE SET fingerprint = excluded.fingerprint, state = 'in_flight', status = NULL, body = NULL, created = excluded.created`,
+      ).run(credential, key, fingerprint, now)
+    },
+    finish: (credential, key, status, body) => {
+      this.sql(`UPDATE idempotency SET state = 'done', status = ?, body = ? WHERE credential = ? AND key = ?`).run(status, body, credential, key)
+    },
+    release: (credential, key) => {
+      this.sql('DELETE FROM idempotency WHERE credential = ? AND key = ?').run(credential, key)
+    },
+    prune: (before) => {
+      this.sql('DELETE FROM idempotency WHERE created <= ?').run(before)
+    },
+  }
+
+  readonly webhooks: WebhookTable = {
+    insertEndpoint: (e) => {
+      this.sql('INSERT INTO webhook_endpoints (id, merchant, env, url, events, secret, created) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
+        e.id,
+        e.merchant,
+        e.env,
+        e.url,
+        JSON.stringify(e.events),
+        e.secret,
+        e.created,
+      )
+    },
+    endpoint: (id) => endpointRecord(this.sql<EndpointRow>('SELECT * FROM webhook_endpoints WHERE id = ?').get(id)),
+    endpointsOf: (merchant) =>
+      this.sql<EndpointRow>('SELECT * FROM webhook_endpoints WHERE merchant = ? ORDER BY created DESC, rowid DESC')
+        .all(merchant)
+        .map((row) => endpointRecord(row)!),
+    endpointsIn: (scope) =>
+      this.sql<EndpointRow>('SELECT * FROM webhook_endpoints WHERE merchant = ? AND env = ?')
+        .all(scope.merchant, scope.env)
+        .map((row) => endpointRecord(row)!),
+    removeEndpoint: (id) => this.sql('DELETE FROM webhook_endpoints WHERE id = ?').run(id).changes > 0,
+    enqueue: (endpoint, event, body) => {
+      this.sql('INSERT INTO webhook_deliveries (endpoint, event_id, event_type, body, next_attempt, created) VALUES (?, ?, ?, ?, ?, ?)').run(
+        endpoint,
+        event.id,
+        event.type,
+        body,
+        event.created,
+        event.created,
+      )
+    },
+    due: (now, limit) =>
+      this.sql<DueDelivery>(
+        'SELECT id, endpoint, event_id, event_type, body, attempts FROM webhook_deliveries WHERE next_attempt IS NOT NULL AND next_attempt <= ? ORDER BY id LIMIT ?',
+      ).all(now, limit),
+    recordAttempt: (delivery, attempt, at, outcome) => {
+      this.sql('UPDATE webhook_deliveries SET attempts = ?, next_attempt = ?, delivered = ? WHERE id = ?').run(attempt, outcome.next, outcome.delivered ? at : null, delivery)
+      this.sql('INSERT INTO webhook_attempts (delivery, attempt, attempted, status, error, next_attempt) VALUES (?, ?, ?, ?, ?, ?)').run(
+        delivery,
+        attempt,
+        at,
+        outcome.status,
+        outcome.error,
+        outcome.next,
+      )
+    },
+    attempts: (endpoint) =>
+      this.sql<DeliveryAttempt>(
+        `SELECT a.delivery, d.event_id, d.event_type, a.attempt, a.attempted, a.status, a.error, a.next_attempt
+         FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery WHERE d.endpoint = ? ORDER BY a.delivery, a.attempt`,
+      ).all(endpoint),
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close()
+  }
+}
+
+type EndpointRow = Omit<WebhookEndpointRecord, 'events'> & {events: string}
+
+const endpointRecord = (row: EndpointRow | undefined): WebhookEndpointRecord | undefined => row && {...row, events: JSON.parse(row.events) as string[]}

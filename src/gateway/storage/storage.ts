@@ -1,0 +1,165 @@
+/**
+ * The gateway's storage, as the domain sees it: one interface, so a second backend (a PostgreSQL server
+ * shared by many CI jobs) can be added next to storage/sqlite.ts without touching a rule. Platform
+ * objects are JSON documents scoped by merchant and environment, so that "another merchant's or
+ * environment's id is a 404" holds for every kind by construction, and a sandbox reset is one wipe.
+ * Every call is synchronous and `transaction` runs its function with nothing interleaved: that is what
+ * makes stock and idempotency race-free.
+ */
+import type {Documents, Env, Kind, MerchantDoc, Scope} from './documents.js'
+
+export type {Documents, Env, Kind, Scope}
+
+/**
+ * A condition on a document field. `eq`, `in`, `gt` and `lte` compare with a caller's value; `is`
+ * compares with a constant of the code (a status), which a backend may inline so partial indexes apply.
+ */
+export type Condition =
+  | {field: string; eq: string | number}
+  | {field: string; is: string}
+  | {field: string; in: readonly (string | number)[]}
+  | {field: string; gt: number}
+  | {field: string; lte: number}
+
+export interface PageQuery {
+  limit: number
+  offset: number
+  /** Only the children of this document (a product's prices). */
+  parent?: string
+  where?: readonly Condition[]
+}
+
+/** A page of stored JSON, newest first: raw so a list route can splice it into its answer unparsed. */
+export interface RawPage {
+  rows: string[]
+  ids: string[]
+  hasMore: boolean
+}
+
+export interface DocumentStore {
+  /** Runs `fn` in one transaction: all of its writes land, or none. */
+  transaction<T>(fn: () => T): T
+  insert<K extends Kind>(kind: K, scope: Scope, doc: Documents[K], opts: {parent?: string | null; created: number}): Documents[K]
+  /** Replaces a document; the caller has read it through a scoped `get` first. */
+  save<T extends {id: string}>(doc: T): T
+  remove(id: string): void
+  /** One document of `kind` in the scope; undefined for a missing id and for another scope's id alike. */
+  get<K extends Kind>(kind: K, scope: Scope, id: string): Documents[K] | undefined
+  /** A document by id in whatever scope holds it: for the admin API and the hosted page, which carry no credential. */
+  find<K extends Kind>(kind: K, id: string): {scope: Scope; doc: Documents[K]} | undefined
+  /** Every document of `kind` in the scope (under `parent` if given), oldest first. */
+  all<K extends Kind>(kind: K, scope: Scope, parent?: string): Documents[K][]
+  /** Every document of `kind` in the scope that meets all conditions, oldest first (expiry sweeps read due ones). */
+  where<K extends Kind>(kind: K, scope: Scope, where: readonly Condition[]): Documents[K][]
+  /** Ids of the documents of `kind` that meet all conditions, in the scope (and under `parent` if given). */
+  ids(kind: Kind, scope: Scope, where: readonly Condition[], parent?: string): string[]
+  /** The largest value of a numeric field among a parent's children of `kind`; null when it has none. */
+  max(kind: Kind, parent: string, field: string): number | null
+  /** A page of documents, newest first, plus whether more exist. */
+  page<K extends Kind>(kind: K, scope: Scope, query: PageQuery): {docs: Documents[K][]; hasMore: boolean}
+  pageRaw(kind: Kind, scope: Scope, query: PageQuery): RawPage
+  /** The stored JSON of the children of `kind` of each parent, newest first. */
+  childrenRaw(kind: Kind, scope: Scope, parents: readonly string[]): Map<string, string[]>
+  /** Wipes one merchant's documents in one environment (the sandbox reset); returns how many. */
+  wipe(scope: Scope): number
+  /** Changes whenever a document of one of `kinds` may have been written; see `Platform.cachedRead`. */
+  generation(kinds: readonly Kind[]): string
+}
+
+export interface CredentialRecord {
+  id: string
+  kind: 'installation' | 'secret_key'
+  merchant: string
+  env: Env
+  scopes: string[]
+  /** Last characters of the token, for logs and listings. */
+  hint: string
+}
+
+export interface CredentialTable {
+  insert(record: CredentialRecord & {tokenHash: string; appName: string | null; created: number}): void
+  /** False when no unrevoked credential of that kind has the id. */
+  revoke(id: string, kind: CredentialRecord['kind'], at: number): boolean
+  byTokenHash(tokenHash: string): CredentialRecord | undefined
+}
+
+export interface IdempotencyRecord {
+  fingerprint: string
+  state: 'in_flight' | 'done'
+  status: number | null
+  body: string | null
+  created: number
+}
+
+export interface IdempotencyTable {
+  read(credential: string, key: string): IdempotencyRecord | undefined
+  /** Marks the key in flight for this fingerprint, replacing an expired record. */
+  claim(credential: string, key: string, fingerprint: string, now: number): void
+  finish(credential: string, key: string, status: number, body: string): void
+  release(credential: string, key: string): void
+  /** Deletes records created at or before `before`. */
+  prune(before: number): void
+}
+
+export interface WebhookEndpointRecord {
+  id: string
+  merchant: string
+  env: Env
+  url: string
+  events: string[]
+  secret: string
+  created: number
+}
+
+export interface DueDelivery {
+  id: number
+  endpoint: string
+  event_id: string
+  event_type: string
+  body: string
+  attempts: number
+}
+
+export interface DeliveryAttempt {
+  delivery: number
+  event_id: string
+  event_type: string
+  attempt: number
+  attempted: number
+  status: number | null
+  error: string | null
+  next_attempt: number | null
+}
+
+/** Webhook endpoints and an outbox of deliveries written in the transaction of the event they carry. */
+export interface WebhookTable {
+  insertEndpoint(endpoint: WebhookEndpointRecord): void
+  endpoint(id: string): WebhookEndpointRecord | undefined
+  /** The merchant's endpoints, newest first. */
+  endpointsOf(merchant: string): WebhookEndpointRecord[]
+  endpointsIn(scope: Scope): WebhookEndpointRecord[]
+  /** Deletes the endpoint with its pending deliveries and their log. */
+  removeEndpoint(id: string): boolean
+  enqueue(endpoint: string, event: {id: string; type: string; created: number}, body: string): void
+  due(now: number, limit: number): DueDelivery[]
+  /** Records one attempt and what follows it (the next attempt, or delivered / given up). */
+  recordAttempt(delivery: number, attempt: number, at: number, outcome: {status: number | null; error: string | null; next: number | null; delivered: boolean}): void
+  attempts(endpoint: string): DeliveryAttempt[]
+}
+
+export interface Storage extends DocumentStore {
+  /** Where the data lives (a file path, `:memory:`), for messages. */
+  readonly location: string
+  readonly open: boolean
+  meta(key: string): string | undefined
+  setMeta(key: string, value: string): void
+  merchant(id: string): MerchantDoc | undefined
+  saveMerchant(doc: MerchantDoc): void
+  /** Bytes stored with a document (an uploaded file's); they go when the document goes. */
+  putBlob(id: string, bytes: Buffer): void
+  blob(id: string): Buffer | undefined
+  readonly credentials: CredentialTable
+  readonly idempotency: IdempotencyTable
+  readonly webhooks: WebhookTable
+  close(): void
+}

@@ -1,0 +1,96 @@
+/**
+ * Every route of the gateway's admin API (`/_admin`, `Authorization: Bearer <admin_key>`), written once
+ * like endpoints.ts: the gateway registers one handler per entry behind one auth hook, `GatewayAdmin`
+ * derives its methods from it and parses each answer with the entry's response schema.
+ */
+import type {z} from 'zod'
+
+import * as admin from './schemas/admin.js'
+import * as commerce from './schemas/commerce.js'
+
+export type AdminMethod = 'GET' | 'POST' | 'DELETE'
+
+export interface AdminEndpointDef {
+  method: AdminMethod
+  /** Relative to `/_admin`; `{name}` marks a path parameter. */
+  path: string
+  summary: string
+  body?: z.ZodType
+  query?: z.ZodType
+  /** The item schema for lists, the object schema otherwise. */
+  response: z.ZodType
+  /** The status of a success: 201 for what the call creates. */
+  status: 200 | 201
+  list?: boolean
+}
+
+function adminRoute<M extends AdminMethod, R extends z.ZodType, const X extends Partial<AdminEndpointDef> = object>(
+  method: M,
+  path: string,
+  response: R,
+  summary: string,
+  extra: X = {} as X,
+) {
+  return {method, path, response, summary, status: method === 'POST' ? 201 : 200, ...extra} as const
+}
+const ok = {status: 200} as const
+
+export const adminEndpoints = {
+  'merchants.create': adminRoute('POST', '/merchants', admin.adminMerchant, 'A merchant with a live, approved store unless `store` says otherwise', {body: admin.adminMerchantCreate}),
+  'merchants.retrieve': adminRoute('GET', '/merchants/{id}', admin.adminMerchant, 'One merchant with its store'),
+
+  'installations.create': adminRoute('POST', '/installations', admin.adminInstallation, "An app installation on the merchant's store; its token drives an AppClient", {
+    body: admin.adminInstallationCreate,
+  }),
+  'installations.revoke': adminRoute('DELETE', '/installations/{id}', admin.adminRevoked, 'Revoke an installation: its token fails with 401 on its very next request'),
+  'keys.create': adminRoute('POST', '/keys', admin.adminSecretKey, 'A secret key for the store and merchant APIs', {body: admin.adminKeyCreate}),
+  'keys.revoke': adminRoute('DELETE', '/keys/{id}', admin.adminRevoked, 'Revoke a secret key'),
+
+  'clock.retrieve': adminRoute('GET', '/clock', admin.adminClock, "The gateway's time and the test clock's offset"),
+  'clock.advance': adminRoute('POST', '/clock', admin.adminClock, "Move the gateway's time forward: sessions expire, trials end, deliveries come due", {
+    body: admin.adminClockAdvance,
+    ...ok,
+  }),
+  'sandbox.reset': adminRoute('POST', '/sandbox/reset', admin.adminSandboxResetResult, "Wipe the merchant's test-environment data; live data and credentials stay", {
+    body: admin.adminSandboxReset,
+    ...ok,
+  }),
+  'events.list': adminRoute('GET', '/events', commerce.event, 'Events the gateway emitted, newest first (what webhooks deliver)', {query: admin.adminEventsQuery, list: true}),
+
+  'webhookEndpoints.create': adminRoute('POST', '/webhook_endpoints', admin.adminWebhookEndpoint, "An endpoint the merchant's events are POSTed to, signed with its secret (shown in full once)", {
+    body: admin.adminWebhookEndpointCreate,
+  }),
+  'webhookEndpoints.list': adminRoute('GET', '/webhook_endpoints', admin.adminWebhookEndpoint, "The merchant's endpoints, secrets masked", {query: admin.adminMerchantQuery, list: true}),
+  'webhookEndpoints.delete': adminRoute('DELETE', '/webhook_endpoints/{id}', admin.adminWebhookEndpointDeleted, 'Delete an endpoint and stop its deliveries'),
+  'webhookEndpoints.deliveries': adminRoute('GET', '/webhook_endpoints/{id}/deliveries', admin.adminWebhookDeliveryAttempt, "An endpoint's delivery attempts, oldest first", {list: true}),
+
+  'checkouts.complete': adminRoute('POST', '/checkouts/{session_id}/complete', admin.adminCheckoutCompletion, 'Play the buyer: pay (default) or decline an open checkout session', {
+    body: admin.adminCheckoutComplete,
+    ...ok,
+  }),
+  'checkouts.expire': adminRoute('POST', '/checkouts/{session_id}/expire', commerce.sessionExpired, 'Play the buyer walking away: expire an open checkout session now', ok),
+  'payments.refund': adminRoute('POST', '/payments/{id}/refund', admin.adminRefundResult, 'Refund all (default) or part of what is left of a payment', {body: admin.adminRefundCreate}),
+  'payments.dispute': adminRoute('POST', '/payments/{id}/dispute', admin.adminDisputeResult, "The buyer's bank opens a chargeback", {body: admin.adminDisputeCreate}),
+  'payouts.create': adminRoute('POST', '/payouts', commerce.payout, 'A payout of the merchant (payouts are the platform\'s, not reachable by apps)', {body: admin.adminPayoutCreate}),
+  'invoices.create': adminRoute('POST', '/invoices', commerce.invoice, 'An invoice (live only, as the platform issues invoices in live only)', {body: admin.adminInvoiceCreate}),
+  'subscriptions.create': adminRoute('POST', '/subscriptions', commerce.subscription, 'A subscription already moved to `status` (default active), with its customer', {
+    body: admin.adminSubscriptionCreate,
+  }),
+  'subscriptions.cancel': adminRoute('POST', '/subscriptions/{id}/cancel', commerce.subscription, 'Cancel at period end (default) or now; a second cancel is 409', {
+    body: admin.adminSubscriptionCancel,
+    ...ok,
+  }),
+} as const satisfies Record<string, AdminEndpointDef>
+
+export type AdminEndpointId = keyof typeof adminEndpoints
+export type AdminEndpoint<Id extends AdminEndpointId> = (typeof adminEndpoints)[Id]
+
+/** Base path of the admin API, relative to the gateway's address. */
+export const ADMIN_PREFIX = '/_admin'
+
+/** Request body type of an admin endpoint (what a caller sends). */
+export type AdminBodyOf<Id extends AdminEndpointId> = AdminEndpoint<Id> extends {body: infer B extends z.ZodType} ? z.input<B> : never
+/** Query type of an admin endpoint (what a caller sends). */
+export type AdminQueryOf<Id extends AdminEndpointId> = AdminEndpoint<Id> extends {query: infer Q extends z.ZodType} ? z.input<Q> : never
+/** Result type of an admin endpoint (one object, or the item type of a list). */
+export type AdminResultOf<Id extends AdminEndpointId> = z.output<AdminEndpoint<Id>['response']>
