@@ -4,7 +4,6 @@
  * namespace method (resources/*.ts) is a one-line wrapper around it. Which methods a client has is
  * derived from each endpoint's `doors`: AppClient gets the 'app' ones, StoreClient the 'store' ones.
  */
-import type {z} from 'zod'
 
 import {DOOR_PREFIX, endpoints, type Door, type Endpoint, type EndpointDef, type EndpointId, type ResultOf} from './endpoints.js'
 import {InvalidRequestError} from './errors.js'

@@ -1,3 +1,6 @@
+import {createServer} from 'node:http'
+import type {AddressInfo} from 'node:net'
+
 import {expect} from 'chai'
 
 import {
@@ -7,7 +10,9 @@ import {
   GatewayAdmin,
   InvalidRequestError,
   NotFoundError,
+  ResponseValidationError,
   StoreClient,
+  adminEndpoints,
 } from '../../src/sdk/index.js'
 import {rejection} from '../helpers/sdk.js'
 import {TestGateway} from '../helpers/gateway.js'
@@ -117,5 +122,37 @@ describe('sdk/GatewayAdmin', function () {
     expect(canceled.status).to.equal('canceled')
     const again = await rejection(admin.subscriptions.cancel(sub.id))
     expect(again).to.be.instanceOf(ConflictError).with.property('code', 'subscription_already_canceled')
+  })
+
+  it('plays the buyer walking away: an open session expires now, once, and its held stock returns', async () => {
+    const {merchant, store} = await setup()
+    const product = await store.products.create({name: 'Limited', price: {currency: 'eur', unit_amount: 1200}})
+    const variant = (await store.products.retrieve(product.id)).variants![0]!
+    await store.variants.update(variant.id, {track_inventory: true, stock_qty: 1})
+    const checkout = await store.checkouts.create({product_id: product.id})
+    expect((await store.products.variants.list(product.id)).data[0]!.stock_available).to.equal(0)
+
+    expect(await admin.checkouts.expire(checkout.session_id)).to.deep.equal({id: checkout.session_id, status: 'expired'})
+    expect((await store.products.variants.list(product.id)).data[0]!.stock_available).to.equal(1)
+    const events = await admin.events.list({merchant: merchant.id, env: 'test', type: 'checkout.session.expired'})
+    expect(events.data.map((e) => e.data.object.id)).to.deep.equal([checkout.session_id])
+    const again = await rejection(admin.checkouts.expire(checkout.session_id))
+    expect(again.code).to.equal('session_expired')
+  })
+
+  it('parses every answer with the admin table\'s schema: a wrong type is a ResponseValidationError naming the field', async () => {
+    const fake = createServer((_req, res) => res.writeHead(200, {'content-type': 'application/json'}).end(JSON.stringify({object: 'clock', now: 'soon', offset_seconds: 0})))
+    await new Promise<void>((resolve) => fake.listen(0, '127.0.0.1', resolve))
+    try {
+      const wrong = new GatewayAdmin({baseUrl: `http://127.0.0.1:${(fake.address() as AddressInfo).port}`, adminKey: 'adm_x'})
+      const err = await rejection(wrong.clock.retrieve())
+      expect(err).to.be.instanceOf(ResponseValidationError)
+      expect(err.message).to.include('now: expected number, got string')
+    } finally {
+      fake.close()
+    }
+    // Every route of the table is a method: the namespaces are written against it, never beside it.
+    const methods = Object.keys(adminEndpoints).map((id) => id.split('.'))
+    for (const [ns, name] of methods) expect(typeof (admin as unknown as Record<string, Record<string, unknown>>)[ns!]?.[name!], `${ns}.${name}`).to.equal('function')
   })
 })

@@ -7,8 +7,7 @@ import {invalidState} from '../errors.js'
 import {newId} from '../ids.js'
 import type {Platform} from '../platform.js'
 import type {DisputeDoc, PaymentDoc, Scope} from '../storage/documents.js'
-import {paymentView} from './payments.js'
-import {stamp} from './shared.js'
+import {aboutPayment, paymentView} from './payments.js'
 
 const DAY = 86_400
 
@@ -23,11 +22,8 @@ export function listDisputes(gw: Platform, scope: Scope, page: {limit: number; o
 /** Stores a dispute of the whole payment, due `dueInDays` after `created`, and marks the payment disputed. */
 export function insertDispute(gw: Platform, scope: Scope, payment: PaymentDoc, input: {reason: string; evidence_due_by: number; created?: number}): DisputeDoc {
   const dispute: DisputeDoc = {
-    ...stamp(gw, scope, 'dispute', newId('dp', 24), input.created),
-    livemode: payment.livemode,
-    payment: payment.id,
+    ...aboutPayment(gw, scope, payment, 'dispute', newId('dp', 24), input.created),
     amount: payment.amount,
-    currency: payment.currency,
     reason: input.reason,
     status: 'needs_response',
     evidence_due_by: input.evidence_due_by,

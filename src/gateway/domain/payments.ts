@@ -68,6 +68,14 @@ export function livePaymentView(p: PaymentDoc): LivePayment {
 /** The payment as the token's environment shows it: live and sandbox shapes differ. */
 export const paymentView = (p: PaymentDoc) => (p.livemode ? livePaymentView(p) : sandboxPaymentView(p))
 
+/** The fields a document about one payment starts with (a refund, a dispute): its stamp, the payment, its mode and currency. */
+export const aboutPayment = <const O extends string>(gw: Platform, scope: Scope, payment: PaymentDoc, object: O, id: string, created?: number) => ({
+  ...stamp(gw, scope, object, id, created),
+  livemode: payment.livemode,
+  payment: payment.id,
+  currency: payment.currency,
+})
+
 /** A live payment is stored under its charge id and a sandbox one under its row id: the id the route takes. */
 export const requirePayment = (gw: Platform, scope: Scope, id: string) => requireDoc(gw, 'payment', scope, id, 'payment')
 

@@ -13,8 +13,7 @@ import {newId} from '../ids.js'
 import type {Platform} from '../platform.js'
 import type {OrderDoc, PaymentDoc, RefundDoc, Scope} from '../storage/documents.js'
 import {saveOrder} from './orders.js'
-import {paymentView} from './payments.js'
-import {stamp} from './shared.js'
+import {aboutPayment, paymentView} from './payments.js'
 import {moveStock} from './stock.js'
 
 export interface RefundResult {
@@ -26,11 +25,8 @@ export interface RefundResult {
 /** Stores a refund of `amount` of a payment; the caller has checked it and moves the payment. */
 export function insertRefund(gw: Platform, scope: Scope, payment: PaymentDoc, input: {amount: number; reason: string | null; created?: number}): RefundDoc {
   const refund: RefundDoc = {
-    ...stamp(gw, scope, 'refund', newId('re', 24), input.created),
-    livemode: payment.livemode,
-    payment: payment.id,
+    ...aboutPayment(gw, scope, payment, 'refund', newId('re', 24), input.created),
     amount: input.amount,
-    currency: payment.currency,
     status: 'succeeded',
     reason: input.reason,
   }

@@ -15,6 +15,8 @@ import type {Environment} from '../../sdk/schemas/common.js'
  * a stored document has exactly its fields, so types like `Omit<PaymentDoc, …>` keep their keys.
  */
 const closed = <S extends z.ZodObject>(schema: S) => z.object(schema.shape as S['shape'])
+/** The stored document of a resource kept exactly as served. */
+type Stored<S extends z.ZodObject> = z.output<z.ZodObject<S['shape']>>
 
 // ---------------------------------------------------------------- catalogue
 
@@ -23,15 +25,15 @@ export const productDoc = closed(catalog.product).omit({prices: true, option_gro
 export type ProductDoc = z.output<typeof productDoc>
 
 /** Kind `price`, parent its product: the price object as served. */
-const priceDoc = closed(catalog.price).extend({type: z.enum(['one_time', 'recurring'])})
+export const priceDoc = closed(catalog.price).extend({type: z.enum(['one_time', 'recurring'])})
 export type PriceDoc = z.output<typeof priceDoc>
 
 /** Kind `option_group`, parent its product; its values are `option_value` documents under it. */
-const optionGroupDoc = closed(catalog.optionGroup).omit({values: true})
+export const optionGroupDoc = closed(catalog.optionGroup).omit({values: true})
 export type OptionGroupDoc = z.output<typeof optionGroupDoc>
 
 /** Kind `option_value`, parent its group. */
-const optionValueDoc = closed(catalog.optionValue).extend({group: z.string(), product: z.string()})
+export const optionValueDoc = closed(catalog.optionValue).extend({group: z.string(), product: z.string()})
 export type OptionValueDoc = z.output<typeof optionValueDoc>
 
 /**
@@ -40,20 +42,20 @@ export type OptionValueDoc = z.output<typeof optionValueDoc>
  * ids only (names resolve when served). Units in stock (`stock_qty`) include those held by open
  * checkouts (`stock_reserved`).
  */
-const variantDoc = closed(catalog.variant).omit({price_inherited: true, stock_available: true}).extend({
+export const variantDoc = closed(catalog.variant).omit({price_inherited: true, stock_available: true}).extend({
   options: z.array(z.object({group: z.string(), value: z.string()})),
   title: z.string().nullable(),
 })
 export type VariantDoc = z.output<typeof variantDoc>
 
 /** Kind `file`: the file object as served; its bytes are a blob next to it. */
-const fileDoc = closed(catalog.file)
+export const fileDoc = closed(catalog.file)
 export type FileDoc = z.output<typeof fileDoc>
 
 // ---------------------------------------------------------------- checkout and money
 
 /** Kind `checkout_session`: the public object plus its secret, its buyer and the stock it holds while open. */
-const sessionDoc = closed(commerce.checkoutSession).extend({
+export const sessionDoc = closed(commerce.checkoutSession).extend({
   client_secret: z.string(),
   customer_details: z.object({name: z.string().nullable(), email: z.string().nullable()}).nullable(),
   /** Units held on a stock-tracked variant; held while open, then consumed (paid) or released. */
@@ -68,7 +70,7 @@ export const PAYMENT_STATUSES = ['succeeded', 'processing', 'pending', 'failed',
  * see domain/payments.ts). `id` is what `/payments/{id}` takes: the charge id in live, the row id (`py_`)
  * in the sandbox.
  */
-const paymentDoc = closed(commerce.sandboxPayment)
+export const paymentDoc = closed(commerce.sandboxPayment)
   .omit({failure_code: true, failure_message: true})
   .extend(commerce.livePayment.pick({payment_intent: true, charge: true, description: true, succeeded_at: true}).shape)
   .extend({
@@ -84,28 +86,23 @@ const paymentDoc = closed(commerce.sandboxPayment)
 export type PaymentDoc = z.output<typeof paymentDoc>
 
 /** Kind `refund`, parent its payment: the sandbox refund row (live shows the refunded payment instead). */
-const refundDoc = closed(commerce.sandboxRefund).extend({livemode: z.boolean(), status: z.enum(['succeeded', 'pending', 'failed'])})
+export const refundDoc = closed(commerce.sandboxRefund).extend({livemode: z.boolean(), status: z.enum(['succeeded', 'pending', 'failed'])})
 export type RefundDoc = z.output<typeof refundDoc>
 
 /** Kind `dispute`, parent its payment; `past_due` is recomputed from the clock on every read. */
-const disputeDoc = closed(commerce.dispute)
-export type DisputeDoc = z.output<typeof disputeDoc>
+export type DisputeDoc = Stored<typeof commerce.dispute>
 
 /** Kind `order`. */
-const orderDoc = closed(commerce.order)
-export type OrderDoc = z.output<typeof orderDoc>
+export type OrderDoc = Stored<typeof commerce.order>
 
 /** Kind `payout`. */
-const payoutDoc = closed(commerce.payout)
-export type PayoutDoc = z.output<typeof payoutDoc>
+export type PayoutDoc = Stored<typeof commerce.payout>
 
 /** Kind `invoice`, parent its subscription (live only). */
-const invoiceDoc = closed(commerce.invoice)
-export type InvoiceDoc = z.output<typeof invoiceDoc>
+export type InvoiceDoc = Stored<typeof commerce.invoice>
 
 /** Kind `subscription`. */
-const subscriptionDoc = closed(commerce.subscription)
-export type SubscriptionDoc = z.output<typeof subscriptionDoc>
+export type SubscriptionDoc = Stored<typeof commerce.subscription>
 
 /** Kind `customer`: the buyer behind a subscription (no API serves customers yet). */
 export interface CustomerDoc {
@@ -118,8 +115,7 @@ export interface CustomerDoc {
 }
 
 /** Kind `subscription_link`. */
-const subscriptionLinkDoc = closed(commerce.subscriptionLink)
-export type SubscriptionLinkDoc = z.output<typeof subscriptionLinkDoc>
+export type SubscriptionLinkDoc = Stored<typeof commerce.subscriptionLink>
 
 /** Kind `event`: the spec's event envelope, appended in the transaction of the change it reports. */
 export interface EventDoc {
@@ -156,7 +152,7 @@ export type Kind = keyof Documents
 // ---------------------------------------------------------------- outside the document table
 
 /** A merchant and its one store; kept apart from the documents because credentials reference it. */
-const merchantDoc = closed(commerce.merchant).omit({livemode: true}).extend({
+export const merchantDoc = closed(commerce.merchant).omit({livemode: true}).extend({
   status: z.enum(['active', 'restricted', 'pending']),
   store: closed(catalog.store).omit({object: true, livemode: true, url: true}).extend({
     status: z.enum(['draft', 'live', 'paused']),

@@ -176,6 +176,12 @@ export class SqliteStorage implements Storage {
     return stmt as Database.Statement<unknown[], R>
   }
 
+  /** `INSERT INTO <table> (<keys>) VALUES (?, …)` for one row object, through the statement cache. */
+  private insertRow(table: string, row: Record<string, unknown>): void {
+    const keys = Object.keys(row)
+    this.sql(`INSERT INTO ${table} (${keys.join(', ')}) VALUES (${keys.map(() => '?').join(', ')})`).run(...Object.values(row))
+  }
+
   get open(): boolean {
     return this.db.open
   }
@@ -212,15 +218,7 @@ export class SqliteStorage implements Storage {
 
   insert<K extends Kind>(kind: K, scope: Scope, doc: Documents[K], opts: {parent?: string | null; created: number}): Documents[K] {
     this.touch(kind)
-    this.sql('INSERT INTO objects (id, kind, merchant, env, parent, created, data) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
-      doc.id,
-      kind,
-      scope.merchant,
-      scope.env,
-      opts.parent ?? null,
-      opts.created,
-      JSON.stringify(doc),
-    )
+    this.insertRow('objects', {id: doc.id, kind, merchant: scope.merchant, env: scope.env, parent: opts.parent ?? null, created: opts.created, data: JSON.stringify(doc)})
     return doc
   }
 
@@ -342,19 +340,18 @@ export class SqliteStorage implements Storage {
   // ---------------------------------------------------------------- credentials, idempotency, webhooks
 
   readonly credentials: CredentialTable = {
-    insert: (r) => {
-      this.sql('INSERT INTO credentials (id, token_hash, kind, merchant, env, scopes, hint, app_name, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)').run(
-        r.id,
-        r.tokenHash,
-        r.kind,
-        r.merchant,
-        r.env,
-        JSON.stringify(r.scopes),
-        r.hint,
-        r.appName,
-        r.created,
-      )
-    },
+    insert: (r) =>
+      this.insertRow('credentials', {
+        id: r.id,
+        token_hash: r.tokenHash,
+        kind: r.kind,
+        merchant: r.merchant,
+        env: r.env,
+        scopes: JSON.stringify(r.scopes),
+        hint: r.hint,
+        app_name: r.appName,
+        created: r.created,
+      }),
     revoke: (id, kind, at) => this.sql('UPDATE credentials SET revoked = ? WHERE id = ? AND kind = ? AND revoked IS NULL').run(at, id, kind).changes > 0,
     byTokenHash: (tokenHash) => {
       const row = this.sql<Omit<CredentialRecord, 'scopes'> & {scopes: string}>(
@@ -385,17 +382,7 @@ export class SqliteStorage implements Storage {
   }
 
   readonly webhooks: WebhookTable = {
-    insertEndpoint: (e) => {
-      this.sql('INSERT INTO webhook_endpoints (id, merchant, env, url, events, secret, created) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
-        e.id,
-        e.merchant,
-        e.env,
-        e.url,
-        JSON.stringify(e.events),
-        e.secret,
-        e.created,
-      )
-    },
+    insertEndpoint: (e) => this.insertRow('webhook_endpoints', {...e, events: JSON.stringify(e.events)}),
     endpoint: (id) => endpointRecord(this.sql<EndpointRow>('SELECT * FROM webhook_endpoints WHERE id = ?').get(id)),
     endpointsOf: (merchant) =>
       this.sql<EndpointRow>('SELECT * FROM webhook_endpoints WHERE merchant = ? ORDER BY created DESC, rowid DESC')
@@ -406,30 +393,15 @@ export class SqliteStorage implements Storage {
         .all(scope.merchant, scope.env)
         .map((row) => endpointRecord(row)!),
     removeEndpoint: (id) => this.sql('DELETE FROM webhook_endpoints WHERE id = ?').run(id).changes > 0,
-    enqueue: (endpoint, event, body) => {
-      this.sql('INSERT INTO webhook_deliveries (endpoint, event_id, event_type, body, next_attempt, created) VALUES (?, ?, ?, ?, ?, ?)').run(
-        endpoint,
-        event.id,
-        event.type,
-        body,
-        event.created,
-        event.created,
-      )
-    },
+    enqueue: (endpoint, event, body) =>
+      this.insertRow('webhook_deliveries', {endpoint, event_id: event.id, event_type: event.type, body, next_attempt: event.created, created: event.created}),
     due: (now, limit) =>
       this.sql<DueDelivery>(
         'SELECT id, endpoint, event_id, event_type, body, attempts FROM webhook_deliveries WHERE next_attempt IS NOT NULL AND next_attempt <= ? ORDER BY id LIMIT ?',
       ).all(now, limit),
     recordAttempt: (delivery, attempt, at, outcome) => {
       this.sql('UPDATE webhook_deliveries SET attempts = ?, next_attempt = ?, delivered = ? WHERE id = ?').run(attempt, outcome.next, outcome.delivered ? at : null, delivery)
-      this.sql('INSERT INTO webhook_attempts (delivery, attempt, attempted, status, error, next_attempt) VALUES (?, ?, ?, ?, ?, ?)').run(
-        delivery,
-        attempt,
-        at,
-        outcome.status,
-        outcome.error,
-        outcome.next,
-      )
+      this.insertRow('webhook_attempts', {delivery, attempt, attempted: at, status: outcome.status, error: outcome.error, next_attempt: outcome.next})
     },
     attempts: (endpoint) =>
       this.sql<DeliveryAttempt>(
