@@ -1,0 +1,49 @@
+#!/usr/bin/env node
+/**
+ * The training run behind dist/bundle/payapp.cache (scripts/build-cli.js spawns it; stdout is discarded).
+ *
+ * V8's code cache holds the functions compiled before it is written, so this process does what a typical
+ * run does — loads every command module, prints the root help, lists products as JSON from a stand-in
+ * server on 127.0.0.1 — then saves the cache. A function it never ran is compiled lazily as usual.
+ */
+import {once} from 'node:events'
+import {mkdtempSync, rmSync} from 'node:fs'
+import {createServer} from 'node:http'
+import {tmpdir} from 'node:os'
+import {dirname, join} from 'node:path'
+import {fileURLToPath, pathToFileURL} from 'node:url'
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
+const {loadCli, writeCodeCache} = await import(pathToFileURL(join(ROOT, 'dist', 'cli', 'bundle-loader.js')).href)
+
+// The shape the gateway answers with (a wrong one would train the error path instead).
+const product = {
+  id: 'prod_Training0000001', object: 'product', livemode: false, name: 'Training tee', description: 'Organic cotton tee.',
+  images: [], tax_code: null, unit_label: null, statement_descriptor: null, url: null, shippable: true,
+  package_dimensions: null, metadata: {}, tags: ['apparel'], active: true, store_visible: true,
+  default_price: 'price_Training000000000001', created: 1_795_380_896, updated: 1_795_380_896,
+}
+const server = createServer((req, res) => {
+  res.writeHead(200, {'content-type': 'application/json', 'x-request-id': 'req_training'})
+  res.end(JSON.stringify({object: 'list', has_more: false, data: [product]}))
+})
+server.listen(0, '127.0.0.1')
+await once(server, 'listening')
+
+const home = mkdtempSync(join(tmpdir(), 'payapp-train-'))
+Object.assign(process.env, {
+  XDG_CONFIG_HOME: join(home, 'config'), XDG_DATA_HOME: join(home, 'data'), XDG_CACHE_HOME: join(home, 'cache'),
+  PAYAPP_KEYCHAIN: 'off', PAYAPP_BASE_URL: `http://127.0.0.1:${server.address().port}`, PAYAPP_TOKEN: 'app_test_training0000000000000000',
+})
+try {
+  const cli = loadCli({useCache: false})
+  for (const load of Object.values(cli.commands)) await load()
+  const bin = pathToFileURL(join(ROOT, 'bin', 'run.js')).href
+  await cli.run(bin, ['--help'])
+  await cli.run(bin, ['products', 'list', '--json'])
+  if (process.exitCode) throw new Error(`a training command failed (exit ${process.exitCode})`)
+  writeCodeCache()
+} finally {
+  server.close()
+  rmSync(home, {recursive: true, force: true})
+}
