@@ -7,14 +7,15 @@
  * 1. esbuild follows the imports of src/cli/main.ts and of every src/commands/<topic>/<verb>.ts into one
  *    CommonJS file, dist/bundle/payapp.cjs, where each command module (and what only it imports) is
  *    evaluated only when that command is loaded.
- * 2. dist/bundle/commands/<topic>/<verb>.js: one small stub per command for oclif (its manifest and
+ * 2. dist/bundle/commands/<topic>/<verb>.cjs: one small stub per command for oclif (its manifest and
  *    `oclif readme` find commands there), each taking its class from the bundle.
- * 3. dist/bundle/payapp.cache: V8's code cache of the bundle after loading every command module, which
- *    src/cli/bundle-loader.ts hands to V8 (Node 20 has no module compile cache of its own).
+ * 3. (scripts/train-cli-cache.js, after `oclif manifest`) dist/bundle/payapp.cache: V8's code cache of
+ *    the bundle, which src/cli/bundle-loader.cts hands to V8 (Node 20 has no module compile cache).
  * Native and gateway-only packages stay external and load from node_modules as before.
  */
-import {spawnSync} from 'node:child_process'
-import {mkdirSync, readdirSync, rmSync, statSync, writeFileSync} from 'node:fs'
+import {mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync} from 'node:fs'
+import {readFile} from 'node:fs/promises'
+import {createRequire} from 'node:module'
 import {dirname, join, relative, sep} from 'node:path'
 import {fileURLToPath} from 'node:url'
 
@@ -23,16 +24,55 @@ import {build} from 'esbuild'
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 const SRC = join(ROOT, 'src')
 const OUT = join(ROOT, 'dist', 'bundle')
-const LOADER = join(ROOT, 'dist', 'cli', 'bundle-loader.js')
+// tsc's output of src/cli/bundle-loader.cts, which the stubs require.
+const LOADER = join(ROOT, 'dist', 'cli', 'bundle-loader.cjs')
 
 // Native modules, the heavy packages only `gateway start` and `init` load, and the compilers oclif looks
 // for in development only: resolved from node_modules at run time.
 const EXTERNAL = ['better-sqlite3', 'keytar', 'fastify', '@fastify/*', 'handlebars', 'typescript', 'ts-node', 'tsx']
 
-function commandFiles(dir) {
+/**
+ * Work the CLI never needs, left out of start-up (the SDK that `payapp/sdk` exports is not bundled and keeps all):
+ * - zod's 60 locales: the CLI shows English messages, the one locale zod itself configures;
+ * - http2-wrapper, which got imports for its `http2` option (the SDK never sets it) and which loads
+ *   node's http2 and tls modules: bundled still, but evaluated on first use;
+ * - the two `Intl.ListFormat`s @sindresorhus/is (got's type checks) builds at import for its assertion
+ *   messages: the first one loads ICU's locale data, several ms; built on first use instead.
+ */
+const trimForStartup = {
+  name: 'trim-for-startup',
+  setup(build) {
+    const require = createRequire(import.meta.url)
+    const zodLocales = dirname(require.resolve('zod/v4/locales/en.js'))
+    build.onResolve({filter: /^\.\.\/locales\/index\.js$/}, (args) =>
+      /[\\/]zod[\\/]v4[\\/](classic|core)$/.test(args.resolveDir) ? {path: 'zod-locales', namespace: 'startup-shim'} : undefined,
+    )
+    build.onResolve({filter: /^http2-wrapper$/}, (args) => ({path: 'http2-wrapper', namespace: 'startup-shim', pluginData: args.resolveDir}))
+    build.onLoad({filter: /[\\/]@sindresorhus[\\/]is[\\/]distribution[\\/]index\.js$/}, async (args) => {
+      const source = await readFile(args.path, 'utf8')
+      const eager = /^const (andFormatter|orFormatter) = new Intl\.ListFormat\(([^)]*)\);$/gm
+      if (!eager.test(source)) console.warn(`build-cli: ${args.path} no longer builds Intl.ListFormat at import; drop its shim`)
+      return {contents: source.replace(eager, 'const $1 = {format: (list) => new Intl.ListFormat($2).format(list)};'), loader: 'js'}
+    })
+    build.onLoad({filter: /.*/, namespace: 'startup-shim'}, (args) => {
+      if (args.path === 'zod-locales') {
+        return {contents: `export {default as en} from ${JSON.stringify(join(zodLocales, 'en.js'))}`, resolveDir: zodLocales, loader: 'js'}
+      }
+      const real = createRequire(join(args.pluginData, 'x.js')).resolve('http2-wrapper')
+      return {
+        contents: `let real; const load = () => (real ??= require(${JSON.stringify(real)}));\n` +
+          `module.exports = new Proxy({}, {get: (_, key) => load()[key], has: (_, key) => key in load()});`,
+        resolveDir: dirname(real),
+        loader: 'js',
+      }
+    })
+  },
+}
+
+function tsFiles(dir) {
   return readdirSync(dir, {withFileTypes: true}).flatMap((entry) => {
     const path = join(dir, entry.name)
-    if (entry.isDirectory()) return commandFiles(path)
+    if (entry.isDirectory()) return tsFiles(path)
     return entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts') ? [path] : []
   })
 }
@@ -45,11 +85,11 @@ const commandId = (file) =>
     .filter((part, i, parts) => !(part === 'index' && i === parts.length - 1))
     .join(':')
 
-const files = commandFiles(join(SRC, 'commands')).sort()
+const files = tsFiles(join(SRC, 'commands')).sort()
 const entry = [
   `export {run} from './cli/main.js'`,
   'export const commands = {',
-  ...files.map((file) => `  ${JSON.stringify(commandId(file))}: () => import(${JSON.stringify('./' + relative(SRC, file).split(sep).join('/'))}),`),
+  ...files.map((file) => `  ${JSON.stringify(commandId(file))}: () => require(${JSON.stringify('./' + relative(SRC, file).split(sep).join('/'))}),`),
   '}',
 ].join('\n')
 
@@ -62,40 +102,42 @@ const result = await build({
   platform: 'node',
   target: 'node20',
   external: EXTERNAL,
-  // Error classes report `new.target.name`: bundling must not rename them.
-  keepNames: true,
   minifyWhitespace: true,
   minifySyntax: true,
   legalComments: 'none',
   // Code that finds files from its own module (the SDK's package.json) does so from the bundle's place.
   define: {'import.meta.url': '__payappImportMetaUrl'},
   banner: {js: 'var __payappImportMetaUrl = require("url").pathToFileURL(__filename).href;'},
+  plugins: [trimForStartup],
   write: false,
+  metafile: Boolean(process.env.METAFILE),
   logLevel: 'warning',
 })
 
+// The SDK's errors report `new.target.name`: a class of ours that esbuild renamed (a name clash in the bundle's
+// scope) would change what users see. esbuild's keepNames would guard it, at a cost on every start-up.
+const ourClasses = [...files, ...tsFiles(join(SRC, 'sdk')), ...tsFiles(join(SRC, 'cli'))].flatMap((file) =>
+  [...readFileSync(file, 'utf8').matchAll(/^(?:export )?(?:abstract )?class (\w+)/gm)].map((m) => m[1]),
+)
+const renamed = ourClasses.filter((name) => new RegExp(`\\b${name}\\d+=class\\b`).test(result.outputFiles[0].text))
+if (renamed.length > 0) throw new Error(`esbuild renamed classes whose names users see: ${renamed.join(', ')}; rename them in src`)
+
 // A vm.Script has no host `import()` once V8's code cache is used (Node 20), so the dynamic imports left
 // in the bundle (external packages, node: builtins, oclif loading plugin files) go through the loader.
+if (result.metafile) writeFileSync(process.env.METAFILE, JSON.stringify(result.metafile))
 const code = result.outputFiles[0].text.replace(/(^|[^\w$.])import\((?!\))/g, '$1__payappImport(')
 mkdirSync(OUT, {recursive: true})
 writeFileSync(join(OUT, 'payapp.cjs'), code)
 
 for (const file of files) {
-  const stub = join(OUT, 'commands', relative(join(SRC, 'commands'), file).replace(/\.ts$/, '.js'))
+  const stub = join(OUT, 'commands', relative(join(SRC, 'commands'), file).replace(/\.ts$/, '.cjs'))
   mkdirSync(dirname(stub), {recursive: true})
   const loader = relative(dirname(stub), LOADER).split(sep).join('/')
   writeFileSync(
     stub,
     `// Generated by scripts/build-cli.js: the command's class, from the CLI bundle.\n` +
-      `import {loadCli} from ${JSON.stringify(loader)}\n` +
-      `export default (await loadCli().commands[${JSON.stringify(commandId(file))}]()).default\n`,
+      `module.exports = require(${JSON.stringify(loader)}).loadCli().commands[${JSON.stringify(commandId(file))}]()\n`,
   )
 }
 
-// The code cache holds what V8 compiled in a training run: a child process that evaluates the bundle and
-// every command module, shows the root help and lists products from a stand-in server.
-const training = spawnSync(process.execPath, [join(ROOT, 'scripts', 'train-cli-cache.js')], {stdio: ['ignore', 'ignore', 'inherit']})
-if (training.status !== 0) throw new Error(`the code-cache training run failed (exit ${training.status})`)
-const cacheBytes = statSync(join(OUT, 'payapp.cache')).size
-
-console.log(`bundled ${files.length} commands into ${relative(ROOT, OUT)}/payapp.cjs (${Math.round(code.length / 1024)} KiB, code cache ${Math.round(cacheBytes / 1024)} KiB)`)
+console.log(`bundled ${files.length} commands into ${relative(ROOT, OUT)}/payapp.cjs (${Math.round(code.length / 1024)} KiB)`)

