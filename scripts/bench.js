@@ -6,12 +6,13 @@
  *    that answers the very same response bytes (captured from the gateway): the transport's limit.
  * 2. Idempotent variant creation (a fresh Idempotency-Key and option combination per request) against
  *    the bare server answering the captured 201 bytes.
- * 3. CLI start-up: `payapp --version` and `payapp products list --json` beside `node -e 0`.
+ * 3. CLI start-up (scripts/bench/startup.js): `payapp --version`, `--help` and `products list --json`
+ *    beside `node -e 0`.
  *
  * Each server runs in its own process; autocannon drives it from this one (50 connections).
- * Env: BENCH_SECONDS (default 8), BENCH_CONNECTIONS (50), BENCH_RUNS (CLI runs per command, 15).
+ * Env: BENCH_SECONDS (default 8), BENCH_CONNECTIONS (50), BENCH_RUNS (CLI runs per command, 21).
  */
-import {spawn, spawnSync} from 'node:child_process'
+import {spawn} from 'node:child_process'
 import {mkdtempSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {dirname, join} from 'node:path'
@@ -19,11 +20,12 @@ import {fileURLToPath} from 'node:url'
 
 import autocannon from 'autocannon'
 
+import {benchStartup} from './bench/startup.js'
+
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 const BIN = join(ROOT, 'bin', 'run.js')
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8)
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50)
-const RUNS = Number(process.env.BENCH_RUNS ?? 15)
 const work = mkdtempSync(join(tmpdir(), 'payapp-bench-'))
 const children = []
 
@@ -75,23 +77,6 @@ function printPair(title, gw, bare) {
     console.log(`  ${s.name.padEnd(18)} ${fmt(s.rps).padStart(10)} ${fmt(s.p50, 1).padStart(8)} ${fmt(s.p99, 1).padStart(8)} ${String(s.non2xx).padStart(7)}`)
   }
   console.log(`  ratio gateway/bare: ${(gw.rps / bare.rps).toFixed(2)} (target ≥ 0.50), gateway p99 ${fmt(gw.p99, 1)} ms (target < 10 ms)`)
-}
-
-function median(xs) {
-  const s = [...xs].sort((a, b) => a - b)
-  return s[Math.floor(s.length / 2)]
-}
-
-function timeCommand(args, env) {
-  const times = []
-  for (let i = 0; i < RUNS; i++) {
-    const t0 = process.hrtime.bigint()
-    const r = spawnSync(process.execPath, args, {cwd: ROOT, env: {...process.env, ...env}, stdio: ['ignore', 'pipe', 'pipe']})
-    const ms = Number(process.hrtime.bigint() - t0) / 1e6
-    if (r.status !== 0) throw new Error(`${args.join(' ')} exited ${r.status}: ${r.stderr}`)
-    times.push(ms)
-  }
-  return median(times)
 }
 
 async function main() {
@@ -179,20 +164,12 @@ async function main() {
   const createBare = summary('bare node:http', await load(createOpts(bareCreate.url)))
   printPair(`POST /v1/app/products/{id}/variants with Idempotency-Key (${fmt(n)} variants created)`, createGw, createBare)
 
-  // CLI start-up, each median of RUNS runs.
-  const cliEnv = {PAYAPP_BASE_URL: url, PAYAPP_TOKEN: token, XDG_CONFIG_HOME: join(work, 'config'), PAYAPP_KEYCHAIN: 'off'}
-  const bare = timeCommand(['-e', '0'], cliEnv)
-  const version = timeCommand([BIN, '--version'], cliEnv)
-  const list = timeCommand([BIN, 'products', 'list', '--json'], cliEnv)
-  console.log(`\nCLI start-up (median of ${RUNS} runs)`)
-  console.log(`  node -e 0                        ${fmt(bare, 0).padStart(6)} ms   1.00×`)
-  console.log(`  payapp --version                 ${fmt(version, 0).padStart(6)} ms   ${(version / bare).toFixed(2)}× (target ≤ 3×)`)
-  console.log(`  payapp products list --json      ${fmt(list, 0).padStart(6)} ms   ${(list / bare).toFixed(2)}×`)
+  const cli = await benchStartup({url, token, work})
 
   const results = {
     read: {gateway: readGw, bare: readBare, ratio: readGw.rps / readBare.rps},
     create: {gateway: createGw, bare: createBare, ratio: createGw.rps / createBare.rps},
-    cli: {node_ms: bare, version_ms: version, version_ratio: version / bare, products_list_ms: list, products_list_ratio: list / bare},
+    cli,
   }
   writeFileSync(join(work, 'results.json'), JSON.stringify(results, null, 2))
   console.log(`\nraw results: ${join(work, 'results.json')}`)

@@ -24,7 +24,7 @@ export interface CliBundle {
   commands: Record<string, () => {default: Command.Class}>
 }
 
-export const BUNDLE_DIR = process.env.XB ? process.env.XB : join(__dirname, '..', 'bundle')
+export const BUNDLE_DIR = join(__dirname, '..', 'bundle')
 export const BUNDLE_FILE = join(BUNDLE_DIR, 'payapp.cjs')
 export const CACHE_FILE = join(BUNDLE_DIR, 'payapp.cache')
 
