@@ -34,10 +34,17 @@ const EXTERNAL = ['better-sqlite3', 'keytar', 'fastify', '@fastify/*', 'handleba
 /**
  * Work the CLI never needs, left out of start-up (the SDK that `payapp/sdk` exports is not bundled and keeps all):
  * - zod's 60 locales: the CLI shows English messages, the one locale zod itself configures;
- * - http2-wrapper, which got imports for its `http2` option (the SDK never sets it) and which loads
- *   node's http2 and tls modules: bundled still, but evaluated on first use;
+ * - what got imports for options the SDK never sets or for https URLs: http2-wrapper (`http2`, loads
+ *   node's http2), cacheable-lookup (`dnsCache`, loads node:dns), node:https and node:tls: evaluated on
+ *   first use instead of at import (a proxy forwards to the real module, so nock's patches still apply);
  * - the two `Intl.ListFormat`s @sindresorhus/is (got's type checks) builds at import for its assertion
- *   messages: the first one loads ICU's locale data, several ms; built on first use instead.
+ *   messages: the first one loads ICU's locale data, several ms; built on first use instead;
+ * - in oclif: help text without `<%` is not compiled as an EJS template (one `new Function` per command
+ *   summary in the root help; the text comes out the same), and the check of Node against @oclif/core's
+ *   `engines.node` compares major versions instead of loading semver and probing for a package.json
+ *   that a bundle does not have beside it.
+ * Each patch checks that its target is still there; if a dependency changed, the build warns and the
+ * bundle keeps that dependency's code unpatched.
  */
 const trimForStartup = {
   name: 'trim-for-startup',
@@ -47,24 +54,44 @@ const trimForStartup = {
     build.onResolve({filter: /^\.\.\/locales\/index\.js$/}, (args) =>
       /[\\/]zod[\\/]v4[\\/](classic|core)$/.test(args.resolveDir) ? {path: 'zod-locales', namespace: 'startup-shim'} : undefined,
     )
-    build.onResolve({filter: /^http2-wrapper$/}, (args) => ({path: 'http2-wrapper', namespace: 'startup-shim', pluginData: args.resolveDir}))
-    build.onLoad({filter: /[\\/]@sindresorhus[\\/]is[\\/]distribution[\\/]index\.js$/}, async (args) => {
-      const source = await readFile(args.path, 'utf8')
-      const eager = /^const (andFormatter|orFormatter) = new Intl\.ListFormat\(([^)]*)\);$/gm
-      if (!eager.test(source)) console.warn(`build-cli: ${args.path} no longer builds Intl.ListFormat at import; drop its shim`)
-      return {contents: source.replace(eager, 'const $1 = {format: (list) => new Intl.ListFormat($2).format(list)};'), loader: 'js'}
-    })
+    const fromGot = (args) => /[\\/]node_modules[\\/]got[\\/]/.test(args.importer)
+    build.onResolve({filter: /^(http2-wrapper|cacheable-lookup|node:https|node:tls)$/}, (args) =>
+      fromGot(args) ? {path: args.path, namespace: 'startup-shim', pluginData: args.resolveDir} : undefined,
+    )
+    const patch = (filter, edit) =>
+      build.onLoad({filter}, async (args) => {
+        const source = await readFile(args.path, 'utf8')
+        const patched = edit(source)
+        if (patched === source) console.warn(`build-cli: ${args.path} has changed; left unpatched (slower start-up)`)
+        return {contents: patched, loader: 'js'}
+      })
+    patch(/[\\/]@sindresorhus[\\/]is[\\/]distribution[\\/]index\.js$/, (source) =>
+      source.replace(/^const (andFormatter|orFormatter) = new Intl\.ListFormat\(([^)]*)\);$/gm, 'const $1 = {format: (list) => new Intl.ListFormat($2).format(list)};'),
+    )
+    patch(/[\\/]@oclif[\\/]core[\\/]lib[\\/]help[\\/]util\.js$/, (source) =>
+      source.replace('return ejs_1.default.render(t, context);', "return typeof t === 'string' && !t.includes('<%') ? t : ejs_1.default.render(t, context);"),
+    )
+    const oclifNode = /^>=(\d+)\.\d+\.\d+$/.exec(require('@oclif/core/package.json').engines?.node ?? '')
+    patch(/[\\/]@oclif[\\/]core[\\/]lib[\\/]index\.js$/, (source) =>
+      oclifNode
+        ? source.replace(
+            /const semver = require\('semver'\);\n(\s*)const root = path\.join\(__dirname, '\.\.'\);\n\s*const pjson = require\(path\.join\(root, 'package\.json'\)\);\n\s*if \(!semver\.satisfies\(process\.versions\.node, pjson\.engines\.node\)\) \{/,
+            `const pjson = {engines: {node: '>=${oclifNode[1]}.0.0'}};\n$1if (Number(process.versions.node.split('.')[0]) < ${oclifNode[1]}) {`,
+          )
+        : source,
+    )
     build.onLoad({filter: /.*/, namespace: 'startup-shim'}, (args) => {
       if (args.path === 'zod-locales') {
         return {contents: `export {default as en} from ${JSON.stringify(join(zodLocales, 'en.js'))}`, resolveDir: zodLocales, loader: 'js'}
       }
-      const real = createRequire(join(args.pluginData, 'x.js')).resolve('http2-wrapper')
-      return {
-        contents: `let real; const load = () => (real ??= require(${JSON.stringify(real)}));\n` +
-          `module.exports = new Proxy({}, {get: (_, key) => load()[key], has: (_, key) => key in load()});`,
-        resolveDir: dirname(real),
-        loader: 'js',
-      }
+      const real = args.path.startsWith('node:') ? args.path : createRequire(join(args.pluginData, 'x.js')).resolve(args.path)
+      const load = `let real; const load = () => (real ??= require(${JSON.stringify(real)}));\n`
+      // cacheable-lookup is a class got only constructs; the others are namespaces got reads properties of.
+      const contents =
+        args.path === 'cacheable-lookup'
+          ? `${load}module.exports = {__esModule: true, default: function CacheableLookup(...args) { return new (load().default)(...args) }};`
+          : `${load}module.exports = new Proxy({}, {get: (_, key) => load()[key], has: (_, key) => key in load()});`
+      return {contents, resolveDir: args.pluginData, loader: 'js'}
     })
   },
 }
