@@ -14,6 +14,12 @@ export default tseslint.config(
     },
   },
   {
+    // bin/ is CommonJS (bin/package.json), so the CLI's start-up never starts Node's ES module loader.
+    files: ['bin/**/*.js'],
+    languageOptions: {sourceType: 'commonjs'},
+    rules: {'@typescript-eslint/no-require-imports': 'off'},
+  },
+  {
     files: ['test/**/*.ts'],
     rules: {'@typescript-eslint/no-unused-expressions': 'off'},
   },

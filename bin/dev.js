@@ -1,5 +1,5 @@
 #!/usr/bin/env -S node --import tsx
-// Runs the commands from src/ without a build (development only).
-import {execute} from '@oclif/core'
+// Runs the CLI in oclif's development mode (development only). CommonJS like run.js (bin/package.json).
+const {join} = require('node:path')
 
-await execute({development: true, dir: import.meta.url})
+import('@oclif/core').then(({execute}) => execute({development: true, dir: join(__dirname, '..')}))

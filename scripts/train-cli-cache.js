@@ -39,9 +39,8 @@ Object.assign(process.env, {
 try {
   const cli = loadCli({useCache: false})
   for (const load of Object.values(cli.commands)) load()
-  const bin = pathToFileURL(join(ROOT, 'bin', 'run.js')).href
-  await cli.run(bin, ['--help'])
-  await cli.run(bin, ['products', 'list', '--json'])
+  await cli.run(ROOT, ['--help'])
+  await cli.run(ROOT, ['products', 'list', '--json'])
   if (process.exitCode) throw new Error(`a training command failed (exit ${process.exitCode})`)
   const bytes = writeCodeCache()
   process.stderr.write(`wrote the CLI's code cache (${Math.round(bytes / 1024)} KiB)\n`)

@@ -7,8 +7,8 @@
  * or with other V8 flags is rejected by V8, and the bundle then compiles as usual: slower, never wrong.
  *
  * bin/run.js and the per-command stubs in dist/bundle/commands/ (what oclif's manifest points at) both
- * come here, and get the one instance of the bundle: one oclif, one `Command` class. CommonJS, like the
- * stubs, so a command's start-up goes through Node's ES module loader only for bin/run.js itself.
+ * come here, and get the one instance of the bundle: one oclif, one `Command` class. CommonJS, like them,
+ * so a command's start-up never starts Node's ES module loader.
  */
 import {readFileSync, writeFileSync} from 'node:fs'
 import {createRequire} from 'node:module'
@@ -18,7 +18,7 @@ import vm from 'node:vm'
 import type {Command} from '@oclif/core'
 
 export interface CliBundle {
-  /** Runs the CLI for `process.argv` (or `argv`); `dir` is where oclif starts looking for package.json. */
+  /** Runs the CLI for `process.argv` (or `argv`); `dir` is the package root (oclif reads its package.json). */
   run(dir: string, argv?: string[]): Promise<void>
   /** Every command's module by oclif id, each evaluated only when its command is loaded. */
   commands: Record<string, () => {default: Command.Class}>

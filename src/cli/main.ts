@@ -4,7 +4,7 @@
  */
 import {execute} from '@oclif/core'
 
-/** Runs the CLI for `process.argv` (or `argv`); `dir` is where oclif starts looking for package.json. */
+/** Runs the CLI for `process.argv` (or `argv`); `dir` is the package root (oclif reads its package.json). */
 export async function run(dir: string, argv?: string[]): Promise<void> {
   await execute({dir, args: argv})
 }
