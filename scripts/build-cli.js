@@ -32,11 +32,23 @@ const LOADER = join(ROOT, 'dist', 'cli', 'bundle-loader.cjs')
 const EXTERNAL = ['better-sqlite3', 'keytar', 'fastify', '@fastify/*', 'handlebars', 'typescript', 'ts-node', 'tsx']
 
 /**
+ * Modules that packages import at start-up but use only for options or paths a CLI call rarely takes:
+ * in the bundle they load on first use instead, through a proxy that forwards to the real module (so
+ * nock's patches of node:https still apply). Per importing package, the modules it gets lazily.
+ */
+const LAZY_IMPORTS = [
+  // got: http2-wrapper for its `http2` option (loads node:http2), node:https and node:tls for https URLs.
+  {importer: /[\\/]node_modules[\\/]got[\\/]/, modules: ['http2-wrapper', 'node:https', 'node:tls']},
+  // oclif: readline to read a flag's value from stdin, perf_hooks for its performance marks (off unless
+  // asked for), tinyglobby to find commands when there is no manifest.
+  {importer: /[\\/]node_modules[\\/]@oclif[\\/]core[\\/]/, modules: ['node:readline', 'node:perf_hooks', 'tinyglobby']},
+]
+
+/**
  * Work the CLI never needs, left out of start-up (the SDK that `payapp/sdk` exports is not bundled and keeps all):
+ * - the LAZY_IMPORTS above, and cacheable-lookup (got's `dnsCache` option; loads node:dns), a class
+ *   got only constructs;
  * - zod's 60 locales: the CLI shows English messages, the one locale zod itself configures;
- * - what got imports for options the SDK never sets or for https URLs: http2-wrapper (`http2`, loads
- *   node's http2), cacheable-lookup (`dnsCache`, loads node:dns), node:https and node:tls: evaluated on
- *   first use instead of at import (a proxy forwards to the real module, so nock's patches still apply);
  * - the two `Intl.ListFormat`s @sindresorhus/is (got's type checks) builds at import for its assertion
  *   messages: the first one loads ICU's locale data, several ms; built on first use instead;
  * - in oclif: help text without `<%` is not compiled as an EJS template (one `new Function` per command
@@ -54,9 +66,11 @@ const trimForStartup = {
     build.onResolve({filter: /^\.\.\/locales\/index\.js$/}, (args) =>
       /[\\/]zod[\\/]v4[\\/](classic|core)$/.test(args.resolveDir) ? {path: 'zod-locales', namespace: 'startup-shim'} : undefined,
     )
-    const fromGot = (args) => /[\\/]node_modules[\\/]got[\\/]/.test(args.importer)
-    build.onResolve({filter: /^(http2-wrapper|cacheable-lookup|node:https|node:tls)$/}, (args) =>
-      fromGot(args) ? {path: args.path, namespace: 'startup-shim', pluginData: args.resolveDir} : undefined,
+    const lazy = (args) =>
+      LAZY_IMPORTS.some(({importer, modules}) => importer.test(args.importer) && modules.includes(args.path)) ||
+      (args.path === 'cacheable-lookup' && /[\\/]node_modules[\\/]got[\\/]/.test(args.importer))
+    build.onResolve({filter: /^(node:[a-z_]+|[a-z][\w-]*)$/}, (args) =>
+      lazy(args) ? {path: args.path, namespace: 'startup-shim', pluginData: args.resolveDir} : undefined,
     )
     const patch = (filter, edit) =>
       build.onLoad({filter}, async (args) => {
@@ -86,11 +100,11 @@ const trimForStartup = {
       }
       const real = args.path.startsWith('node:') ? args.path : createRequire(join(args.pluginData, 'x.js')).resolve(args.path)
       const load = `let real; const load = () => (real ??= require(${JSON.stringify(real)}));\n`
-      // cacheable-lookup is a class got only constructs; the others are namespaces got reads properties of.
+      // `__esModule` is what interop helpers probe on import: answering it must not load the module.
       const contents =
         args.path === 'cacheable-lookup'
           ? `${load}module.exports = {__esModule: true, default: function CacheableLookup(...args) { return new (load().default)(...args) }};`
-          : `${load}module.exports = new Proxy({}, {get: (_, key) => load()[key], has: (_, key) => key in load()});`
+          : `${load}module.exports = new Proxy({}, {get: (_, key) => (key === '__esModule' ? undefined : load()[key]), has: (_, key) => key in load()});`
       return {contents, resolveDir: args.pluginData, loader: 'js'}
     })
   },

@@ -1,7 +1,8 @@
 /**
  * The base of every payapp command: shared flags, profile and credential resolution, lazy SDK clients,
  * `--json` output, and the one error handler (message on stderr or JSON on stdout, exit code from
- * `exitCodeFor`). Loaded by every command, so top-level imports stay light: the SDK is imported lazily.
+ * `exitCodeFor`). Loaded by every command, so top-level imports stay light: the SDK is imported lazily,
+ * and only its client module (not the admin and webhook parts of `sdk/index.js`).
  */
 import {Command, Errors, Flags, type Interfaces} from '@oclif/core'
 
@@ -112,7 +113,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   protected async appClient() {
     const ctx = await this.context()
     const token = await this.resolveCredential('token', ctx)
-    const {AppClient} = await import('../sdk/index.js')
+    const {AppClient} = await import('../sdk/client.js')
     return new AppClient({token, baseUrl: ctx.baseUrl, ...this.httpLogging()})
   }
 
@@ -120,7 +121,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   protected async storeClient() {
     const ctx = await this.context()
     const secretKey = await this.resolveCredential('secret_key', ctx)
-    const {StoreClient} = await import('../sdk/index.js')
+    const {StoreClient} = await import('../sdk/client.js')
     return new StoreClient({secretKey, baseUrl: ctx.baseUrl, ...this.httpLogging()})
   }
 
