@@ -10,7 +10,7 @@
  * come here, and get the one instance of the bundle: one oclif, one `Command` class. CommonJS, like them,
  * so a command's start-up never starts Node's ES module loader.
  */
-import {readFileSync, writeFileSync} from 'node:fs'
+import {readFileSync, statSync, writeFileSync} from 'node:fs'
 import {createRequire} from 'node:module'
 import {join} from 'node:path'
 import vm from 'node:vm'
@@ -44,7 +44,8 @@ export function loadCli(options: {useCache?: boolean} = {}): CliBundle {
   let cachedData: Buffer | undefined
   if (options.useCache !== false) {
     try {
-      cachedData = readFileSync(CACHE_FILE)
+      // V8 checks a cache against the source's length only: one older than the bundle may be another build's.
+      if (statSync(CACHE_FILE).mtimeMs >= statSync(BUNDLE_FILE).mtimeMs) cachedData = readFileSync(CACHE_FILE)
     } catch {
       // No cache (not built yet, or removed): compile as usual.
     }
