@@ -16,7 +16,7 @@ import {listQuery, type ListQuery} from '../sdk/schemas/common.js'
 import {ADMIN_PREFIX, adminPlugin, type AdminHandlers} from './admin.js'
 import {ApiError, fromZodError, insufficientScope, invalid, methodNotAllowed} from './errors.js'
 import {randomText} from './ids.js'
-import {Idempotency, Platform, type Credential} from './platform.js'
+import {Idempotency, Platform, rateLimitHeaders, type Credential} from './platform.js'
 import type {Kind, Scope} from './storage/documents.js'
 
 // ---------------------------------------------------------------- what route modules see
@@ -208,7 +208,7 @@ function endpointRunner(platform: Platform, def: EndpointDef, door: Door, handle
   const isWrite = def.method === 'POST' || def.method === 'PATCH'
   const query = querySchema(def)
   return async function run(request: FastifyRequest, reply: FastifyReply) {
-    const cred = bySecret(request, def.clientSecret) ? undefined : admit(platform, request, door, def)
+    const cred = bySecret(request, def.clientSecret) ? undefined : admit(platform, request, door, def, reply)
 
     const ctx = {
       gw: platform,
@@ -250,7 +250,13 @@ function endpointRunner(platform: Platform, def: EndpointDef, door: Door, handle
  * The gate of every API route, before its input is read: the credential for the door, no browser
  * Origin with a secret key, the route's scope and environment, then one hit on its rate-limit bucket.
  */
-export function admit(platform: Platform, request: FastifyRequest, door: Door, rule: Pick<EndpointDef, 'scope' | 'bucket' | 'env'>): Credential {
+export function admit(
+  platform: Platform,
+  request: FastifyRequest,
+  door: Door,
+  rule: Pick<EndpointDef, 'scope' | 'bucket' | 'env'>,
+  reply: FastifyReply,
+): Credential {
   const cred = platform.credentials.authenticate(request.headers.authorization, door)
   if (door !== 'app' && request.headers.origin !== undefined) {
     throw new ApiError(403, 'permission_error', 'origin_forbidden', 'Secret keys are server-side only: requests with a browser Origin header are rejected')
@@ -261,7 +267,8 @@ export function admit(platform: Platform, request: FastifyRequest, door: Door, r
       ? invalid('livemode_required', 'This route is available to live installations only; a test installation cannot use it')
       : invalid('livemode_forbidden', 'This route is available in the sandbox only; a live credential cannot use it')
   }
-  platform.rateLimiter.hit(cred.id, rule.bucket)
+  const state = platform.rateLimiter.hit(cred.id, rule.bucket)
+  if (state) reply.headers(rateLimitHeaders(state))
   return cred
 }
 

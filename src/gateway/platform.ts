@@ -90,20 +90,45 @@ export class Credentials {
 /** Requests per credential per bucket in fixed one-minute windows (spec: Limits). */
 export const RATE_LIMITS: Record<Bucket, number> = {checkout: 120, read: 300, write: 60}
 
+/** Limits other than the spec's, e.g. `{write: 600}` (`gateway start --rate-limit writes=600`). */
+export interface RateLimitConfig {
+  limits?: Partial<Record<Bucket, number>>
+  /** Window length; 60 s is the spec's, shorter ones let tests meet a limit quickly. */
+  windowSeconds?: number
+}
+
+/** One bucket's standing after a request, sent as the `X-RateLimit-*` headers (an extension, docs/spec-gaps.md). */
+export interface RateLimitState {
+  limit: number
+  remaining: number
+  /** Seconds until the window resets. */
+  reset: number
+}
+
+export function rateLimitHeaders(state: RateLimitState): Record<string, string> {
+  return {'x-ratelimit-limit': String(state.limit), 'x-ratelimit-remaining': String(state.remaining), 'x-ratelimit-reset': String(state.reset)}
+}
+
 export class RateLimiter {
   private window = -1
   private readonly counts = new Map<string, number>()
+  readonly limits: Record<Bucket, number>
+  readonly windowSeconds: number
 
   constructor(
     private readonly clock: Clock,
     public enabled: boolean,
-  ) {}
+    config: RateLimitConfig = {},
+  ) {
+    this.limits = {...RATE_LIMITS, ...config.limits}
+    this.windowSeconds = config.windowSeconds ?? 60
+  }
 
   /** Counts one request; throws 429 with `Retry-After` once the bucket is spent for this window. */
-  hit(credentialId: string, bucket: Bucket): void {
-    if (!this.enabled) return
+  hit(credentialId: string, bucket: Bucket): RateLimitState | undefined {
+    if (!this.enabled) return undefined
     const now = this.clock.now()
-    const window = Math.floor(now / 60)
+    const window = Math.floor(now / this.windowSeconds)
     if (window !== this.window) {
       this.window = window
       this.counts.clear()
@@ -111,12 +136,17 @@ export class RateLimiter {
     const key = `${credentialId}:${bucket}`
     const count = (this.counts.get(key) ?? 0) + 1
     this.counts.set(key, count)
-    if (count > RATE_LIMITS[bucket]) {
-      const retryAfter = Math.max(1, (window + 1) * 60 - now)
-      throw new ApiError(429, 'rate_limit_error', 'rate_limited', `Too many ${bucket} requests: at most ${RATE_LIMITS[bucket]} a minute`, undefined, {
-        'retry-after': String(retryAfter),
+    const limit = this.limits[bucket]
+    const reset = Math.max(1, (window + 1) * this.windowSeconds - now)
+    const state = {limit, remaining: Math.max(0, limit - count), reset}
+    if (count > limit) {
+      const per = this.windowSeconds === 60 ? 'a minute' : `per ${this.windowSeconds} s`
+      throw new ApiError(429, 'rate_limit_error', 'rate_limited', `Too many ${bucket} requests: at most ${limit} ${per}`, undefined, {
+        'retry-after': String(reset),
+        ...rateLimitHeaders(state),
       })
     }
+    return state
   }
 }
 
@@ -192,6 +222,7 @@ export class Idempotency {
 export interface PlatformOptions {
   db: string
   rateLimit: boolean
+  rateLimits?: RateLimitConfig
   /** Base URL the gateway is reachable at; checkout URLs point there. Set once listening. */
   baseUrl?: string
 }
@@ -210,7 +241,7 @@ export class Platform {
     this.storage = new SqliteStorage(opts.db)
     this.clock = new Clock(Number(this.storage.meta('clock_offset') ?? 0))
     this.credentials = new Credentials(this.storage, this.clock)
-    this.rateLimiter = new RateLimiter(this.clock, opts.rateLimit)
+    this.rateLimiter = new RateLimiter(this.clock, opts.rateLimit, opts.rateLimits)
     this.idempotency = new Idempotency(this.storage, this.clock)
     this.webhooks = new Webhooks(this.storage, () => this.now())
     this.baseUrl = opts.baseUrl ?? 'http://127.0.0.1'

@@ -8,7 +8,7 @@ import type {FastifyInstance} from 'fastify'
 
 import {buildApp} from './app.js'
 import {randomText} from './ids.js'
-import {Platform} from './platform.js'
+import {Platform, type RateLimitConfig} from './platform.js'
 import {registerHostedCheckout} from './routes/hosted-checkout.js'
 import {adminHandlers, handlers} from './routes/index.js'
 import {seedDemo, type SeedResult} from './seeds/index.js'
@@ -21,6 +21,8 @@ export interface GatewayOptions {
   db?: string
   adminKey?: string
   rateLimit?: boolean
+  /** Limits and window other than the spec's (with rateLimit on). */
+  rateLimits?: RateLimitConfig
   seed?: boolean
   logger?: boolean
 }
@@ -42,7 +44,7 @@ export function defaultDbFile(): string {
 
 export async function startGateway(opts: GatewayOptions = {}): Promise<RunningGateway> {
   const db = opts.db ?? defaultDbFile()
-  const platform = new Platform({db, rateLimit: opts.rateLimit ?? true})
+  const platform = new Platform({db, rateLimit: opts.rateLimit ?? true, rateLimits: opts.rateLimits})
   // A file database keeps its generated admin key, so scripts keep working across restarts.
   const adminKey = opts.adminKey ?? platform.storage.meta('admin_key') ?? `adm_${randomText(32)}`
   if (!opts.adminKey) platform.storage.setMeta('admin_key', adminKey)

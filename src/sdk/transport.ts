@@ -42,6 +42,8 @@ export interface ResponseEvent {
   /** Absent when no response arrived (connection error or timeout). */
   status?: number
   requestId?: string
+  /** Response headers (e.g. `x-ratelimit-remaining`, for client-side pacing); absent when no response arrived. */
+  headers?: ResponseHeaders
   elapsedMs: number
   /** Set when no response arrived, e.g. `ECONNRESET`, `ETIMEDOUT`. */
   errorCode?: string
@@ -363,6 +365,7 @@ export class Transport {
         attempt,
         status: outcome.kind === 'response' ? outcome.status : undefined,
         requestId,
+        headers: outcome.kind === 'response' ? outcome.headers : undefined,
         elapsedMs,
         errorCode: outcome.kind === 'error' ? (errorCode(outcome.error) ?? outcome.error.name) : undefined,
         retry: decision.retry ? {delayMs, reason: decision.reason} : undefined,

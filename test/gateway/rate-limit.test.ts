@@ -73,3 +73,39 @@ describe('gateway rate limits (per credential, fixed one-minute windows)', () =>
     expect((await acct.app('POST', '/subscription_links', {body: monthly})).status).to.equal(201)
   })
 })
+
+describe('gateway rate limits: configured limits and X-RateLimit-* headers', () => {
+  let gw: TestGateway
+  before(async () => {
+    gw = await TestGateway.start({rateLimit: true, rateLimits: {limits: {write: 3}}})
+  })
+  after(() => gw.close())
+
+  it('sends Limit, Remaining and Reset for the request\'s bucket, and enforces the configured write limit', async () => {
+    await gw.admin('POST', '/clock', {advance_seconds: 60 - ((await gw.admin('GET', '/clock')).body.now % 60)})
+    const acct = await gw.account('test')
+    const read = await acct.app('GET', '/products')
+    expect(read.headers.get('x-ratelimit-limit')).to.equal('300')
+    expect(read.headers.get('x-ratelimit-remaining')).to.equal('299')
+    expect(Number(read.headers.get('x-ratelimit-reset'))).to.be.within(1, 60)
+
+    const remaining: (string | null)[] = []
+    for (let i = 0; i < 3; i++) remaining.push((await acct.app('POST', '/products', {body: {name: `P${i}`}})).headers.get('x-ratelimit-remaining'))
+    expect(remaining).to.deep.equal(['2', '1', '0'])
+    const limited = await acct.app('POST', '/products', {body: {name: 'one too many'}})
+    expectError(limited, 429, 'rate_limited')
+    expect(limited.headers.get('x-ratelimit-limit')).to.equal('3')
+    expect(limited.headers.get('x-ratelimit-remaining')).to.equal('0')
+    expect(limited.headers.get('x-ratelimit-reset')).to.equal(limited.headers.get('retry-after'))
+  })
+
+  it('sends no X-RateLimit headers when limits are off', async () => {
+    const off = await TestGateway.start({rateLimit: false})
+    try {
+      const acct = await off.account('test')
+      expect((await acct.app('GET', '/products')).headers.get('x-ratelimit-limit')).to.equal(null)
+    } finally {
+      await off.close()
+    }
+  })
+})

@@ -3,6 +3,8 @@ import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
 import {mask} from '../../cli/credentials.js'
 import {usageError} from '../../cli/exit-codes.js'
+import type {RateLimitConfig} from '../../gateway/platform.js'
+import type {Bucket} from '../../sdk/endpoints.js'
 
 export default class GatewayStart extends BaseCommand<typeof GatewayStart> {
   static override summary = 'Run the reference gateway (the platform on localhost) until interrupted.'
@@ -14,6 +16,7 @@ With --seed, a demo merchant with a sample catalogue in both environments is cre
     '<%= config.bin %> gateway start --seed',
     '<%= config.bin %> gateway start --port 0 --db :memory: --json',
     '<%= config.bin %> gateway start --rate-limit off --db ./ci-gateway.sqlite',
+    '<%= config.bin %> gateway start --rate-limit writes=600,reads=1000',
   ]
 
   static override flags = {
@@ -22,7 +25,11 @@ With --seed, a demo merchant with a sample catalogue in both environments is cre
     db: Flags.string({description: 'SQLite file, or :memory: to keep nothing. [default: <data dir>/gateway.sqlite]', env: 'PAYAPP_GATEWAY_DB'}),
     'admin-key': Flags.string({description: 'Admin API key. [default: generated once and kept in the database]', env: 'PAYAPP_ADMIN_KEY'}),
     seed: Flags.boolean({description: 'Create a demo merchant, catalogue and all-scope credentials for both environments.'}),
-    'rate-limit': Flags.option({options: ['on', 'off'] as const, default: 'on' as const, description: 'Enforce the platform rate limits (off for bulk local work).'})(),
+    'rate-limit': Flags.string({
+      default: 'on',
+      description:
+        'on (the spec\'s limits), off (bulk local work), or per-minute limits such as writes=600,reads=300,checkout=120 (unnamed buckets keep the spec\'s; window=SECONDS shortens the window for tests).',
+    }),
     'save-profile': Flags.boolean({default: true, allowNo: true, description: 'With --seed, save the seeded credentials to the profile.'}),
   }
 
@@ -30,9 +37,10 @@ With --seed, a demo merchant with a sample catalogue in both environments is cre
     const {flags} = this
     const [{startGateway}, {join}] = await Promise.all([import('../../gateway/server.js'), import('node:path')])
     const db = flags.db ?? join(this.config.dataDir, 'gateway.sqlite')
+    const rate = parseRateLimit(flags['rate-limit'])
     let gateway
     try {
-      gateway = await startGateway({port: flags.port, host: flags.host, db, adminKey: flags['admin-key'], seed: flags.seed, rateLimit: flags['rate-limit'] === 'on'})
+      gateway = await startGateway({port: flags.port, host: flags.host, db, adminKey: flags['admin-key'], seed: flags.seed, rateLimit: rate.enabled, rateLimits: rate.config})
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code
       if (code === 'EADDRINUSE') throw usageError(`Port ${flags.port} is in use: pass --port 0 for a free one, or another --port`, '--port')
@@ -77,4 +85,22 @@ With --seed, a demo merchant with a sample catalogue in both environments is cre
       process.once('SIGTERM', stop)
     })
   }
+}
+
+const BUCKET_NAMES = {writes: 'write', reads: 'read', checkout: 'checkout'} as const
+
+/** `on`, `off`, or `writes=N,reads=N,checkout=N[,window=S]` (limits per window, default one minute). */
+export function parseRateLimit(value: string): {enabled: boolean; config?: RateLimitConfig} {
+  if (value === 'on') return {enabled: true}
+  if (value === 'off') return {enabled: false}
+  const config: RateLimitConfig & {limits: Partial<Record<Bucket, number>>} = {limits: {}}
+  for (const part of value.split(',')) {
+    const [name, raw] = part.split('=').map((s) => s.trim())
+    const n = Number(raw)
+    if (!Number.isInteger(n) || n < 1) throw usageError(`--rate-limit ${part}: expected NAME=N with a positive whole N`, '--rate-limit')
+    if (name === 'window') config.windowSeconds = n
+    else if (name && name in BUCKET_NAMES) config.limits[BUCKET_NAMES[name as keyof typeof BUCKET_NAMES]] = n
+    else throw usageError(`--rate-limit: unknown limit "${name}"; use on, off, or writes=N,reads=N,checkout=N[,window=SECONDS]`, '--rate-limit')
+  }
+  return {enabled: true, config}
 }
