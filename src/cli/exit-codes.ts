@@ -33,6 +33,8 @@ export const ExitCode = {
   CONFLICT: 6,
   /** Rate limited or unavailable: HTTP 429, 5xx, or no connection. Retrying later may succeed. */
   UNAVAILABLE: 7,
+  /** Partly applied: some changes of a `catalog apply` failed or were skipped (the summary lists them). */
+  PARTIAL: 8,
 } as const
 
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode]
@@ -47,6 +49,7 @@ export const EXIT_CODE_DESCRIPTIONS: Record<ExitCode, string> = {
   5: 'not found (404)',
   6: 'conflict or validation error (400, 402, 405, 409, 410, 413, 422)',
   7: 'rate limited or service unavailable (429, 5xx, connection error)',
+  8: 'partly applied: some catalogue changes failed or were skipped',
 }
 
 /**

@@ -1,0 +1,64 @@
+/**
+ * What the `catalog` commands share: the door (installation token or secret key), reading the file,
+ * and an SDK client whose responses feed the pacer. The work itself is in services/catalog.
+ */
+import {Flags, type Command} from '@oclif/core'
+
+import type {CatalogClient, Pacer} from './services/catalog/index.js'
+import {BaseCommand} from './base-command.js'
+import {ENV_VARS} from './config.js'
+import {CliError, ExitCode, usageError} from './exit-codes.js'
+
+export const catalogFlags = {
+  door: Flags.option({
+    options: ['app', 'store'] as const,
+    env: 'PAYAPP_CATALOG_DOOR',
+    description: 'app: the installation token (App API); store: the secret key (store API). Default: the token if one is configured, else the secret key.',
+  })(),
+  concurrency: Flags.integer({min: 1, max: 64, default: 8, env: 'PAYAPP_CATALOG_CONCURRENCY', description: 'Requests in flight at once.'}),
+}
+
+export abstract class CatalogCommand<T extends typeof Command> extends BaseCommand<T> {
+  /** A client of the chosen door; `pacer` sees every response (for the rate-limit headers). */
+  protected async catalogClient(pacer?: Pacer): Promise<CatalogClient> {
+    const ctx = await this.context()
+    const flags = this.flags as {door?: 'app' | 'store'}
+    const door = flags.door ?? (process.env[ENV_VARS.token] || !process.env[ENV_VARS.secretKey] ? 'app' : 'store')
+    let credential: string
+    try {
+      credential = await this.resolveCredential(door === 'app' ? 'token' : 'secret_key', ctx)
+    } catch (err) {
+      // No token: the secret key is the other door, unless one was asked for by name.
+      if (door !== 'app' || flags.door) throw err
+      return this.catalogClientFor('store', await this.resolveCredential('secret_key', ctx), ctx.baseUrl, pacer)
+    }
+    return this.catalogClientFor(door, credential, ctx.baseUrl, pacer)
+  }
+
+  private async catalogClientFor(door: 'app' | 'store', credential: string, baseUrl: string, pacer?: Pacer): Promise<CatalogClient> {
+    const {AppClient, StoreClient} = await import('../sdk/index.js')
+    const logging = this.httpLogging()
+    const onResponse: typeof logging.onResponse = (e) => {
+      logging.onResponse?.(e)
+      pacer?.observe(e)
+    }
+    // A long import meets rate limits by design: allow more 429 retries than an interactive call.
+    const common = {baseUrl, ...logging, onResponse, maxRetries: 8}
+    return door === 'app' ? new AppClient({token: credential, ...common}) : new StoreClient({secretKey: credential, ...common})
+  }
+
+  /** Loads and validates FILE (`-` for stdin); an invalid file is a usage error naming line and field. */
+  protected async readCatalog(file: string) {
+    const {loadCatalog, CatalogFileError} = await import('./services/catalog/index.js')
+    try {
+      return await loadCatalog(file)
+    } catch (err) {
+      if (err instanceof CatalogFileError) throw new CliError(err.message, {exitCode: ExitCode.USAGE, type: 'invalid_catalog', code: 'invalid_catalog', param: 'FILE'})
+      throw err
+    }
+  }
+
+  protected usage(message: string, flag: string): never {
+    throw usageError(message, flag)
+  }
+}

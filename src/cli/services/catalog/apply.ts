@@ -1,0 +1,119 @@
+/**
+ * The executor: runs a plan's operations in dependency order (uploads, then per product: product,
+ * prices, default price, variant deletes, option changes, variants, retiring old prices, archives),
+ * products side by side with bounded concurrency. Every write carries an idempotency key derived from
+ * (catalogue key, operation, content), so a run killed at any point and started again repeats nothing;
+ * retries of 429, 5xx and dropped connections are the SDK transport's, with the same key. A failed
+ * operation is reported with its key and the platform's error, and the run goes on with everything that
+ * does not depend on it.
+ */
+import {PayappError} from '../../../sdk/errors.js'
+import {idempotencyKey, type Change, type Op, type Plan, type RunState} from './plan.js'
+import type {Pacer} from './pacer.js'
+import {mapLimit, type CatalogClient} from './store.js'
+
+export type OpStatus = 'done' | 'failed' | 'skipped'
+
+export interface ApplyEvent {
+  status: OpStatus
+  change: Change
+  error?: {code?: string; message: string; status?: number; request_id?: string}
+  completed: number
+  total: number
+}
+
+export interface ApplyResult {
+  ok: boolean
+  done: number
+  failed: number
+  skipped: number
+  failures: {change: Change; error: NonNullable<ApplyEvent['error']>}[]
+}
+
+export interface ApplyOptions {
+  concurrency?: number
+  pacer?: Pacer
+  onEvent?: (e: ApplyEvent) => void
+}
+
+/** Guard conflicts explained in the catalogue's terms. */
+const HINTS: Record<string, string> = {
+  variants_exist: 'the product has variants not in the file; run with --prune to delete them, or list them in the file',
+  value_in_use: 'a variant not in the file uses this value; run with --prune to delete it, or list it in the file',
+}
+
+function errorOf(err: unknown): NonNullable<ApplyEvent['error']> {
+  if (err instanceof PayappError) {
+    const hint = err.code && HINTS[err.code] ? ` (${HINTS[err.code]})` : ''
+    return {code: err.code, message: err.message + hint, status: err.statusCode, request_id: err.requestId}
+  }
+  return {message: err instanceof Error ? err.message : String(err)}
+}
+
+/** At most `n` at once, first come first served. */
+class Semaphore {
+  #free: number
+  #queue: (() => void)[] = []
+  constructor(n: number) {
+    this.#free = n
+  }
+  async run<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.#free > 0) this.#free--
+    else await new Promise<void>((resolve) => this.#queue.push(resolve))
+    try {
+      return await fn()
+    } finally {
+      const next = this.#queue.shift()
+      if (next) next()
+      else this.#free++
+    }
+  }
+}
+
+export async function applyPlan(client: CatalogClient, plan: Plan, opts: ApplyOptions = {}): Promise<ApplyResult> {
+  const concurrency = Math.max(1, opts.concurrency ?? 8)
+  const slots = new Semaphore(concurrency)
+  const outcome = new Map<string, OpStatus>()
+  const result: ApplyResult = {ok: true, done: 0, failed: 0, skipped: 0, failures: []}
+  const total = plan.uploads.length + plan.products.reduce((n, p) => n + p.ops.length, 0)
+  const uploads = new Map<string, string>()
+
+  const runOp = async (op: Op, state: RunState, scope: string) => {
+    let status: OpStatus
+    let error: ApplyEvent['error']
+    if (op.needs.some((id) => outcome.get(id) !== 'done')) {
+      status = 'skipped'
+      error = {message: `skipped: depends on a change that failed (${op.needs.filter((id) => outcome.get(id) !== 'done').join(', ')})`}
+    } else {
+      try {
+        await slots.run(async () => {
+          await opts.pacer?.beforeWrite()
+          await op.run(state, (content) => ({idempotencyKey: idempotencyKey(scope, op.id, content)}))
+        })
+        status = 'done'
+      } catch (err) {
+        status = 'failed'
+        error = errorOf(err)
+      }
+    }
+    outcome.set(op.id, status)
+    result[status]++
+    if (status !== 'done') {
+      result.ok = false
+      result.failures.push({change: op.change, error: error!})
+    }
+    opts.onEvent?.({status, change: op.change, error, completed: result.done + result.failed + result.skipped, total})
+  }
+
+  /** Runs ops phase by phase; the ops of one phase go side by side. */
+  const runPhases = async (ops: Op[], state: RunState, scope: string) => {
+    const phases = [...new Set(ops.map((o) => o.phase))].sort((a, b) => a - b)
+    for (const phase of phases) await Promise.all(ops.filter((o) => o.phase === phase).map((op) => runOp(op, state, scope)))
+  }
+
+  const shared = (productState: Plan['products'][number]['state']): RunState => ({...productState, client, uploads})
+  await runPhases(plan.uploads, shared({priceIds: new Map(), groupIds: new Map(), valueIds: new Map()}), 'files')
+  // Products side by side: as many in progress as writes may be in flight.
+  await mapLimit(plan.products, concurrency, (p) => runPhases(p.ops, shared(p.state), p.key))
+  return result
+}

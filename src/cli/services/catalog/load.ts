@@ -1,0 +1,109 @@
+/**
+ * Reading a catalogue file: YAML or JSON by extension (`-` reads stdin as YAML, which JSON is a subset
+ * of), CSV for `.csv`. Every error names the file, the line and the field.
+ */
+import {readFile} from 'node:fs/promises'
+import {dirname, extname, resolve} from 'node:path'
+
+import {LineCounter, parseDocument, stringify as toYaml} from 'yaml'
+import type {z} from 'zod'
+
+import {catalogToCsv, CsvError, parseCatalogCsv, type RowMap} from './csv.js'
+import {catalogFile, type CatalogFile} from './schema.js'
+
+export type CatalogFormat = 'yaml' | 'json' | 'csv'
+
+export class CatalogFileError extends Error {
+  constructor(
+    readonly file: string,
+    readonly problems: string[],
+  ) {
+    super(`${file} is not a valid catalogue:\n  ${problems.join('\n  ')}`)
+    this.name = 'CatalogFileError'
+  }
+}
+
+export interface LoadedCatalog {
+  catalog: CatalogFile
+  /** Local image paths are relative to this directory. */
+  baseDir: string
+  source: string
+}
+
+export function formatOf(path: string): CatalogFormat {
+  const ext = extname(path).toLowerCase()
+  return ext === '.csv' ? 'csv' : ext === '.json' ? 'json' : 'yaml'
+}
+
+const dotted = (path: PropertyKey[]) => path.map(String).join('.')
+const fieldName = (path: PropertyKey[]) => path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('').replace(/^\./, '')
+
+/** Parses and validates catalogue text; `source` names it in errors. */
+export function parseCatalog(text: string, format: CatalogFormat, source: string): CatalogFile {
+  let input: unknown
+  let locate: (path: PropertyKey[]) => string
+  if (format === 'csv') {
+    let parsed: {input: unknown; rows: RowMap}
+    try {
+      parsed = parseCatalogCsv(text)
+    } catch (err) {
+      throw new CatalogFileError(source, [err instanceof CsvError ? err.message : `CSV: ${(err as Error).message}`])
+    }
+    input = parsed.input
+    locate = (path) => {
+      // The row of the nearest object the path is inside.
+      for (let n = path.length; n > 0; n--) {
+        const line = parsed.rows.get(dotted(path.slice(0, n)))
+        if (line !== undefined) return `line ${line}`
+      }
+      return 'file'
+    }
+  } else {
+    const lineCounter = new LineCounter()
+    const doc = parseDocument(text, {lineCounter, prettyErrors: false})
+    if (doc.errors.length > 0) {
+      throw new CatalogFileError(source, doc.errors.map((e) => `line ${lineCounter.linePos(e.pos[0]).line}: ${e.message.split('\n')[0]}`))
+    }
+    input = doc.toJS() ?? {}
+    locate = (path) => {
+      for (let n = path.length; n >= 0; n--) {
+        const node = doc.getIn(path.slice(0, n) as unknown[], true) as {range?: [number, number, number]} | undefined
+        if (node?.range) return `line ${lineCounter.linePos(node.range[0]).line}`
+      }
+      return 'file'
+    }
+  }
+  const result = catalogFile.safeParse(input)
+  if (!result.success) {
+    throw new CatalogFileError(
+      source,
+      result.error.issues.map((issue: z.core.$ZodIssue) => `${locate(issue.path)}: ${fieldName(issue.path) || '(file)'}: ${issue.message}`),
+    )
+  }
+  return result.data
+}
+
+/** Reads FILE, or stdin for `-`. */
+export async function loadCatalog(path: string, readStdin: () => Promise<string> = readAll): Promise<LoadedCatalog> {
+  if (path === '-') return {catalog: parseCatalog(await readStdin(), 'yaml', '<stdin>'), baseDir: process.cwd(), source: '<stdin>'}
+  let text: string
+  try {
+    text = await readFile(path, 'utf8')
+  } catch (err) {
+    throw new CatalogFileError(path, [`cannot read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`])
+  }
+  return {catalog: parseCatalog(text, formatOf(path), path), baseDir: dirname(resolve(path)), source: path}
+}
+
+async function readAll(): Promise<string> {
+  const chunks: Buffer[] = []
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer)
+  return Buffer.concat(chunks).toString('utf8')
+}
+
+/** The catalogue as text in the given format. */
+export function serializeCatalog(catalog: CatalogFile, format: CatalogFormat): string {
+  if (format === 'csv') return catalogToCsv(catalog)
+  if (format === 'json') return JSON.stringify(catalog, null, 2) + '\n'
+  return toYaml(catalog, {lineWidth: 0})
+}

@@ -1,0 +1,56 @@
+/**
+ * What the platform holds now: every product, and for the ones a run needs, their prices, option
+ * groups and variants. Read through an SDK client of either door (the App API lists products without
+ * prices, so prices are listed per product there).
+ */
+import type {AppClient} from '../../../sdk/client.js'
+import type {OptionGroup, Price, Product, Variant} from '../../../sdk/schemas/catalog.js'
+
+/** The catalogue part of either client: AppClient and StoreClient have the same catalogue namespaces. */
+export type CatalogClient = Pick<AppClient, 'products' | 'options' | 'values' | 'variants' | 'files'>
+
+export interface StoredProduct {
+  product: Product
+  prices: Price[]
+  groups: OptionGroup[]
+  variants: Variant[]
+}
+
+/** The product's catalogue key: `metadata.catalog_key`, else its id (a product made outside a catalogue). */
+export const CATALOG_KEY = 'catalog_key'
+export const productKeyOf = (p: Product) => p.metadata[CATALOG_KEY] ?? p.id
+export const priceKeyOf = (p: Price) => p.lookup_key ?? p.id
+
+const PAGE = {limit: 100}
+
+/** Runs `fn` over `items`, at most `limit` at a time, keeping order. */
+export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length)
+  let next = 0
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++
+      out[i] = await fn(items[i]!, i)
+    }
+  }
+  await Promise.all(Array.from({length: Math.max(1, Math.min(limit, items.length))}, worker))
+  return out
+}
+
+export async function listProducts(client: CatalogClient): Promise<Product[]> {
+  const out: Product[] = []
+  for await (const p of client.products.list(PAGE)) out.push(p)
+  // Oldest first, so the first of two products with one key is the original.
+  return out.reverse()
+}
+
+/** One product with its prices, option groups and variants. */
+export async function readProduct(client: CatalogClient, listed: Product): Promise<StoredProduct> {
+  const product = await client.products.retrieve(listed.id)
+  let prices = product.prices ?? listed.prices
+  if (!prices) {
+    prices = []
+    for await (const price of client.products.prices.list(product.id, PAGE)) prices.push(price)
+  }
+  return {product, prices, groups: product.option_groups ?? [], variants: product.variants ?? []}
+}

@@ -1,0 +1,80 @@
+import {Args, Flags} from '@oclif/core'
+
+import {CatalogCommand, catalogFlags} from '../../cli/catalog-command.js'
+import {ExitCode} from '../../cli/exit-codes.js'
+
+export default class CatalogApply extends CatalogCommand<typeof CatalogApply> {
+  static override summary = 'Make the platform match a catalogue file: create, update, replace prices, and with --prune remove what the file does not list.'
+  static override description = `Changes run in dependency order (uploads, products, prices, default price, option groups and values, variants, then archives and deletes). A changed amount, currency or interval replaces the price: the new one is created as the default, variants move to it, then the old one is deactivated.
+Every write carries an idempotency key derived from the catalogue key, the operation and its content: a run killed at any point can be started again, and a second run after success writes nothing.
+With --json: one JSON line per completed change ({status, action, kind, key, error?}), then {summary}. Exit 8 when some change failed or was skipped; the others are applied.`
+  static override examples = [
+    '<%= config.bin %> catalog apply catalog.yaml',
+    '<%= config.bin %> catalog apply catalog.csv --prune --yes --json',
+    '<%= config.bin %> catalog apply catalog.yaml --env live --rate 50',
+  ]
+
+  static override args = {file: Args.string({required: true, description: 'Catalogue file (.yaml, .yml, .json, .csv), or - for YAML/JSON on stdin.'})}
+  static override flags = {
+    prune: Flags.boolean({description: 'Archive products and delete variants that are in the store but not in the file.'}),
+    yes: Flags.boolean({char: 'y', description: 'Apply archives, deletes and deactivations without asking (required without a TTY).'}),
+    'dry-run': Flags.boolean({description: 'Plan only; write nothing.'}),
+    rate: Flags.string({
+      default: 'auto',
+      env: 'PAYAPP_CATALOG_RATE',
+      description: "auto (follow the platform's rate-limit headers, or wait out a 429's Retry-After), off, or N writes per minute.",
+    }),
+    ...catalogFlags,
+  }
+
+  async run() {
+    const {applyPlan, Pacer, parseRate, planCatalog} = await import('../../cli/services/catalog/index.js')
+    const view = await import('../../cli/services/catalog/view.js')
+    const {flags} = this
+    let rate
+    try {
+      rate = parseRate(flags.rate)
+    } catch (err) {
+      this.usage((err as Error).message, '--rate')
+    }
+    const {catalog, baseDir} = await this.readCatalog(this.args.file)
+    const pacer = new Pacer(rate)
+    const client = await this.catalogClient(pacer)
+    const json = this.jsonEnabled()
+    const line = (obj: unknown) => process.stdout.write(JSON.stringify(obj) + '\n')
+
+    const plan = await planCatalog(client, catalog, {prune: flags.prune, baseDir, concurrency: flags.concurrency})
+    if (flags['dry-run']) return this.render({changes: plan.changes, summary: plan.summary}, (out) => this.log(view.planTable(out)))
+    if (plan.destructive && !flags.yes) await this.confirmDestructive(view.planTable(plan))
+
+    const tty = !json && process.stderr.isTTY && !process.env.CI
+    const bar = tty ? view.progressBar(process.stderr) : undefined
+    let failed = 0
+    const result = await applyPlan(client, plan, {
+      concurrency: flags.concurrency,
+      pacer,
+      onEvent: (e) => {
+        if (e.status !== 'done') failed++
+        if (json) line({status: e.status, ...e.change, ...(e.error ? {error: e.error} : {})})
+        else if (e.status !== 'done') process.stderr.write(`${bar ? '\r\x1b[K' : ''}${e.status}: ${e.change.action} ${e.change.kind} ${e.change.key}: ${e.error?.code ? `${e.error.code}: ` : ''}${e.error?.message}\n`)
+        bar?.update(e, failed)
+      },
+    })
+    bar?.stop()
+    const summary = {done: result.done, failed: result.failed, skipped: result.skipped, plan: plan.summary}
+    if (json) line({summary})
+    else this.log(`${view.resultLine(result)} Plan was: ${view.summaryLine(plan.summary)}.`)
+    if (!result.ok) this.exit(ExitCode.PARTIAL)
+    return undefined
+  }
+
+  /** Archives, deletes and deactivations: asked on a TTY, refused without one unless --yes. */
+  private async confirmDestructive(planText: string): Promise<void> {
+    if (!process.stdin.isTTY || !process.stderr.isTTY || this.jsonEnabled()) {
+      this.usage('The plan archives, deletes or deactivates objects: pass --yes to apply it (not prompting: stdin is not a terminal or --json is set)', '--yes')
+    }
+    process.stderr.write(planText + '\n')
+    const answer = await this.requireFlag('yes', undefined, {message: 'Apply these changes, including the removals? [y/N] '}).catch(() => 'n')
+    if (!/^y(es)?$/i.test(answer)) this.usage('Not applied: the removals were not confirmed (pass --yes to skip the question)', '--yes')
+  }
+}

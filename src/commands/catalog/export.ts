@@ -1,0 +1,31 @@
+import {writeFile} from 'node:fs/promises'
+
+import {Flags} from '@oclif/core'
+
+import {CatalogCommand, catalogFlags} from '../../cli/catalog-command.js'
+
+export default class CatalogExport extends CatalogCommand<typeof CatalogExport> {
+  static override summary = 'Write the current catalogue as a catalogue file (YAML, JSON or CSV).'
+  static override description = 'Every active product with its active prices, option groups and variants. Planning the output against the same store shows no change. Products and prices made outside a catalogue are keyed by their ids.'
+  static override examples = ['<%= config.bin %> catalog export -o catalog.yaml', '<%= config.bin %> catalog export --format csv > catalog.csv', '<%= config.bin %> catalog export --env live --door store --format json']
+
+  static override flags = {
+    format: Flags.option({options: ['yaml', 'json', 'csv'] as const, description: 'Format. Default: from the -o file extension, else yaml.'})(),
+    output: Flags.string({char: 'o', description: 'Write to this file instead of stdout.'}),
+    door: catalogFlags.door,
+    concurrency: catalogFlags.concurrency,
+  }
+
+  async run() {
+    const {exportCatalog, formatOf, serializeCatalog} = await import('../../cli/services/catalog/index.js')
+    const catalog = await exportCatalog(await this.catalogClient(), {concurrency: this.flags.concurrency})
+    if (this.jsonEnabled()) return catalog
+    const format = this.flags.format ?? (this.flags.output ? formatOf(this.flags.output) : 'yaml')
+    const text = serializeCatalog(catalog, format)
+    if (this.flags.output) {
+      await writeFile(this.flags.output, text)
+      this.logToStderr(`Wrote ${catalog.products.length} products to ${this.flags.output}`)
+    } else process.stdout.write(text)
+    return undefined
+  }
+}
