@@ -390,16 +390,21 @@ function planProduct(want: CatalogProduct, have: StoredProduct | undefined, ctx:
   const matchedVariants = new Set<string>()
   const deletedVariants = new Set<string>()
   const variantPlans: {v: CatalogVariant; combo: string; match?: Variant; replace: boolean}[] = []
-  for (const v of want.variants) {
+  const fileSkus = new Set(want.variants.map((v) => v.sku).filter(Boolean))
+  const claim = (x: Variant | undefined) => {
+    if (x) matchedVariants.add(x.id)
+    return x
+  }
+  // First by sku; then by combination among variants whose sku the file does not name (a changed sku).
+  const bySku = want.variants.map((v) => (v.sku && Object.keys(v.options).length > 0 ? claim(variants.find((x) => x.sku === v.sku)) : undefined))
+  want.variants.forEach((v, i) => {
     const isDefault = Object.keys(v.options).length === 0
     const combo = isDefault ? '' : combinationOf(wantGroups, v.options)
     const match = isDefault
-      ? variants.find((x) => x.is_default)
-      : (v.sku ? variants.find((x) => x.sku === v.sku) : undefined) ??
-        variants.find((x) => !x.is_default && !matchedVariants.has(x.id) && storedCombination(x) === combo && (!x.sku || !v.sku))
-    if (match) matchedVariants.add(match.id)
+      ? claim(variants.find((x) => x.is_default))
+      : (bySku[i] ?? claim(variants.find((x) => !x.is_default && !matchedVariants.has(x.id) && storedCombination(x) === combo && !(x.sku && fileSkus.has(x.sku)))))
     variantPlans.push({v, combo, match, replace: Boolean(match && !match.is_default && storedCombination(match) !== combo)})
-  }
+  })
   const variantDeleteOps: string[] = []
   for (const vp of variantPlans) {
     if (vp.replace) {
