@@ -171,6 +171,7 @@ async function main() {
     create: {gateway: createGw, bare: createBare, ratio: createGw.rps / createBare.rps},
     cli,
   }
+  results.catalog = await (await import('./bench/catalog.js')).benchCatalog()
   writeFileSync(join(work, 'results.json'), JSON.stringify(results, null, 2))
   console.log(`\nraw results: ${join(work, 'results.json')}`)
 }
