@@ -1,4 +1,6 @@
 import {mkdtempSync, writeFileSync} from 'node:fs'
+import {createServer, type Server} from 'node:http'
+import type {AddressInfo} from 'node:net'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
@@ -308,5 +310,79 @@ describe('catalog apply against real rate limits', function () {
     expect(c.rec.statuses).to.include(429)
     const products = (await acct.store('GET', '/products?limit=100')).body.data
     expect(products).to.have.length(4)
+  })
+})
+
+describe('catalog apply through failing responses', function () {
+  this.timeout(30_000)
+  let gw: TestGateway
+  let proxy: Server
+  let proxyUrl: string
+  let dropped = 0
+  before(async () => {
+    gw = await TestGateway.start()
+    let writes = 0
+    // Every third write reaches the gateway (and commits) but its answer is replaced by a 503: the
+    // client cannot know it landed, as after a lost response.
+    proxy = createServer(async (req, res) => {
+      const chunks: Buffer[] = []
+      for await (const c of req) chunks.push(c as Buffer)
+      const upstream = await fetch(gw.url + req.url, {method: req.method, headers: req.headers as Record<string, string>, body: chunks.length ? Buffer.concat(chunks) : undefined})
+      const body = Buffer.from(await upstream.arrayBuffer())
+      if (req.method !== 'GET' && ++writes % 3 === 0) {
+        dropped++
+        res.writeHead(503, {'content-type': 'application/json'}).end(JSON.stringify({error: {type: 'api_error', code: 'unavailable', message: 'injected', request_id: 'req_proxy'}}))
+        return
+      }
+      res.writeHead(upstream.status, Object.fromEntries(upstream.headers)).end(body)
+    })
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve))
+    proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`
+  })
+  after(async () => {
+    await new Promise((resolve) => proxy.close(resolve))
+    await gw.close()
+  })
+
+  it('retries 5xx with the same idempotency keys: the catalogue lands once, with no duplicate', async () => {
+    const acct = await gw.account()
+    const c = new AppClient({token: acct.token, baseUrl: proxyUrl, retryDelays: {initialMs: 5, maxMs: 20}})
+    const plan = await planCatalog(c, file(TEE))
+    const result = await applyPlan(c, plan, {concurrency: 4})
+    expect(result).to.include({ok: true, failed: 0})
+    expect(dropped).to.be.greaterThan(2)
+    const products = (await acct.store('GET', '/products?limit=100')).body.data
+    expect(products.map((p: any) => p.metadata.catalog_key)).to.have.members(['tee', 'mug'])
+    const tee = await storeProduct(acct, 'tee')
+    expect(tee.prices).to.have.length(2)
+    expect(tee.option_groups).to.have.length(2)
+    expect(tee.variants).to.have.length(3)
+    expect(notUnchanged(await planCatalog(new AppClient({token: acct.token, baseUrl: gw.url}), file(TEE)))).to.deep.equal([])
+  })
+})
+
+describe('catalog pacer', () => {
+  it('--rate N spaces writes at N a minute; off never waits', async () => {
+    const paced = new Pacer(1200)
+    for (let i = 0; i < 3; i++) await paced.beforeWrite()
+    expect(paced.waits).to.equal(2)
+    const off = new Pacer('off')
+    for (let i = 0; i < 3; i++) await off.beforeWrite()
+    expect(off.waits).to.equal(0)
+  })
+
+  it('auto waits for the window reset once the reported budget is spent, and not before', async () => {
+    let now = 1_000_000
+    const pacer = new Pacer('auto', () => now)
+    const event = (remaining: number) => ({method: 'POST' as const, url: 'x', attempt: 1, status: 201, elapsedMs: 1, headers: {'x-ratelimit-remaining': String(remaining), 'x-ratelimit-reset': '0.05'}})
+    await pacer.beforeWrite()
+    pacer.observe(event(1))
+    await pacer.beforeWrite()
+    expect(pacer.waits).to.equal(0)
+    pacer.observe(event(0))
+    const waiting = pacer.beforeWrite()
+    now += 60
+    await waiting
+    expect(pacer.waits).to.equal(1)
   })
 })
