@@ -267,10 +267,11 @@ describe('catalog plan and apply (service, over HTTP)', function () {
       const exported = await exportCatalog(app)
       expect(exported.products.length).to.be.greaterThan(2)
       expect(exported.products.some((p) => p.variants.length > 0 && Object.keys(p.options).length > 0)).to.equal(true)
-      for (const format of ['yaml', 'json'] as const) {
+      for (const format of ['yaml', 'json', 'csv'] as const) {
         const text = serializeCatalog(exported, format)
-        const plan = await planCatalog(app, parseCatalog(text, format, `export.${format}`))
-        expect(notUnchanged(plan), format).to.deep.equal([])
+        const plan = await planCatalog(app, parseCatalog(text, format, `export.${format}`), {csv: format === 'csv'})
+        // CSV has no columns for some fields and lists only used option values: those are left, never changed.
+        expect(notUnchanged(plan).filter((c) => c.action !== 'left'), format).to.deep.equal([])
       }
     } finally {
       await seeded.close()

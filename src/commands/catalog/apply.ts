@@ -37,13 +37,13 @@ With --json: one JSON line per completed change ({status, action, kind, key, err
     } catch (err) {
       this.usage((err as Error).message, '--rate')
     }
-    const {catalog, baseDir} = await this.readCatalog(this.args.file)
+    const {catalog, baseDir, format} = await this.readCatalog(this.args.file)
     const pacer = new Pacer(rate)
     const client = await this.catalogClient(pacer)
     const json = this.jsonEnabled()
     const line = (obj: unknown) => process.stdout.write(JSON.stringify(obj) + '\n')
 
-    const plan = await planCatalog(client, catalog, {prune: flags.prune, baseDir, concurrency: flags.concurrency})
+    const plan = await planCatalog(client, catalog, {prune: flags.prune, baseDir, concurrency: flags.concurrency, csv: format === 'csv'})
     if (flags['dry-run']) return this.render({changes: plan.changes, summary: plan.summary}, (out) => this.log(view.planTable(out)))
     if (plan.destructive && !flags.yes) await this.confirmDestructive(view.planTable(plan))
 

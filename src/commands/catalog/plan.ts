@@ -17,8 +17,8 @@ With --json: {changes: [{action, kind, key, fields?, reason?}], summary: {create
 
   async run() {
     const {planCatalog} = await import('../../cli/services/catalog/index.js')
-    const {catalog, baseDir} = await this.readCatalog(this.args.file)
-    const plan = await planCatalog(await this.catalogClient(), catalog, {prune: this.flags.prune, baseDir, concurrency: this.flags.concurrency})
+    const {catalog, baseDir, format} = await this.readCatalog(this.args.file)
+    const plan = await planCatalog(await this.catalogClient(), catalog, {prune: this.flags.prune, baseDir, concurrency: this.flags.concurrency, csv: format === 'csv'})
     return this.render({changes: plan.changes, summary: plan.summary}, (out) => this.log(planTable(out)))
   }
 }

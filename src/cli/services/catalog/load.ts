@@ -25,6 +25,7 @@ export class CatalogFileError extends Error {
 
 export interface LoadedCatalog {
   catalog: CatalogFile
+  format: CatalogFormat
   /** Local image paths are relative to this directory. */
   baseDir: string
   source: string
@@ -85,14 +86,14 @@ export function parseCatalog(text: string, format: CatalogFormat, source: string
 
 /** Reads FILE, or stdin for `-`. */
 export async function loadCatalog(path: string, readStdin: () => Promise<string> = readAll): Promise<LoadedCatalog> {
-  if (path === '-') return {catalog: parseCatalog(await readStdin(), 'yaml', '<stdin>'), baseDir: process.cwd(), source: '<stdin>'}
+  if (path === '-') return {catalog: parseCatalog(await readStdin(), 'yaml', '<stdin>'), format: 'yaml', baseDir: process.cwd(), source: '<stdin>'}
   let text: string
   try {
     text = await readFile(path, 'utf8')
   } catch (err) {
     throw new CatalogFileError(path, [`cannot read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`])
   }
-  return {catalog: parseCatalog(text, formatOf(path), path), baseDir: dirname(resolve(path)), source: path}
+  return {catalog: parseCatalog(text, formatOf(path), path), format: formatOf(path), baseDir: dirname(resolve(path)), source: path}
 }
 
 async function readAll(): Promise<string> {

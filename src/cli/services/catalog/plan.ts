@@ -84,6 +84,11 @@ export interface PlanOptions {
   baseDir?: string
   /** Concurrent reads. */
   concurrency?: number
+  /**
+   * The file is CSV, which cannot say everything: it lists only the option values its rows use (so none
+   * is deleted) and cannot tell a variant set explicitly to the default price from one inheriting it.
+   */
+  csv?: boolean
 }
 
 // ---------------------------------------------------------------- phases (dependency order)
@@ -197,7 +202,7 @@ export async function planCatalog(client: CatalogClient, file: CatalogFile, opts
   }
   const resolveImage = (state: RunState, ref: string) => (isRemote(ref) ? ref : state.uploads.get(local(ref)!.path)!)
 
-  const products: ProductPlan[] = file.products.map((p, i) => planProduct(p, stored[i], {prune: Boolean(opts.prune), local, uploadOp, resolveImage, changes}))
+  const products: ProductPlan[] = file.products.map((p, i) => planProduct(p, stored[i], {prune: Boolean(opts.prune), csv: Boolean(opts.csv), local, uploadOp, resolveImage, changes}))
 
   // Products in the store but not in the file: archived with --prune, otherwise left as they are.
   for (const p of listed) {
@@ -226,6 +231,7 @@ const emptyState = (productId?: string): ProductPlan['state'] => ({productId, pr
 
 interface PlanContext {
   prune: boolean
+  csv: boolean
   local: (ref: string) => LocalImage | undefined
   uploadOp: (img: LocalImage) => string
   resolveImage: (state: RunState, ref: string) => string
@@ -454,6 +460,10 @@ function planProduct(want: CatalogProduct, have: StoredProduct | undefined, ctx:
     for (const val of g.values) {
       if (values.includes(val.value)) continue
       const key = `${pk}/${g.name}/${val.value}`
+      if (ctx.csv) {
+        note({action: 'left', kind: 'value', key, reason: 'not in the file (a CSV file lists only the values its rows use)'})
+        continue
+      }
       const user = remaining.find((x) => x.options.some((o) => o.value === val.id))
       if (user) {
         note({action: 'blocked', kind: 'value', key, reason: `value_in_use: variant ${user.sku ?? user.id} uses it and is not in the file (--prune deletes it)`})
@@ -544,7 +554,8 @@ function planProduct(want: CatalogProduct, have: StoredProduct | undefined, ctx:
     const wantPrice = v.price
     // A price the run creates has no id yet: the variant moves to it.
     const targetPrice = wantPrice === undefined ? undefined : state.priceIds.get(wantPrice)
-    const priceChange = wantPrice === undefined ? !match.price_inherited : match.price_inherited || targetPrice === undefined || match.price !== targetPrice
+    const inherits = match.price_inherited || (ctx.csv && defaultTarget !== undefined && match.price === defaultTarget)
+    const priceChange = wantPrice === undefined ? !inherits : match.price_inherited || targetPrice === undefined || match.price !== targetPrice
     let imageChange = false
     if (v.image !== undefined && !(match.image_path && imageMatches(v.image, match.image_path, img))) imageChange = true
     const fieldsChanged = [...Object.keys(patch), ...(priceChange ? ['price'] : []), ...(imageChange ? ['image'] : [])]
