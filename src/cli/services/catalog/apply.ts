@@ -8,7 +8,8 @@
  * does not depend on it.
  */
 import {PayappError} from '../../../sdk/errors.js'
-import {idempotencyKey, type Change, type Op, type Plan, type RunState} from './plan.js'
+import {idempotencyKey} from './normalise.js'
+import type {Change, Op, Plan, RunState} from './plan.js'
 import type {Pacer} from './pacer.js'
 import {mapLimit, type CatalogClient} from './store.js'
 

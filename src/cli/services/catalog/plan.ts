@@ -5,12 +5,11 @@
  * Each change carries the operation that makes it, the phase it runs in (the dependency order) and the
  * operations it needs; the executor (apply.ts) runs them.
  */
-import {createHash} from 'node:crypto'
 import {readFileSync} from 'node:fs'
-import {basename, isAbsolute, resolve} from 'node:path'
 
 import type {RequestOptions} from '../../../sdk/client.js'
-import type {Price, Product, Variant} from '../../../sdk/schemas/catalog.js'
+import type {Product, Variant} from '../../../sdk/schemas/catalog.js'
+import {imageMatches, isRemote, isSubset, localImage, priceIdentity, same, type LocalImage} from './normalise.js'
 import type {CatalogFile, CatalogPrice, CatalogProduct, CatalogVariant} from './schema.js'
 import {CATALOG_KEY, listProducts, mapLimit, productKeyOf, readProduct, type CatalogClient, type StoredProduct} from './store.js'
 
@@ -94,54 +93,6 @@ export interface PlanOptions {
 // ---------------------------------------------------------------- phases (dependency order)
 
 const PHASE = {upload: 0, product: 1, price: 2, defaultPrice: 3, variantDelete: 4, optionDelete: 5, optionCreate: 6, variant: 7, priceRetire: 8, archive: 9} as const
-
-// ---------------------------------------------------------------- normalising
-
-/** Key-order-independent JSON, so equal values compare equal. */
-export function canonical(value: unknown): string {
-  return JSON.stringify(value, (_k, v: unknown) =>
-    v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b))) : v,
-  )
-}
-const same = (a: unknown, b: unknown) => canonical(a ?? null) === canonical(b ?? null)
-
-export function idempotencyKey(scope: string, operation: string, content: unknown): string {
-  return `catalog-${createHash('sha256').update(canonical([scope, operation, content])).digest('hex').slice(0, 48)}`
-}
-
-function recurringOf(r: CatalogPrice['recurring'] | Price['recurring'] | undefined | null) {
-  if (!r) return null
-  return {interval: r.interval, interval_count: r.interval_count ?? 1, trial_period_days: r.trial_period_days ?? null, usage_type: r.usage_type ?? 'licensed'}
-}
-/** What a price is: the fields that cannot change once it exists. */
-const priceIdentity = (p: CatalogPrice | Price) => ({currency: p.currency.toLowerCase(), unit_amount: p.unit_amount, recurring: recurringOf(p.recurring)})
-
-const isSubset = (want: Record<string, string> | undefined, have: Record<string, string>) => Object.entries(want ?? {}).every(([k, v]) => have[k] === v)
-
-/** A local image (not a URL nor a storage path) is uploaded under a name carrying its content hash. */
-interface LocalImage {
-  path: string
-  uploadName: string
-}
-const isRemote = (ref: string) => /^https?:\/\//.test(ref) || /^files\//.test(ref)
-
-function localImage(ref: string, baseDir: string): LocalImage {
-  const path = isAbsolute(ref) ? ref : resolve(baseDir, ref)
-  let bytes: Buffer
-  try {
-    bytes = readFileSync(path)
-  } catch (err) {
-    throw new Error(`image ${ref}: cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`)
-  }
-  const hash = createHash('sha256').update(bytes).digest('hex').slice(0, 16)
-  const name = basename(path).replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^[._]+/, '') || 'image'
-  return {path, uploadName: `${hash}-${name}`}
-}
-
-/** The stored image a file's image reference already is, if any. */
-function imageMatches(ref: string, stored: string, local: LocalImage | undefined): boolean {
-  return local ? stored.endsWith(`/${local.uploadName}`) : stored === ref
-}
 
 // ---------------------------------------------------------------- planning
 
