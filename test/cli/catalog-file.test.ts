@@ -79,6 +79,12 @@ describe('catalog files', () => {
     ])
   })
 
+  it('names the line of a JSON error too', () => {
+    const json = JSON.stringify({products: [{key: 'a', name: 'A', prices: [{key: 'a-eur', currency: 'eur', unit_amount: 10}]}]}, null, 2)
+    expect(problems(json, 'json')).to.deep.equal(['line 10: products[0].prices[0].unit_amount: must be at least 250 minor units'])
+    expect(problems('{"products": [', 'json')[0]).to.match(/^JSON: /)
+  })
+
   it('rejects duplicate keys and skus across the file', () => {
     const found = problems(
       `products:

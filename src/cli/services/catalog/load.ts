@@ -60,18 +60,34 @@ export function parseCatalog(text: string, format: CatalogFormat, source: string
       return 'file'
     }
   } else {
-    const lineCounter = new LineCounter()
-    const doc = parseDocument(text, {lineCounter, prettyErrors: false})
-    if (doc.errors.length > 0) {
-      throw new CatalogFileError(source, doc.errors.map((e) => `line ${lineCounter.linePos(e.pos[0]).line}: ${e.message.split('\n')[0]}`))
-    }
-    input = doc.toJS() ?? {}
-    locate = (path) => {
-      for (let n = path.length; n >= 0; n--) {
-        const node = doc.getIn(path.slice(0, n) as unknown[], true) as {range?: [number, number, number]} | undefined
-        if (node?.range) return `line ${lineCounter.linePos(node.range[0]).line}`
+    // JSON is read by JSON.parse (fast for large catalogues); YAML positions are only worked out for an error.
+    if (format === 'json') {
+      try {
+        input = JSON.parse(text)
+      } catch (err) {
+        throw new CatalogFileError(source, [`JSON: ${(err as Error).message}`])
       }
-      return 'file'
+    }
+    let located: ((path: PropertyKey[]) => string) | undefined
+    const parseYaml = () => {
+      const lineCounter = new LineCounter()
+      const doc = parseDocument(text, {lineCounter, prettyErrors: false})
+      return {doc, lineCounter}
+    }
+    if (format === 'yaml') {
+      const {doc, lineCounter} = parseYaml()
+      if (doc.errors.length > 0) {
+        throw new CatalogFileError(source, doc.errors.map((e) => `line ${lineCounter.linePos(e.pos[0]).line}: ${e.message.split('\n')[0]}`))
+      }
+      input = doc.toJS() ?? {}
+      located = nodeLocator(doc, lineCounter)
+    }
+    locate = (path) => {
+      if (!located) {
+        const {doc, lineCounter} = parseYaml()
+        located = nodeLocator(doc, lineCounter)
+      }
+      return located(path)
     }
   }
   const result = catalogFile.safeParse(input)
@@ -82,6 +98,17 @@ export function parseCatalog(text: string, format: CatalogFormat, source: string
     )
   }
   return result.data
+}
+
+/** The line of the nearest node on a path (JSON is YAML, so one locator serves both). */
+function nodeLocator(doc: ReturnType<typeof parseDocument>, lineCounter: LineCounter) {
+  return (path: PropertyKey[]) => {
+    for (let n = path.length; n >= 0; n--) {
+      const node = doc.getIn(path.slice(0, n) as unknown[], true) as {range?: [number, number, number]} | undefined
+      if (node?.range) return `line ${lineCounter.linePos(node.range[0]).line}`
+    }
+    return 'file'
+  }
 }
 
 /** Reads FILE, or stdin for `-`. */
