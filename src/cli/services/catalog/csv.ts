@@ -33,7 +33,7 @@ function typed(value: string | undefined, kind: 'number' | 'boolean'): unknown {
   return lower === 'true' ? true : lower === 'false' ? false : value
 }
 
-export class CsvError extends Error {}
+export class CatalogCsvError extends Error {}
 
 /** Parses CSV text into the file's input shape; `rows` maps object paths (e.g. `products.0.variants.1`) to line numbers. */
 export function parseCatalogCsv(text: string): {input: CatalogFileInput; rows: RowMap} {
@@ -45,7 +45,7 @@ export function parseCatalogCsv(text: string): {input: CatalogFileInput; rows: R
   for (const {record, info} of records) {
     const line = info.lines
     const productKey = cell(record.product_key)
-    if (!productKey) throw new CsvError(`line ${line}: product_key is empty`)
+    if (!productKey) throw new CatalogCsvError(`line ${line}: product_key is empty`)
     let entry = byKey.get(productKey)
     if (!entry) {
       const product: Record<string, any> = {key: productKey, prices: [], variants: []}
@@ -64,7 +64,7 @@ export function parseCatalogCsv(text: string): {input: CatalogFileInput; rows: R
     for (const [field, value] of Object.entries(productFields)) {
       if (value === undefined) continue
       if (product[field] !== undefined && JSON.stringify(product[field]) !== JSON.stringify(value)) {
-        throw new CsvError(`line ${line}: ${field} differs from an earlier row of product '${productKey}'; leave it empty on later rows`)
+        throw new CatalogCsvError(`line ${line}: ${field} differs from an earlier row of product '${productKey}'; leave it empty on later rows`)
       }
       product[field] = value
     }
@@ -84,7 +84,7 @@ export function parseCatalogCsv(text: string): {input: CatalogFileInput; rows: R
         entry.prices.set(priceKey, price)
         product.prices.push(price)
       } else if ((price.currency !== undefined || price.unit_amount !== undefined) && JSON.stringify({...known}) !== JSON.stringify(price)) {
-        throw new CsvError(`line ${line}: price '${priceKey}' differs from an earlier row; a price key has one currency, amount and interval`)
+        throw new CatalogCsvError(`line ${line}: price '${priceKey}' differs from an earlier row; a price key has one currency, amount and interval`)
       }
     }
 

@@ -8,7 +8,7 @@ import {dirname, extname, resolve} from 'node:path'
 import {LineCounter, parseDocument, stringify as toYaml} from 'yaml'
 import type {z} from 'zod'
 
-import {catalogToCsv, CsvError, parseCatalogCsv, type RowMap} from './csv.js'
+import {catalogToCsv, CatalogCsvError, parseCatalogCsv, type RowMap} from './csv.js'
 import {catalogFile, type CatalogFile} from './schema.js'
 
 export type CatalogFormat = 'yaml' | 'json' | 'csv'
@@ -48,7 +48,7 @@ export function parseCatalog(text: string, format: CatalogFormat, source: string
     try {
       parsed = parseCatalogCsv(text)
     } catch (err) {
-      throw new CatalogFileError(source, [err instanceof CsvError ? err.message : `CSV: ${(err as Error).message}`])
+      throw new CatalogFileError(source, [err instanceof CatalogCsvError ? err.message : `CSV: ${(err as Error).message}`])
     }
     input = parsed.input
     locate = (path) => {
