@@ -57,6 +57,7 @@ export function adminPlugin(platform: Platform, adminKey: string, handlers: Admi
         method: def.method,
         url: def.path.replace(/\{(\w+)\}/g, ':$1'),
         handler: async (request, reply) => {
+          if (def.body && request.isMultipart()) throw invalid('unsupported_content_type', 'Send the body as application/json')
           const ctx = {
             gw: platform,
             params: request.params as Record<string, string>,

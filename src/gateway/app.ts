@@ -5,18 +5,21 @@
  * write. Route modules (routes/*.ts) map each endpoint of the table onto its domain function.
  */
 import {createHash} from 'node:crypto'
+import {STATUS_CODES} from 'node:http'
+import type {Duplex} from 'node:stream'
 
 import fastifyMultipart from '@fastify/multipart'
-import Fastify, {type FastifyInstance, type FastifyReply, type FastifyRequest} from 'fastify'
+import Fastify, {type FastifyContextConfig, type FastifyInstance, type FastifyReply, type FastifyRequest} from 'fastify'
 import type {z} from 'zod'
 
 import {DOOR_PREFIX, endpoints, type Door, type EndpointDef, type EndpointId, type Endpoint} from '../sdk/endpoints.js'
 import {MAX_FILE_BYTES} from '../sdk/schemas/catalog.js'
 import {listQuery, type ListQuery} from '../sdk/schemas/common.js'
 import {ADMIN_PREFIX, adminPlugin, type AdminHandlers} from './admin.js'
-import {ApiError, fromZodError, insufficientScope, invalid, methodNotAllowed} from './errors.js'
+import {ApiError, fromZodError, insufficientScope, invalid, methodNotAllowed, paramName, unauthenticated} from './errors.js'
+import {faultError} from './domain/faults.js'
 import {randomText} from './ids.js'
-import {Idempotency, Platform, rateLimitHeaders, type Credential} from './platform.js'
+import {Idempotency, Platform, rateLimitHeaders, type Credential, type IdempotencyStart} from './platform.js'
 import type {Kind, Scope} from './storage/documents.js'
 
 // ---------------------------------------------------------------- what route modules see
@@ -88,53 +91,87 @@ export interface BuildOptions {
   /** Pages outside the APIs (the hosted checkout page). */
   extra?: (app: FastifyInstance, platform: Platform) => void
   logger?: boolean
+  timeouts?: Timeouts
 }
+
+/**
+ * How long a client may take, so slow-loris clients cannot hold connections forever. Local clients are
+ * fast; the defaults leave room for a 5 MB upload on a slow machine. Tests pass short ones.
+ */
+export interface Timeouts {
+  /** Whole request, headers and body (default 30 s): a stalled body is cut here. */
+  requestMs?: number
+  /** Headers alone (default 10 s, at most requestMs). */
+  headersMs?: number
+  /** A socket with no traffic at all (default 60 s, above the longest injected latency). */
+  idleMs?: number
+  /** An idle keep-alive connection between requests (default 5 s). */
+  keepAliveMs?: number
+}
+
+/** The deepest JSON body the gateway reads: the spec's bodies nest a few levels; deeper is an attack. */
+export const MAX_BODY_DEPTH = 32
 
 const REQUEST_ID_PREFIX = `req_${randomText(8)}`
 let requestCounter = 0
 
 export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   const {platform} = opts
+  const requestMs = opts.timeouts?.requestMs ?? 30_000
+  const headersMs = Math.min(opts.timeouts?.headersMs ?? 10_000, requestMs)
   const app = Fastify({
     logger: opts.logger ?? false,
     bodyLimit: 1024 * 1024,
-    // Unique per process and cheap: a random prefix and a counter.
-    genReqId: () => `${REQUEST_ID_PREFIX}${(++requestCounter).toString(36).padStart(6, '0')}`,
+    genReqId: nextRequestId,
     routerOptions: {ignoreTrailingSlash: true, maxParamLength: 200},
     return503OnClosing: true,
+    requestTimeout: requestMs,
+    connectionTimeout: opts.timeouts?.idleMs ?? 60_000,
+    keepAliveTimeout: opts.timeouts?.keepAliveMs ?? 5_000,
+    // Node checks the request and header deadlines on this interval (default 30 s, too coarse for them).
+    http: {requestTimeout: requestMs, headersTimeout: headersMs, connectionsCheckingInterval: Math.min(1000, Math.ceil(headersMs / 2))},
+    // Errors raised before routing (bad URL encoding, over-long parameters) in the envelope too.
+    frameworkErrors: (error, request, reply) => sendError(request, reply, toApiError(error)),
+    clientErrorHandler: clientError,
   })
 
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id)
+    // Two Authorization headers: node keeps the first, a proxy may keep the last; neither may decide.
+    if (countHeader(request.raw.rawHeaders, 'authorization') > 1) {
+      return done(unauthenticated('Send one Authorization header, not several', 'invalid_authorization_header'))
+    }
     done()
   })
 
-  // JSON bodies: an empty body is "no fields"; a syntax error is a 400 in the envelope.
+  // JSON bodies: an empty body is "no fields"; a syntax error, a body nested deeper than any of the
+  // spec's and a `__proto__` key (which JavaScript objects would drop) are 400s in the envelope.
   app.removeContentTypeParser('application/json')
   app.addContentTypeParser('application/json', {parseAs: 'string'}, (_request, body, done) => {
     const text = body as string
     if (text.trim() === '') return done(null, undefined)
+    let parsed: unknown
     try {
-      done(null, JSON.parse(text))
+      parsed = JSON.parse(text)
     } catch {
-      done(invalid('invalid_json', 'The request body is not valid JSON'), undefined)
+      return done(invalid('invalid_json', 'The request body is not valid JSON'), undefined)
     }
+    const problem = checkJsonShape(parsed)
+    done(problem ?? null, problem ? undefined : parsed)
   })
   await app.register(fastifyMultipart, {limits: {fileSize: MAX_FILE_BYTES, files: 1, fields: 10, parts: 12}})
 
   app.setErrorHandler((error: Error & {code?: string; statusCode?: number}, request, reply) => {
     const apiError = toApiError(error)
     if (apiError.status >= 500) request.log.error(error)
-    void reply
-      .code(apiError.status)
-      .headers(apiError.headers ?? {})
-      .type('application/json')
-      .send(JSON.stringify(apiError.envelope(request.id)))
+    sendError(request, reply, apiError)
   })
   app.setNotFoundHandler((request, reply) => {
     const e = new ApiError(404, 'not_found', 'route_not_found', `Unrecognized request URL (${request.method} ${request.url.split('?')[0]})`)
     void reply.code(404).type('application/json').send(JSON.stringify(e.envelope(request.id)))
   })
+
+  applyFaults(app, platform)
 
   const methodsByUrl = new Map<string, Set<string>>()
   for (const [id, def] of Object.entries(endpoints) as [EndpointId, EndpointDef][]) {
@@ -143,7 +180,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
       const url = DOOR_PREFIX[door] + def.path.replace(/\{(\w+)\}/g, ':$1')
       if (!methodsByUrl.has(url)) methodsByUrl.set(url, new Set())
       methodsByUrl.get(url)!.add(def.method)
-      app.route({method: def.method, url, handler: endpointRunner(platform, def, door, handler)})
+      app.route({method: def.method, url, config: {endpoint: id} as FastifyContextConfig, handler: endpointRunner(platform, def, door, handler)})
     }
   }
   for (const [url, methods] of methodsByUrl) {
@@ -163,6 +200,119 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   return app
 }
 
+/**
+ * Fault injection (domain/faults.ts) on the App, store and merchant APIs (`/v1/…`; never the admin API
+ * or the hosted pages), before the route runs: a faulted request writes nothing and never reaches its
+ * Idempotency-Key. A callback hook, so while no rule exists it costs one size check per request.
+ */
+function applyFaults(app: FastifyInstance, platform: Platform): void {
+  const {faults} = platform
+  app.addHook('preHandler', (request, _reply, done) => {
+    if (faults.size === 0 || !request.url.startsWith('/v1/')) return done()
+    const rule = faults.strike({
+      method: request.method,
+      pattern: request.routeOptions.url ?? '',
+      path: request.url.split('?')[0],
+      endpoint: (request.routeOptions.config as {endpoint?: string} | undefined)?.endpoint,
+      merchant: faults.byMerchant ? merchantOf(platform, request) : undefined,
+    })
+    if (!rule) return done()
+    const answer = () => done(rule.status !== null ? faultError(rule) : undefined)
+    if (rule.latency_ms > 0) setTimeout(answer, rule.latency_ms)
+    else answer()
+  })
+}
+
+/** The merchant behind the request's credential, or undefined when it has none that is valid. */
+function merchantOf(platform: Platform, request: FastifyRequest): string | undefined {
+  try {
+    return platform.credentials.authenticate(request.headers.authorization, request.url.startsWith('/v1/app/') ? 'app' : 'store').merchant
+  } catch {
+    return undefined
+  }
+}
+
+// Unique per process and cheap: a random prefix and a counter.
+const nextRequestId = () => `${REQUEST_ID_PREFIX}${(++requestCounter).toString(36).padStart(6, '0')}`
+
+function sendError(request: FastifyRequest, reply: FastifyReply, apiError: ApiError) {
+  void reply
+    .code(apiError.status)
+    .header('x-request-id', request.id)
+    .headers(apiError.headers ?? {})
+    .type('application/json')
+    .send(JSON.stringify(apiError.envelope(request.id)))
+}
+
+/**
+ * Errors node's HTTP parser meets before there is a request (over-large headers, garbage, a client
+ * too slow to send its headers): answered on the socket in the envelope, with a request id, then closed.
+ */
+function clientError(error: Error & {code?: string}, socket: Duplex) {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return
+  const apiError =
+    error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? new ApiError(408, 'invalid_request', 'request_timeout', 'The request was not received in time')
+      : error.code === 'HPE_HEADER_OVERFLOW'
+        ? new ApiError(431, 'invalid_request', 'headers_too_large', 'The request headers are too large')
+        : invalid('invalid_http', 'The request is not valid HTTP/1.1')
+  const id = nextRequestId()
+  const body = JSON.stringify(apiError.envelope(id))
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${apiError.status} ${STATUS_CODES[apiError.status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${id}\r\nConnection: close\r\n\r\n${body}`,
+    )
+  }
+  socket.destroy()
+}
+
+function countHeader(rawHeaders: string[], name: string): number {
+  let n = 0
+  for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i].length === name.length && rawHeaders[i].toLowerCase() === name) n++
+  return n
+}
+
+/**
+ * A parsed body's nesting and keys, walked without recursion: deeper than MAX_BODY_DEPTH is refused
+ * before anything (validation, fingerprints) recurses into it, and a `__proto__` key is refused by name
+ * because objects built from it would silently lose it.
+ */
+function checkJsonShape(value: unknown): ApiError | undefined {
+  const stack: Array<[unknown, number, readonly PropertyKey[]]> = [[value, 1, []]]
+  while (stack.length > 0) {
+    const [v, depth, path] = stack.pop()!
+    if (v === null || typeof v !== 'object') continue
+    if (depth > MAX_BODY_DEPTH) return invalid('body_too_deep', `The request body nests deeper than ${MAX_BODY_DEPTH} levels`, paramName(path))
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) stack.push([v[i], depth + 1, [...path, i]])
+      continue
+    }
+    for (const key of Object.keys(v)) {
+      if (key === '__proto__') {
+        const param = paramName([...path, key])
+        return invalid('parameter_reserved', `${param}: "__proto__" is reserved and cannot be used as a key`, param)
+      }
+      stack.push([(v as Record<string, unknown>)[key], depth + 1, [...path, key]])
+    }
+  }
+  return undefined
+}
+
+/**
+ * A body on a route that takes none: refused like an unknown field anywhere else. Multipart bodies are
+ * left unread by their parser until an upload route reads them, so they are refused by type here.
+ */
+function refuseBody(request: FastifyRequest): void {
+  if (request.isMultipart()) throw multipartNotHere()
+  const body = request.body
+  if (body === undefined) return
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalid('invalid_body', 'The request body must be a JSON object')
+  const [first] = Object.keys(body)
+  if (first !== undefined) throw new ApiError(400, 'invalid_request', 'parameter_unknown', `Received unknown parameter: ${first} (this route takes no body)`, first)
+}
+
+const multipartNotHere = () => invalid('unsupported_content_type', 'Send the body as application/json; multipart/form-data is for file uploads')
+
 /** Fastify's own errors (parsers, limits, URL) as the spec's envelope, always a 4xx for bad input. */
 function toApiError(error: Error & {code?: string; statusCode?: number; validation?: unknown}): ApiError {
   if (error instanceof ApiError) return error
@@ -180,6 +330,8 @@ function toApiError(error: Error & {code?: string; statusCode?: number; validati
     case 'FST_ERR_BAD_URL':
     case 'FST_ERR_ASYNC_CONSTRAINT':
       return invalid('invalid_url', 'The request URL is malformed')
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return new ApiError(414, 'invalid_request', 'uri_too_long', 'A path parameter of the request URL is too long')
   }
   if (error.code?.startsWith('FST_') && error.statusCode && error.statusCode < 500) {
     return new ApiError(error.statusCode, 'invalid_request', error.code.toLowerCase().replace(/^fst_(err_)?/, ''), error.message)
@@ -227,6 +379,7 @@ function endpointRunner(platform: Platform, def: EndpointDef, door: Door, handle
       ctx.query = parsed.data as ListQuery
     }
     if (def.body) {
+      if (request.isMultipart()) throw multipartNotHere()
       const input = request.body === undefined ? {} : request.body
       if (input === null || typeof input !== 'object' || Array.isArray(input)) {
         throw invalid('invalid_body', 'The request body must be a JSON object')
@@ -234,8 +387,8 @@ function endpointRunner(platform: Platform, def: EndpointDef, door: Door, handle
       const parsed = def.body.safeParse(input)
       if (!parsed.success) throw fromZodError(parsed.error, input)
       ctx.body = parsed.data
-    } else if (!def.multipart && request.body !== undefined && (typeof request.body !== 'object' || request.body === null || Array.isArray(request.body))) {
-      throw invalid('invalid_body', 'The request body must be a JSON object')
+    } else if (!def.multipart) {
+      refuseBody(request)
     }
 
     if (def.multipart) ctx.upload = await readUpload(request)
@@ -274,7 +427,9 @@ export function admit(
 
 /**
  * Sends a write's answer under the Idempotency-Key rules: without a key it just runs; with one, a
- * repeat replays the stored answer, and `run` stores its answer through `onCommit` in its transaction.
+ * repeat replays the stored answer. The key is claimed in the write's own transaction and `run`
+ * stores its answer through `onCommit` there too, so a claim never outlives a crashed request: a
+ * SIGKILL mid-write rolls back the claim with the write, and the retry runs the write afresh.
  */
 export function sendIdempotent(
   platform: Platform,
@@ -290,20 +445,30 @@ export function sendIdempotent(
 
   Idempotency.checkKey(key)
   const fingerprint = Idempotency.fingerprint(request.method, request.url.split('?')[0], fingerprintBody)
-  const start = platform.idempotency.begin(cred.id, key, fingerprint)
-  if (start.kind === 'replay') {
-    reply.header('idempotent-replayed', 'true')
-    return reply.code(start.status).type('application/json').send(start.body)
-  }
+  let claimed = false
+  let out: Serialized | Extract<IdempotencyStart, {kind: 'replay'}>
   try {
-    return send(reply, run((status, body) => platform.idempotency.finish(cred.id, key, status, body)))
+    out = platform.storage.transaction(() => {
+      const start = platform.idempotency.begin(cred.id, key, fingerprint)
+      if (start.kind === 'replay') return start
+      claimed = true
+      return run((status, body) => platform.idempotency.finish(cred.id, key, status, body))
+    })
   } catch (error) {
+    if (!claimed) throw error
     const apiError = toApiError(error as Error)
-    // A request rejected for its content replays the same rejection; a transient failure may be retried.
-    if (apiError.status >= 500 || apiError.status === 429) platform.idempotency.release(cred.id, key)
-    else platform.idempotency.finish(cred.id, key, apiError.status, JSON.stringify(apiError.envelope(request.id)))
+    // A request rejected for its content replays the same rejection; a transient failure (5xx, 429)
+    // rolled its claim back with its writes, so a retry runs afresh.
+    if (apiError.status < 500 && apiError.status !== 429) {
+      platform.idempotency.remember(cred.id, key, fingerprint, apiError.status, JSON.stringify(apiError.envelope(request.id)))
+    }
     throw apiError
   }
+  if ('kind' in out) {
+    reply.header('idempotent-replayed', 'true')
+    return reply.code(out.status).type('application/json').send(out.body)
+  }
+  return send(reply, out)
 }
 
 const missingFile = () => invalid('parameter_missing', 'Missing required parameter: file (a multipart/form-data part named "file")', 'file')
@@ -314,16 +479,30 @@ async function readUpload(request: FastifyRequest): Promise<Upload> {
     if (request.body === undefined) throw missingFile()
     throw invalid('unsupported_content_type', 'Upload the file as multipart/form-data, in the field "file"')
   }
-  const part = await request.file()
-  if (!part || part.fieldname !== 'file') {
-    await part?.toBuffer().catch(() => undefined)
-    throw missingFile()
+  let part: Awaited<ReturnType<FastifyRequest['file']>>
+  let bytes: Buffer
+  try {
+    part = await request.file()
+    if (!part || part.fieldname !== 'file') {
+      await part?.toBuffer().catch(() => undefined)
+      throw missingFile()
+    }
+    bytes = await part.toBuffer()
+  } catch (error) {
+    throw malformedMultipart(error as Error & {code?: string; statusCode?: number})
   }
-  const bytes = await part.toBuffer()
   // toBuffer throws at the limit; a truncated stream is the same failure.
   if (part.file.truncated) throw toApiError(Object.assign(new Error('too large'), {code: 'FST_REQ_FILE_TOO_LARGE'}))
   if (bytes.length === 0) throw invalid('file_empty', 'The uploaded file is empty', 'file')
   return {filename: part.filename, contentType: part.mimetype, bytes}
+}
+
+/** The multipart parser's failures (no boundary, a part never closed) are the client's: a 4xx. */
+function malformedMultipart(error: Error & {code?: string; statusCode?: number}): ApiError {
+  if (error instanceof ApiError) return error
+  const known = toApiError(error)
+  if (known.status < 500) return known
+  return invalid('invalid_multipart', `The multipart/form-data body is malformed: ${error.message}`)
 }
 
 /** An upload's identity for idempotency: its name, type and bytes, not the multipart boundary (random per send). */

@@ -8,6 +8,7 @@ import {createHash} from 'node:crypto'
 import type {Door, Bucket} from '../sdk/endpoints.js'
 import type {Scope as ScopeName} from '../sdk/schemas/common.js'
 import {Clock} from './clock.js'
+import {Faults} from './domain/faults.js'
 import {ApiError, conflict, invalid, unauthenticated} from './errors.js'
 import {newId, randomText} from './ids.js'
 import type {Env, EventDoc, Kind, MerchantDoc, Scope} from './storage/documents.js'
@@ -161,7 +162,11 @@ export class Idempotency {
   constructor(
     private readonly storage: Storage,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    // Claims are made in their write's transaction, so none is ever committed "in flight" now; rows in
+    // that state were left by a crashed process of an older version, and would block their key for 24 h.
+    storage.idempotency.releaseInFlight()
+  }
 
   /** Validates the header value: 1 to 255 printable ASCII characters. */
   static checkKey(key: string): void {
@@ -175,8 +180,9 @@ export class Idempotency {
   }
 
   /**
-   * Claims a key for a request, or says what to answer instead: the first response (replay), 409
-   * `idempotency_key_reused` (another body), or 409 `idempotency_in_flight` (still running).
+   * Claims a key for a request, inside the request's write transaction, or says what to answer instead:
+   * the first response (replay), 409 `idempotency_key_reused` (another body), or 409
+   * `idempotency_in_flight` (a claim left by an older version; freed at start-up).
    */
   begin(credential: string, key: string, fingerprint: string): IdempotencyStart {
     const now = this.clock.now()
@@ -209,9 +215,12 @@ export class Idempotency {
     this.storage.idempotency.finish(credential, key, status, body)
   }
 
-  /** Frees a key whose request failed in a way a retry may fix (5xx, 429). */
-  release(credential: string, key: string): void {
-    this.storage.idempotency.release(credential, key)
+  /** Stores the rejection a key's request got (a 4xx), outside the rolled-back transaction of its write. */
+  remember(credential: string, key: string, fingerprint: string, status: number, body: string): void {
+    this.storage.transaction(() => {
+      this.storage.idempotency.claim(credential, key, fingerprint, this.clock.now())
+      this.storage.idempotency.finish(credential, key, status, body)
+    })
   }
 
   prune(): void {
@@ -235,6 +244,8 @@ export class Platform {
   readonly rateLimiter: RateLimiter
   readonly idempotency: Idempotency
   readonly webhooks: Webhooks
+  /** Fault-injection rules (test set-up, in memory): see domain/faults.ts. */
+  readonly faults: Faults
   baseUrl: string
 
   constructor(opts: PlatformOptions) {
@@ -244,6 +255,7 @@ export class Platform {
     this.rateLimiter = new RateLimiter(this.clock, opts.rateLimit, opts.rateLimits)
     this.idempotency = new Idempotency(this.storage, this.clock)
     this.webhooks = new Webhooks(this.storage, () => this.now())
+    this.faults = new Faults(() => this.now())
     this.baseUrl = opts.baseUrl ?? 'http://127.0.0.1'
   }
 

@@ -6,7 +6,8 @@ import {join} from 'node:path'
 
 import type {FastifyInstance} from 'fastify'
 
-import {buildApp} from './app.js'
+import {buildApp, type Timeouts} from './app.js'
+import type {FaultInput} from './domain/faults.js'
 import {randomText} from './ids.js'
 import {Platform, type RateLimitConfig} from './platform.js'
 import {registerHostedCheckout} from './routes/hosted-checkout.js'
@@ -25,6 +26,10 @@ export interface GatewayOptions {
   rateLimits?: RateLimitConfig
   seed?: boolean
   logger?: boolean
+  /** Request, header, idle and keep-alive deadlines against slow clients (see `Timeouts`). */
+  timeouts?: Timeouts
+  /** Fault-injection rules to start with (`gateway start --faults FILE`); more through `/_admin/faults`. */
+  faults?: FaultInput[]
 }
 
 export interface RunningGateway {
@@ -49,12 +54,14 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<RunningGa
   const adminKey = opts.adminKey ?? platform.storage.meta('admin_key') ?? `adm_${randomText(32)}`
   if (!opts.adminKey) platform.storage.setMeta('admin_key', adminKey)
 
+  for (const rule of opts.faults ?? []) platform.faults.add(rule)
   const app = await buildApp({
     platform,
     adminKey,
     handlers,
     adminHandlers,
     logger: opts.logger,
+    timeouts: opts.timeouts,
     extra: registerHostedCheckout,
   })
   const address = await app.listen({host: opts.host ?? '127.0.0.1', port: opts.port ?? 4242})

@@ -1,9 +1,9 @@
-import {spawn, type ChildProcess} from 'node:child_process'
-import {join} from 'node:path'
+import type {ChildProcess} from 'node:child_process'
 
+import Database from 'better-sqlite3'
 import {expect} from 'chai'
 
-import {BIN, ROOT, tempHome} from '../helpers/cli.js'
+import {startGatewayProcess, tempHome} from '../helpers/cli.js'
 import {TestGateway} from '../helpers/gateway.js'
 
 /**
@@ -16,31 +16,15 @@ describe('gateway durability (a real process on a real SQLite file)', function (
   const home = tempHome()
   const db = TestGateway.tempDbFile()
 
-  function start(): Promise<{child: ChildProcess; url: string; adminKey: string}> {
-    const child = spawn(process.execPath, [BIN, 'gateway', 'start', '--port', '0', '--db', db, '--json', '--rate-limit', 'off'], {
-      cwd: ROOT,
-      env: {PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: join(home, 'config'), PAYAPP_KEYCHAIN: 'off'},
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    return new Promise((resolve, reject) => {
-      let out = ''
-      child.stdout!.on('data', (d) => {
-        out += d
-        const nl = out.indexOf('\n')
-        if (nl >= 0) {
-          const info = JSON.parse(out.slice(0, nl))
-          resolve({child, url: info.url, adminKey: info.admin_key})
-        }
-      })
-      child.on('exit', (code) => reject(new Error(`gateway exited ${code}`)))
-    })
-  }
+  const start = () => startAt(db)
+
+  const startAt = (file: string) => startGatewayProcess(['--db', file, '--rate-limit', 'off'], home)
 
   const exited = (child: ChildProcess) => new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
 
-  async function post(url: string, path: string, token: string, body: unknown) {
-    const res = await fetch(url + path, {method: 'POST', headers: {authorization: `Bearer ${token}`, 'content-type': 'application/json'}, body: JSON.stringify(body)})
-    return {status: res.status, body: (await res.json()) as any}
+  async function post(url: string, path: string, token: string, body: unknown, headers: Record<string, string> = {}) {
+    const res = await fetch(url + path, {method: 'POST', headers: {authorization: `Bearer ${token}`, 'content-type': 'application/json', ...headers}, body: JSON.stringify(body)})
+    return {status: res.status, body: (await res.json()) as any, replayed: res.headers.get('idempotent-replayed')}
   }
 
   let token: string
@@ -83,5 +67,60 @@ describe('gateway durability (a real process on a real SQLite file)', function (
     expect(ids).to.include.members(acknowledged)
     again.child.kill('SIGTERM')
     expect(await exited(again.child)).to.equal(0)
+  })
+
+  it('frees an Idempotency-Key whose request was SIGKILLed mid-transaction, so its retry completes the write', async () => {
+    const keyDb = TestGateway.tempDbFile()
+    let gw = await startAt(keyDb)
+    const merchant = await post(gw.url, '/_admin/merchants', gw.adminKey, {})
+    const key = await post(gw.url, '/_admin/keys', gw.adminKey, {merchant: merchant.body.id, mode: 'test', scopes: ['products:write', 'checkout:write']})
+    const sk = key.body.secret_key as string
+    const product = await post(gw.url, '/v1/store/products', sk, {name: 'Slow sale', price: {currency: 'eur', unit_amount: 1000}})
+    const first = await post(gw.url, '/v1/store/checkouts', sk, {product_id: product.body.id})
+    expect(first.status).to.equal(201)
+    gw.child.kill('SIGKILL')
+    await exited(gw.child)
+
+    // Thousands of open sessions fall due at once: the next checkout's transaction expires them all, which takes a while.
+    const file = new Database(keyDb)
+    const row = file.prepare<[string], {data: string; merchant: string; env: string; created: number}>('SELECT data, merchant, env, created FROM objects WHERE id = ?').get(first.body.session_id)!
+    const insert = file.prepare('INSERT INTO objects (id, kind, merchant, env, parent, created, data) VALUES (?, ?, ?, ?, NULL, ?, ?)')
+    file.transaction(() => {
+      for (let i = 0; i < 40_000; i++) {
+        const id = `cs_due${i}`
+        insert.run(id, 'checkout_session', row.merchant, row.env, row.created, JSON.stringify({...JSON.parse(row.data), id, expires_at: 1, reservation: null}))
+      }
+    })()
+    file.close()
+
+    gw = await startAt(keyDb)
+    const keyed = {'idempotency-key': 'sigkill-mid-transaction'}
+    let answered = false
+    const pending = post(gw.url, '/v1/store/checkouts', sk, {product_id: product.body.id}, keyed).then(
+      () => (answered = true),
+      () => undefined,
+    )
+    // Kill while the request's transaction runs: its claim visible (an old gateway committed it first), or the gateway busy.
+    const reader = new Database(keyDb, {readonly: true})
+    for (;;) {
+      const claimed = reader.prepare("SELECT 1 FROM idempotency WHERE key = ? AND state = 'in_flight'").get('sigkill-mid-transaction')
+      const busy = await Promise.race([fetch(`${gw.url}/_admin/clock`, {headers: {authorization: `Bearer ${gw.adminKey}`}}).then(() => false), new Promise((r) => setTimeout(() => r(true), 300))])
+      if (claimed || busy) break
+      if (answered) throw new Error('the keyed request finished before it could be killed: make its transaction longer')
+    }
+    reader.close()
+    gw.child.kill('SIGKILL')
+    await exited(gw.child)
+    await pending
+
+    gw = await startAt(keyDb)
+    const retry = await post(gw.url, '/v1/store/checkouts', sk, {product_id: product.body.id}, keyed)
+    expect(retry.status, JSON.stringify(retry.body)).to.equal(201)
+    expect(retry.replayed).to.equal(null)
+    const again = await post(gw.url, '/v1/store/checkouts', sk, {product_id: product.body.id}, keyed)
+    expect(again.replayed).to.equal('true')
+    expect(again.body.session_id).to.equal(retry.body.session_id)
+    gw.child.kill('SIGKILL')
+    await exited(gw.child)
   })
 })

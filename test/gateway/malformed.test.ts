@@ -26,6 +26,14 @@ describe('gateway: malformed input never yields a 5xx', function () {
 
   const cases: Array<[string, EndpointDef]> = Object.entries(endpoints)
 
+  /** Bodies that broke parsers: 20,000 levels of nesting, and multipart that never closes or has no boundary. */
+  const DEEP_BODIES = ['{"a":'.repeat(20_000) + '1' + '}'.repeat(20_000), '['.repeat(20_000) + ']'.repeat(20_000), `{"metadata":${'{"a":'.repeat(20_000)}1${'}'.repeat(20_000)}}`]
+  const BROKEN_MULTIPART: Array<[string, string]> = [
+    ['multipart/form-data; boundary=XB', '--XB\r\nContent-Disposition: form-data; name="file"; filename="a.png"\r\n\r\nhello'],
+    ['multipart/form-data', 'hello'],
+    ['multipart/form-data; boundary=XB', '--XB\r\nContent-Disposition: form-data; name="file"\r\n'],
+  ]
+
   /** Every value a field may wrongly receive. */
   const WRONG_VALUES: unknown[] = [null, true, -1, 1.5, 1e308, '', 'x'.repeat(10_000), [], [null], {}, {nested: {deep: [1]}}, '__proto__', '\u0000\ud800']
 
@@ -57,9 +65,13 @@ describe('gateway: malformed input never yields a 5xx', function () {
           }
           expect4xx(await send(def, door, {raw: 'a=1', contentType: 'application/x-www-form-urlencoded'}), 'form body')
           expect4xx(await send(def, door, {raw: '{"a":1}', contentType: 'text/plain'}), 'text/plain body')
+          for (const raw of DEEP_BODIES) expect4xx(await send(def, door, {raw, contentType: 'application/json'}), `deep body ${raw.slice(0, 12)}`)
           // A rejected request writes nothing: the catalogue is as it was.
           const after = await acct.app('GET', '/products?limit=100')
           expect(after.body.data).to.deep.equal(before.body.data)
+        }
+        if (def.method !== 'GET') {
+          for (const [contentType, raw] of BROKEN_MULTIPART) expect4xx(await send(def, door, {raw, contentType}), `multipart ${contentType} ${JSON.stringify(raw)}`)
         }
         if (def.body) {
           const shape = (def.body as {shape?: Record<string, unknown>}).shape ?? (def.body as {def?: {in?: {shape?: Record<string, unknown>}}}).def?.in?.shape ?? {}

@@ -2,7 +2,7 @@
  * Runs the real CLI (`bin/run.js`, the built dist/) as a child process, the way a user or CI does:
  * no TTY, a private config directory, the file credential store, and env vars for the rest.
  */
-import {spawn} from 'node:child_process'
+import {spawn, type ChildProcess} from 'node:child_process'
 import {mkdtempSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {dirname, join} from 'node:path'
@@ -68,5 +68,35 @@ export function runCli(args: string[], opts: CliOptions = {}): Promise<CliResult
       })
     })
     child.stdin.end(opts.input ?? '')
+  })
+}
+
+export interface GatewayProcess {
+  child: ChildProcess
+  url: string
+  adminKey: string
+}
+
+/**
+ * `payapp gateway start --port 0 --json …args` as its own process, resolved once its first stdout line
+ * (url, admin key) is printed: for tests that kill it or pass it start-up flags.
+ */
+export function startGatewayProcess(args: string[], home = tempHome()): Promise<GatewayProcess> {
+  const child = spawn(process.execPath, [BIN, 'gateway', 'start', '--port', '0', '--json', ...args], {
+    cwd: ROOT,
+    env: {PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: join(home, 'config'), PAYAPP_KEYCHAIN: 'off'},
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  return new Promise((resolve, reject) => {
+    let out = ''
+    child.stdout!.on('data', (d) => {
+      out += d
+      const nl = out.indexOf('\n')
+      if (nl >= 0) {
+        const info = JSON.parse(out.slice(0, nl))
+        resolve({child, url: info.url, adminKey: info.admin_key})
+      }
+    })
+    child.on('exit', (code) => reject(new Error(`gateway exited ${code}: ${out}`)))
   })
 }

@@ -373,8 +373,8 @@ export class SqliteStorage implements Storage {
     finish: (credential, key, status, body) => {
       this.sql(`UPDATE idempotency SET state = 'done', status = ?, body = ? WHERE credential = ? AND key = ?`).run(status, body, credential, key)
     },
-    release: (credential, key) => {
-      this.sql('DELETE FROM idempotency WHERE credential = ? AND key = ?').run(credential, key)
+    releaseInFlight: () => {
+      this.sql("DELETE FROM idempotency WHERE state = 'in_flight'").run()
     },
     prune: (before) => {
       this.sql('DELETE FROM idempotency WHERE created <= ?').run(before)

@@ -96,7 +96,8 @@ export interface IdempotencyTable {
   /** Marks the key in flight for this fingerprint, replacing an expired record. */
   claim(credential: string, key: string, fingerprint: string, now: number): void
   finish(credential: string, key: string, status: number, body: string): void
-  release(credential: string, key: string): void
+  /** Deletes every claim still in flight (one a crashed process of an older version committed). */
+  releaseInFlight(): void
   /** Deletes records created at or before `before`. */
   prune(before: number): void
 }

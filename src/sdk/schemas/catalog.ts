@@ -5,7 +5,7 @@
  */
 import {z} from 'zod'
 
-import {amount, currency, metadata, openEnum, timestamp, uuid, type IssueParams} from './common.js'
+import {amount, currency, metadata, openEnum, timestamp, uuid, webUrl, type IssueParams} from './common.js'
 
 // ---------------------------------------------------------------- store
 
@@ -149,7 +149,7 @@ const productFields = {
     .nullable()
     .optional()
     .describe('Text on card statements, at most 22 characters'),
-  url: z.url({protocol: /^https?$/}).max(2048).nullable().optional().describe('Link to the product page'),
+  url: webUrl(/^https?$/).nullable().optional().describe('Link to the product page'),
   shippable: z.boolean().optional().describe('Whether the product is shipped'),
   package_dimensions: packageDimensions.nullable().optional(),
   metadata: metadata.optional(),

@@ -5,7 +5,7 @@
 import {z} from 'zod'
 
 import {RECURRING_INTERVALS, MAX_INTERVAL_COUNT, immutableField} from './catalog.js'
-import {amount, currency, metadata, openEnum, timestamp} from './common.js'
+import {amount, currency, metadata, openEnum, timestamp, webUrl} from './common.js'
 
 // ---------------------------------------------------------------- merchant
 
@@ -59,7 +59,7 @@ export const checkoutSession = z.looseObject({
 })
 export type CheckoutSession = z.infer<typeof checkoutSession>
 
-const httpsUrl = z.url({protocol: /^https$/}).max(2048)
+const httpsUrl = webUrl(/^https$/)
 
 /** Body of store `POST /checkouts`. */
 export const storeCheckoutCreate = z.strictObject({

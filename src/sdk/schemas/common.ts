@@ -52,6 +52,19 @@ export const metadata = z
   .refine((m) => Object.keys(m).length <= 50, {message: 'at most 50 keys'})
   .describe('Key/value pairs (at most 50 keys; keys ≤ 40 chars, values ≤ 500)')
 
+/**
+ * An absolute URL that is safe to store, redirect to and send in a header: no spaces or control
+ * characters (NUL, CR, LF, tab…: checked first, because the WHATWG URL parser silently strips some),
+ * then parsed whole by that parser with one of `protocols`.
+ */
+export const webUrl = (protocols: RegExp) =>
+  z
+    .string()
+    .max(2048)
+    .refine((s) => ![...s].some((c) => c <= ' ' || (c >= '\u007f' && c <= '\u009f')), {message: 'URLs may not contain spaces or control characters', params: {code: 'url_invalid'} satisfies IssueParams, abort: true})
+    .refine((s) => URL.canParse(s) && protocols.test(new URL(s).protocol.slice(0, -1)), {message: 'Invalid URL', params: {code: 'url_invalid'} satisfies IssueParams})
+    .meta({format: 'uri'})
+
 /** Unix seconds. */
 export const timestamp = z.number().int()
 
