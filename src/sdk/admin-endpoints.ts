@@ -80,6 +80,14 @@ export const adminEndpoints = {
     body: admin.adminSubscriptionCancel,
     ...ok,
   }),
+
+  'faults.create': adminRoute('POST', '/faults', admin.adminFault, 'Make matching API requests answer 429/500/503 or late, before they run (nothing is written)', {
+    body: admin.adminFaultCreate,
+  }),
+  'faults.list': adminRoute('GET', '/faults', admin.adminFault, 'The fault rules, with their hits and remaining counts', {list: true}),
+  'faults.retrieve': adminRoute('GET', '/faults/{id}', admin.adminFault, 'One fault rule'),
+  'faults.delete': adminRoute('DELETE', '/faults/{id}', admin.adminFaultDeleted, 'Remove one fault rule'),
+  'faults.clear': adminRoute('DELETE', '/faults', admin.adminFaultsCleared, 'Remove every fault rule'),
 } as const satisfies Record<string, AdminEndpointDef>
 
 export type AdminEndpointId = keyof typeof adminEndpoints

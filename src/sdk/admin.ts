@@ -28,6 +28,7 @@ export type {
   AdminEventsQuery,
   AdminWebhookEndpoint,
   AdminWebhookDeliveryAttempt,
+  AdminFault,
 } from './schemas/admin.js'
 
 export interface GatewayAdminOptions {
@@ -152,6 +153,17 @@ export class GatewayAdmin {
   readonly invoices = {
     /** Live only, as the platform issues invoices in live only. */
     create: (body: z.input<typeof admin.adminInvoiceCreate>, opts?: RequestOptions) => this.call('invoices.create', {body, opts}),
+  }
+
+  readonly faults = {
+    /** Makes matching API requests answer 429/500/503 or late, before they write anything. */
+    create: (body: admin.AdminFaultCreate, opts?: RequestOptions) => this.call('faults.create', {body, opts}),
+    /** The rules, with how often each struck (`hits`) and how many faults are left (`remaining`). */
+    list: (opts?: RequestOptions) => this.call('faults.list', {opts}),
+    retrieve: (faultId: string, opts?: RequestOptions) => this.call('faults.retrieve', {params: {id: faultId}, opts}),
+    delete: (faultId: string, opts?: RequestOptions) => this.call('faults.delete', {params: {id: faultId}, opts}),
+    /** Removes every rule. */
+    clear: (opts?: RequestOptions) => this.call('faults.clear', {opts}),
   }
 
   readonly subscriptions = {

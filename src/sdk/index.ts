@@ -30,6 +30,7 @@ export {
   type AdminEventsQuery,
   type AdminWebhookEndpoint,
   type AdminWebhookDeliveryAttempt,
+  type AdminFault,
 } from './admin.js'
 export type {UploadInput, UploadMeta} from './resources/upload.js'
 

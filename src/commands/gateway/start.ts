@@ -17,6 +17,7 @@ With --seed, a demo merchant with a sample catalogue in both environments is cre
     '<%= config.bin %> gateway start --port 0 --db :memory: --json',
     '<%= config.bin %> gateway start --rate-limit off --db ./ci-gateway.sqlite',
     '<%= config.bin %> gateway start --rate-limit writes=600,reads=1000',
+    '<%= config.bin %> gateway start --faults ci/faults.yaml --json',
   ]
 
   static override flags = {
@@ -31,6 +32,9 @@ With --seed, a demo merchant with a sample catalogue in both environments is cre
         'on (the spec\'s limits), off (bulk local work), or per-minute limits such as writes=600,reads=300,checkout=120 (unnamed buckets keep the spec\'s; window=SECONDS shortens the window for tests).',
     }),
     'save-profile': Flags.boolean({default: true, allowNo: true, description: 'With --seed, save the seeded credentials to the profile.'}),
+    faults: Flags.string({
+      description: 'JSON or YAML file of fault-injection rules to start with (a list, or {faults: [...]}; fields as "gateway faults add").',
+    }),
   }
 
   public async run(): Promise<void> {
@@ -38,11 +42,14 @@ With --seed, a demo merchant with a sample catalogue in both environments is cre
     const [{startGateway}, {join}] = await Promise.all([import('../../gateway/server.js'), import('node:path')])
     const db = flags.db ?? join(this.config.dataDir, 'gateway.sqlite')
     const rate = parseRateLimit(flags['rate-limit'])
+    const faults = flags.faults ? await readFaultFile(flags.faults) : undefined
     let gateway
     try {
-      gateway = await startGateway({port: flags.port, host: flags.host, db, adminKey: flags['admin-key'], seed: flags.seed, rateLimit: rate.enabled, rateLimits: rate.config})
+      gateway = await startGateway({port: flags.port, host: flags.host, db, adminKey: flags['admin-key'], seed: flags.seed, rateLimit: rate.enabled, rateLimits: rate.config, faults})
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code
+      // A rule the schema accepts but the gateway cannot place (an unknown route) fails as the admin API would.
+      if (error instanceof Error && 'envelope' in error) throw usageError(`--faults ${flags.faults}: ${error.message}`, '--faults')
       if (code === 'EADDRINUSE') throw usageError(`Port ${flags.port} is in use: pass --port 0 for a free one, or another --port`, '--port')
       throw error
     }
@@ -64,6 +71,7 @@ With --seed, a demo merchant with a sample catalogue in both environments is cre
       this.log(`  database   ${gateway.db}`)
       this.log(`  admin key  ${mask(gateway.adminKey)}  (full value: --json, or pass --admin-key)`)
       this.log(`  rate limit ${flags['rate-limit']}`)
+      if (faults?.length) this.log(`  faults     ${faults.length} rule${faults.length === 1 ? '' : 's'} from ${flags.faults}`)
       if (gateway.seed) {
         this.log(`  merchant   ${gateway.seed.merchant}`)
         for (const env of ['test', 'live'] as const) {
@@ -103,4 +111,22 @@ export function parseRateLimit(value: string): {enabled: boolean; config?: RateL
     else throw usageError(`--rate-limit: unknown limit "${name}"; use on, off, or writes=N,reads=N,checkout=N[,window=SECONDS]`, '--rate-limit')
   }
   return {enabled: true, config}
+}
+
+/** The rules of a `--faults` file, checked against the admin API's schema: a usage error names what is wrong. */
+async function readFaultFile(file: string) {
+  const [{readFile}, {parse}, {adminFaultFile}] = await Promise.all([import('node:fs/promises'), import('yaml'), import('../../sdk/schemas/admin.js')])
+  let content: unknown
+  try {
+    // YAML is a superset of JSON: one parser reads both.
+    content = parse(await readFile(file, 'utf8'))
+  } catch (error) {
+    throw usageError(`--faults ${file}: ${(error as Error).message}`, '--faults')
+  }
+  const parsed = adminFaultFile.safeParse(content)
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]
+    throw usageError(`--faults ${file}: ${issue.path.join('.') || 'the file'}: ${issue.message}`, '--faults')
+  }
+  return Array.isArray(parsed.data) ? parsed.data : parsed.data.faults
 }

@@ -7,6 +7,7 @@ import type {AdminHandlers} from '../admin.js'
 import {advanceClock, clockView} from '../domain/clock.js'
 import {createInstallation, createSecretKey, revokeCredential} from '../domain/credentials.js'
 import {disputePayment} from '../domain/disputes.js'
+import {requireFault} from '../domain/faults.js'
 import {listEvents} from '../domain/events.js'
 import {completeSession, expireOpenSession, findSession} from '../domain/checkout.js'
 import {issueInvoice} from '../domain/invoices.js'
@@ -75,4 +76,16 @@ export const adminHandlers: AdminHandlers = {
     const {scope} = findDoc(gw, 'subscription', params.id, 'subscription', 'subscription_not_found')
     return cancelSubscription(gw, scope, params.id, body.at_period_end)
   },
+
+  'faults.create': ({gw, body}) => {
+    if (body.merchant) requireMerchant(gw, body.merchant)
+    return gw.faults.add(body)
+  },
+  'faults.list': ({gw}) => ({object: 'list', has_more: false, data: gw.faults.list()}),
+  'faults.retrieve': ({gw, params}) => requireFault(gw.faults, params.id),
+  'faults.delete': ({gw, params}) => {
+    gw.faults.remove(requireFault(gw.faults, params.id).id)
+    return {id: params.id, object: 'fault', deleted: true}
+  },
+  'faults.clear': ({gw}) => ({object: 'faults_cleared', deleted: gw.faults.clear()}),
 }

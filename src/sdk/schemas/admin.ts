@@ -6,7 +6,7 @@ import {z} from 'zod'
 
 import {store} from './catalog.js'
 import {checkoutSession, dispute, order, payment, sandboxRefund} from './commerce.js'
-import {amount, currency, environment, scope, timestamp} from './common.js'
+import {amount, currency, environment, scope, timestamp, webUrl} from './common.js'
 
 // ---------------------------------------------------------------- request bodies and queries
 
@@ -106,11 +106,47 @@ export const webhookEventPattern = z.string().regex(/^(\*|[a-z0-9_]+(\.[a-z0-9_]
 export const adminWebhookEndpointCreate = z.strictObject({
   merchant: z.string().min(1),
   env: environment,
-  url: z.url({protocol: /^https?$/}),
+  url: webUrl(/^https?$/),
   events: z.array(webhookEventPattern).min(1).default(['*']),
   secret: z.string().min(8).max(200).optional(),
 })
 export type AdminWebhookEndpointCreate = z.input<typeof adminWebhookEndpointCreate>
+
+/** Statuses a fault may answer with: what real platforms answer when they are overloaded or failing. */
+export const FAULT_STATUSES = [429, 500, 503] as const
+
+/**
+ * Body of `POST /_admin/faults`: a rule that makes matching API requests fail (or slow down) before
+ * they run, so an app's retry and error handling can be tested on demand.
+ */
+export const adminFaultCreate = z.strictObject({
+  merchant: z.string().min(1).optional().describe("Only this merchant's requests (default: every merchant)"),
+  route: z
+    .string()
+    .min(1)
+    .max(200)
+    .optional()
+    .describe('An endpoint id (products.create) or "METHOD /path" (POST /v1/app/products, POST /products for both doors, GET /products/{id}); default: every API route'),
+  status: z
+    .number()
+    .int()
+    .refine((n) => (FAULT_STATUSES as readonly number[]).includes(n), {message: `one of ${FAULT_STATUSES.join(', ')}`})
+    .optional()
+    .describe('HTTP status to answer: 429, 500 or 503 (default 500; none with latency_ms alone, which only delays)'),
+  error: z
+    .strictObject({type: z.string().min(1).max(100), code: z.string().min(1).max(100)})
+    .optional()
+    .describe("The envelope's error type and code (default: the status's usual ones)"),
+  latency_ms: z.number().int().min(0).max(30_000).optional().describe('Delay before answering, in milliseconds (at most 30 000, the SDK\'s default timeout)'),
+  probability: z.number().min(0).max(1).default(1).describe('Chance that a matching request is faulted (default 1: every one)'),
+  count: z.number().int().min(1).optional().describe('Fault only this many matching requests, then stop (default: no limit)'),
+  retry_after: z.number().int().min(0).max(3600).optional().describe('Retry-After seconds on 429 and 503 (default 1)'),
+  seed: z.number().int().optional().describe('Seed of the random choices, so a probability below 1 faults the same requests every run'),
+})
+export type AdminFaultCreate = z.input<typeof adminFaultCreate>
+
+/** `gateway start --faults FILE`: a list of rules, bare or under `faults`. */
+export const adminFaultFile = z.union([z.array(adminFaultCreate), z.strictObject({faults: z.array(adminFaultCreate)})])
 
 /** Admin queries are lenient, like the platform's: an unknown env means test, a bad limit the default. */
 export const adminEventsQuery = z.object({
@@ -224,3 +260,28 @@ export const adminWebhookDeliveryAttempt = z.looseObject({
   delivered: z.boolean(),
 })
 export type AdminWebhookDeliveryAttempt = z.output<typeof adminWebhookDeliveryAttempt>
+
+/** A fault-injection rule as `/_admin/faults` answers it. */
+export const adminFault = z.looseObject({
+  id: z.string(),
+  object: z.literal('fault'),
+  merchant: z.string().nullable(),
+  route: z.string().nullable(),
+  /** null: the rule only delays requests. */
+  status: z.number().nullable(),
+  error: z.object({type: z.string(), code: z.string()}).nullable(),
+  latency_ms: z.number(),
+  probability: z.number(),
+  count: z.number().nullable(),
+  /** Faults left before the rule stops; null: no limit. */
+  remaining: z.number().nullable(),
+  retry_after: z.number().nullable(),
+  seed: z.number().nullable(),
+  /** Requests this rule has faulted so far. */
+  hits: z.number(),
+  created: timestamp,
+})
+export type AdminFault = z.output<typeof adminFault>
+
+export const adminFaultDeleted = z.looseObject({id: z.string(), object: z.literal('fault'), deleted: z.literal(true)})
+export const adminFaultsCleared = z.looseObject({object: z.literal('faults_cleared'), deleted: z.number()})

@@ -1,0 +1,13 @@
+/** One line per fault-injection rule, for `gateway faults add|list`. */
+import type {AdminFault} from '../../sdk/admin.js'
+
+export function faultLine(f: AdminFault): string {
+  const what = [f.status !== null ? `${f.status}${f.error ? ` ${f.error.type}/${f.error.code}` : ''}` : null, f.latency_ms ? `+${f.latency_ms} ms` : null]
+    .filter(Boolean)
+    .join(' ')
+  const where = [f.route ?? 'every API route', f.merchant ? `of ${f.merchant}` : null].filter(Boolean).join(' ')
+  const how = [f.probability < 1 ? `p=${f.probability}${f.seed !== null ? ` seed ${f.seed}` : ''}` : null, f.remaining !== null ? `${f.remaining} left` : null, `${f.hits} hit${f.hits === 1 ? '' : 's'}`]
+    .filter(Boolean)
+    .join(', ')
+  return `${f.id}  ${what} on ${where} (${how})`
+}
