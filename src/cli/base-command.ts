@@ -167,9 +167,17 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 
   /**
    * A required input that has no value: prompt on a TTY, otherwise fail at once (exit 2) naming the
-   * flag, so CI never hangs on a prompt.
+   * flag, so CI never hangs on a prompt. A secret given as `-` is read from stdin's first line, which
+   * keeps it out of argv (the process list, `DEBUG=*` output, shell history).
    */
   protected async requireFlag(name: string, value: string | undefined, options: {envVar?: string; message?: string; secret?: boolean} = {}): Promise<string> {
+    if (value === '-' && options.secret) {
+      let input = ''
+      for await (const chunk of process.stdin) input += chunk
+      const line = input.split(/\r?\n/)[0].trim()
+      if (!line) throw usageError(`--${name} - reads the value from stdin, which was empty`, `--${name}`)
+      return line
+    }
     if (value) return value
     const how = `--${name}${options.envVar ? ` or set ${options.envVar}` : ''}`
     if (!process.stdin.isTTY || !process.stderr.isTTY || this.jsonEnabled()) {

@@ -23,10 +23,13 @@ To use a token without storing it, set ${ENV_VARS.token} instead.`
     '<%= config.bin %> login --token app_test_…',
     '<%= config.bin %> login --env live --token app_live_… --secret-key sk_live_… --profile shop2',
     '<%= config.bin %> login --token "$PAYAPP_CI_TOKEN" --base-url https://platform.example.com --json',
+    'printf %s "$PAYAPP_CI_TOKEN" | <%= config.bin %> login --token - --json',
   ]
 
   static override flags = {
-    token: Flags.string({description: 'Installation access token (app_live_… or app_test_…). Prompted for on a terminal when absent.'}),
+    token: Flags.string({
+      description: 'Installation access token (app_live_… or app_test_…); - reads it from stdin, the safe way in scripts. Prompted for on a terminal when absent.',
+    }),
     'secret-key': Flags.string({env: ENV_VARS.secretKey, description: 'Secret key for the store API (sk_live_… or sk_test_…), checked and stored the same way.'}),
   }
 

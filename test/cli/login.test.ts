@@ -131,6 +131,20 @@ describe('payapp login and whoami', function () {
     expect(await exists(configDir(home))).to.equal(false)
   })
 
+  it('never prints a token or secret key with DEBUG=* (oclif logs argv), and --token - reads the token from stdin', async function () {
+    const home = tempHome()
+    const env = {DEBUG: '*'}
+    const flagged = await cli(['login', '--token', acct.token, `--secret-key=${acct.secretKey}`, '--base-url', gw.url], {home, env})
+    expect(flagged.code, flagged.stderr.slice(-500)).to.equal(0)
+    // The debug output ran (the argv line is there), masked.
+    expect(flagged.stderr).to.include('argv').and.include(mask(acct.token).slice(-4))
+
+    const piped = await cli(['login', '--token', '-', '--base-url', gw.url, '--json'], {home: tempHome(), env, input: `${live.token}\n`})
+    expect(piped.code, piped.stderr.slice(-500)).to.equal(0)
+    expect(piped.json().env).to.equal('live')
+    // The secrets-never-printed check in after() covers both runs.
+  })
+
   describe('whoami', function () {
     let home: string
     before(async function () {
