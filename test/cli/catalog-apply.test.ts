@@ -78,6 +78,29 @@ describe('catalog plan and apply (service, over HTTP)', function () {
   })
   after(() => gw.close())
 
+  it('finishes against injected faults (429 with Retry-After, random 500s) with no duplicate', async () => {
+    const acct = await gw.account()
+    const faults = [
+      {merchant: acct.merchant.id, route: 'POST /products', status: 429, retry_after: 0, count: 2},
+      {merchant: acct.merchant.id, status: 500, probability: 0.3, seed: 11},
+      {merchant: acct.merchant.id, route: 'POST /products/{id}/variants', status: 503, retry_after: 0, count: 3},
+    ]
+    for (const fault of faults) expect((await gw.admin('POST', '/faults', fault)).status).to.equal(201)
+    try {
+      const c = client(gw, acct, 'app', {retryDelays: {initialMs: 5, maxMs: 20}, maxRetries: 8})
+      const {result} = await apply(c, TEE)
+      expect(result).to.include({ok: true, failed: 0})
+      expect(c.rec.statuses).to.include.members([429, 500, 503])
+    } finally {
+      await gw.admin('DELETE', '/faults')
+    }
+    const tee = await storeProduct(acct, 'tee')
+    expect(tee.prices).to.have.length(2)
+    expect(tee.variants).to.have.length(3)
+    await storeProduct(acct, 'mug')
+    expect(notUnchanged(await planCatalog(client(gw, acct), file(TEE)))).to.deep.equal([])
+  })
+
   it('creates the catalogue in dependency order, then a second run plans nothing and writes nothing', async () => {
     const acct = await gw.account()
     const c = client(gw, acct)
