@@ -6,6 +6,7 @@
 import {createHash} from 'node:crypto'
 
 import type {Door, Bucket} from '../sdk/endpoints.js'
+import type {EventType} from '../sdk/events.js'
 import type {Scope as ScopeName} from '../sdk/schemas/common.js'
 import {Clock} from './clock.js'
 import {Faults} from './domain/faults.js'
@@ -293,7 +294,7 @@ export class Platform {
    * Appends an event to the merchant's log in the spec's envelope, in the caller's transaction, so an
    * event exists exactly when its state change does; so do its webhook deliveries.
    */
-  emit(scope: Scope, type: string, object: unknown): EventDoc {
+  emit(scope: Scope, type: EventType, object: unknown): EventDoc {
     const event: EventDoc = {id: newId('evt', 24), object: 'event', type, livemode: scope.env === 'live', created: this.now(), data: {object}}
     this.storage.insert('event', scope, event, {created: event.created})
     this.webhooks.enqueue(scope, event)

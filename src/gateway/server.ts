@@ -11,6 +11,7 @@ import type {FaultInput} from './domain/faults.js'
 import {randomText} from './ids.js'
 import {Platform, type RateLimitConfig} from './platform.js'
 import {registerHostedCheckout} from './routes/hosted-checkout.js'
+import {registerOpenApi} from './routes/openapi.js'
 import {adminHandlers, handlers} from './routes/index.js'
 import {seedDemo, type SeedResult} from './seeds/index.js'
 
@@ -30,6 +31,8 @@ export interface GatewayOptions {
   timeouts?: Timeouts
   /** Fault-injection rules to start with (`gateway start --faults FILE`); more through `/_admin/faults`. */
   faults?: FaultInput[]
+  /** Adds hooks or routes to the gateway's fastify instance before it listens (for suites that embed it). */
+  configure?: (app: FastifyInstance) => void
 }
 
 export interface RunningGateway {
@@ -62,7 +65,11 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<RunningGa
     adminHandlers,
     logger: opts.logger,
     timeouts: opts.timeouts,
-    extra: registerHostedCheckout,
+    extra: (fastify, p) => {
+      registerHostedCheckout(fastify, p)
+      registerOpenApi(fastify, p)
+      opts.configure?.(fastify)
+    },
   })
   const address = await app.listen({host: opts.host ?? '127.0.0.1', port: opts.port ?? 4242})
   const url = address.replace('://[::1]', '://localhost')

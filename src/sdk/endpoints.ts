@@ -41,6 +41,10 @@ export interface EndpointDef {
    * authorise the call instead: the hosted checkout page reads its own session with it.
    */
   clientSecret?: string
+  /** Answers 201 Created instead of 200. */
+  created?: boolean
+  /** Error statuses beyond those every route of its shape can give (see errorStatuses in openapi.ts). */
+  errors?: readonly number[]
 }
 
 const both = ['app', 'store'] as const
@@ -79,38 +83,40 @@ export const endpoints = {
   'store.retrieve': get('/store', 'store:read', catalog.store, "The merchant's store"),
 
   'products.list': list('/products', 'products:read', catalog.product, 'List products, newest first'),
-  'products.create': write('POST', '/products', 'products:write', catalog.productCreate, catalog.product, 'Create a product, optionally with its default price'),
+  'products.create': {...write('POST', '/products', 'products:write', catalog.productCreate, catalog.product, 'Create a product, optionally with its default price'), created: true},
   'products.retrieve': get('/products/{id}', 'products:read', catalog.product, 'A product with its option groups and variants'),
   'products.update': write('PATCH', '/products/{id}', 'products:write', catalog.productUpdate, catalog.product, 'Update a product (including default_price_id)'),
   'products.archive': write('DELETE', '/products/{id}', 'products:write', undefined, catalog.productArchived, 'Archive a product and all its prices'),
 
   'prices.list': list('/products/{id}/prices', 'products:read', catalog.price, "List a product's prices"),
-  'prices.create': write('POST', '/products/{id}/prices', 'products:write', catalog.priceCreate, catalog.price, 'Create a price for a product'),
+  'prices.create': {...write('POST', '/products/{id}/prices', 'products:write', catalog.priceCreate, catalog.price, 'Create a price for a product'), created: true},
   'prices.update': write('PATCH', '/products/{id}/prices/{price}', 'products:write', catalog.priceUpdate, catalog.price, 'Update the mutable fields of a price'),
 
   'options.list': list('/products/{id}/options', 'products:read', catalog.optionGroup, "List a product's option groups"),
-  'options.create': write('POST', '/products/{id}/options', 'products:write', catalog.optionGroupCreate, catalog.optionGroup, 'Create an option group with its values'),
+  'options.create': {...write('POST', '/products/{id}/options', 'products:write', catalog.optionGroupCreate, catalog.optionGroup, 'Create an option group with its values'), created: true},
   'options.update': write('PATCH', '/options/{id}', 'products:write', catalog.optionGroupUpdate, catalog.optionGroup, 'Rename an option group'),
-  'options.delete': write('DELETE', '/options/{id}', 'products:write', undefined, deleted, 'Delete an option group (409 variants_exist while the product has variants)'),
-  'values.create': write('POST', '/options/{id}/values', 'products:write', catalog.optionValueCreate, catalog.optionGroup, 'Add a value to an option group'),
-  'values.delete': write('DELETE', '/values/{id}', 'products:write', undefined, deleted, 'Delete an option value (409 value_in_use while a variant uses it)'),
+  'options.delete': {...write('DELETE', '/options/{id}', 'products:write', undefined, deleted, 'Delete an option group (409 variants_exist while the product has variants)'), errors: [409]},
+  'values.create': {...write('POST', '/options/{id}/values', 'products:write', catalog.optionValueCreate, catalog.optionGroup, 'Add a value to an option group'), created: true},
+  'values.delete': {...write('DELETE', '/values/{id}', 'products:write', undefined, deleted, 'Delete an option value (409 value_in_use while a variant uses it)'), errors: [409]},
 
   'variants.list': list('/products/{id}/variants', 'products:read', catalog.variant, "List a product's variants, the default variant included"),
-  'variants.create': write('POST', '/products/{id}/variants', 'products:write', catalog.variantCreate, catalog.variant, 'Create a variant'),
+  'variants.create': {...write('POST', '/products/{id}/variants', 'products:write', catalog.variantCreate, catalog.variant, 'Create a variant'), created: true},
   'variants.update': write('PATCH', '/variants/{id}', 'products:write', catalog.variantUpdate, catalog.variant, 'Update a variant (its option combination is immutable)'),
-  'variants.delete': write('DELETE', '/variants/{id}', 'products:write', undefined, deleted, 'Delete a variant (not the default variant)'),
+  'variants.delete': {...write('DELETE', '/variants/{id}', 'products:write', undefined, deleted, 'Delete a variant (not the default variant)'), errors: [409]},
 
-  'files.create': {...write('POST', '/files', 'files:write', undefined, catalog.file, 'Upload a file (multipart field "file", at most 5 MB)'), multipart: true},
+  'files.create': {...write('POST', '/files', 'files:write', undefined, catalog.file, 'Upload a file (multipart field "file", at most 5 MB)'), multipart: true, created: true},
 
   'orders.list': list('/orders', 'orders:read', commerce.order, 'List store orders, newest first'),
   'orders.retrieve': get('/orders/{id}', 'orders:read', commerce.order, 'One store order'),
   'orders.update': write('PATCH', '/orders/{id}', 'orders:write', commerce.orderUpdate, commerce.order, 'Update fulfilment status'),
   'orders.evidence.create': write('POST', '/orders/{id}/evidence', 'orders:write', commerce.orderEvidenceCreate, commerce.order, 'Attach delivery evidence'),
-  'orders.create': {...write('POST', '/orders', 'orders:write', commerce.orderCreate, commerce.order, 'Create an order fixture (sandbox only)', app), env: 'test'},
+  'orders.create': {...write('POST', '/orders', 'orders:write', commerce.orderCreate, commerce.order, 'Create an order fixture (sandbox only)', app), env: 'test', created: true, errors: [404]},
 
   'checkouts.create': {
     ...write('POST', '/checkouts', 'checkout:write', commerce.storeCheckoutCreate, commerce.storeCheckout, 'Create a checkout session for a store product or variant', ['store']),
     bucket: 'checkout',
+    created: true,
+    errors: [404],
   },
 
   // ---- App API only
@@ -131,6 +137,7 @@ export const endpoints = {
   'subscriptionLinks.create': {
     ...write('POST', '/subscription_links', 'subscriptions:write', commerce.subscriptionLinkCreate, commerce.subscriptionLink, 'Create a subscription link', app),
     env: 'live',
+    created: true,
   },
   'subscriptionLinks.update': {
     ...write('POST', '/subscription_links/{id}', 'subscriptions:write', commerce.subscriptionLinkUpdate, commerce.subscriptionLink, 'Update a subscription link', app),

@@ -7,6 +7,7 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
 import {SCOPES, type Scope} from '../../src/sdk/schemas/common.js'
+import {conformanceHook} from './openapi-conformance.js'
 import {startGateway, type GatewayOptions, type RunningGateway} from '../../src/gateway/server.js'
 
 export const ALL_SCOPES: Scope[] = [...SCOPES]
@@ -30,7 +31,8 @@ export class TestGateway {
   private constructor(readonly gw: RunningGateway) {}
 
   static async start(opts: GatewayOptions = {}): Promise<TestGateway> {
-    return new TestGateway(await startGateway({port: 0, db: ':memory:', rateLimit: false, ...opts}))
+    // Every response is checked against the OpenAPI document (test/helpers/root-hooks.ts reports misfits).
+    return new TestGateway(await startGateway({port: 0, db: ':memory:', rateLimit: false, configure: conformanceHook, ...opts}))
   }
 
   /** A fresh SQLite file in a temp directory, for tests of persistence. */

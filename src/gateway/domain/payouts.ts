@@ -24,6 +24,6 @@ export function createPayout(gw: Platform, scope: Scope, input: {amount: number;
   }
   gw.storage.insert('payout', scope, payout, {created})
   gw.emit(scope, 'payout.created', payout)
-  if (settled) gw.emit(scope, `payout.${input.status}`, payout)
+  if (settled) gw.emit(scope, input.status === 'paid' ? 'payout.paid' : 'payout.failed', payout)
   return payout
 }

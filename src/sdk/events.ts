@@ -1,0 +1,65 @@
+/**
+ * Every event type the platform sends, with the resource its `data.object` carries, written once.
+ * The gateway can only emit a type listed here (Platform.emit takes an `EventType`); the OpenAPI
+ * document's `webhooks` section and `TypedEvent` derive from it.
+ */
+import {z} from 'zod'
+
+import * as catalog from './schemas/catalog.js'
+import * as commerce from './schemas/commerce.js'
+
+export interface EventDef {
+  /** The resource snapshot in `data.object`. */
+  object: z.ZodType
+  summary: string
+}
+
+const def = <O extends z.ZodType>(object: O, summary: string) => ({object, summary})
+
+/** A failed attempt's payment row, with the session it was made in. */
+const failedPaymentIntent = z.looseObject({...commerce.sandboxPayment.shape, checkout_session: z.string()})
+
+export const eventTypes = {
+  'checkout.session.completed': def(commerce.checkoutSession, 'A checkout session was paid: the signal to fulfil a one-time order'),
+  'checkout.session.expired': def(commerce.checkoutSession, 'A checkout session expired (expire operation or end of its lifetime)'),
+  'payment_intent.payment_failed': def(failedPaymentIntent, 'A declined payment attempt; carries failure_code and failure_message'),
+  'payment.succeeded': def(commerce.payment, 'A payment succeeded'),
+  'payment.failed': def(commerce.payment, 'A payment attempt failed'),
+  'payment.refunded': def(commerce.payment, 'A payment was refunded, fully or in part'),
+  'payment.disputed': def(commerce.payment, 'A payment was disputed'),
+  'charge.refunded': def(commerce.payment, 'A charge was refunded, fully or in part'),
+  'charge.dispute.created': def(commerce.dispute, 'A chargeback was opened'),
+  'refund.created': def(commerce.sandboxRefund, 'A refund was created'),
+  'store.order.created': def(commerce.order, 'A store order was placed'),
+  'store.order.updated': def(commerce.order, "A store order's status changed"),
+  'product.created': def(catalog.product, 'A product was created'),
+  'product.updated': def(catalog.product, 'A product was updated'),
+  'price.created': def(catalog.price, 'A price was created'),
+  'price.updated': def(catalog.price, 'A price was updated'),
+  'payout.created': def(commerce.payout, 'A payout was created'),
+  'payout.paid': def(commerce.payout, 'A payout arrived in the bank account'),
+  'payout.failed': def(commerce.payout, 'A payout failed'),
+  'invoice.created': def(commerce.invoice, 'An invoice was issued'),
+  'invoice.paid': def(commerce.invoice, 'An invoice or renewal was paid'),
+  'invoice.payment_succeeded': def(commerce.invoice, 'An invoice payment succeeded'),
+  'subscription.created': def(commerce.subscription, 'A subscription was created, before its first payment'),
+  'subscription.updated': def(commerce.subscription, 'A subscription was confirmed or changed'),
+  'subscription.deleted': def(commerce.subscription, 'A subscription ended'),
+  'subscription_link.created': def(commerce.subscriptionLink, 'A subscription link was created'),
+  'subscription_link.updated': def(commerce.subscriptionLink, 'A subscription link was updated'),
+  'subscription_link.archived': def(commerce.subscriptionLink, 'A subscription link was archived'),
+} as const satisfies Record<string, EventDef>
+
+export type EventType = keyof typeof eventTypes
+
+/** An event whose `data.object` is typed by its `type`. */
+export type TypedEvent<T extends EventType = EventType> = {
+  [K in T]: {
+    id: string
+    object: 'event'
+    type: K
+    livemode: boolean
+    created: number
+    data: {object: z.output<(typeof eventTypes)[K]['object']>}
+  }
+}[T]

@@ -1,0 +1,170 @@
+import {execFile} from 'node:child_process'
+import {readFileSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {promisify} from 'node:util'
+
+import {expect} from 'chai'
+
+import {DOOR_PREFIX, endpoints, type Door, type EndpointDef} from '../../src/sdk/endpoints.js'
+import {eventTypes} from '../../src/sdk/events.js'
+import {errorStatuses, openapiDocument} from '../../src/sdk/openapi.js'
+import {ROOT, runCli, tempHome} from '../helpers/cli.js'
+import {TestGateway} from '../helpers/gateway.js'
+import {checkResponse, takeViolations} from '../helpers/openapi-conformance.js'
+
+const run = promisify(execFile)
+const COMMITTED = join(ROOT, 'docs', 'openapi.json')
+const bin = (name: string) => join(ROOT, 'node_modules', '.bin', name)
+
+type Json = Record<string, any>
+const doc = openapiDocument() as Json
+const entries = Object.entries(endpoints) as [string, EndpointDef][]
+
+describe('OpenAPI document', () => {
+  it('is committed as docs/openapi.json exactly as generated (run `npm run openapi` after changing the model)', () => {
+    expect(readFileSync(COMMITTED, 'utf8')).to.equal(JSON.stringify(doc, null, 2) + '\n')
+  })
+
+  it('has every endpoint of the table under each of its doors, with its scope, credentials, errors and Idempotency-Key', () => {
+    let operations = 0
+    for (const [id, def] of entries) {
+      for (const door of def.doors as readonly Door[]) {
+        const op = doc.paths[DOOR_PREFIX[door] + def.path]?.[def.method.toLowerCase()]
+        expect(op, `${def.method} ${DOOR_PREFIX[door]}${def.path} (${id})`).to.be.an('object')
+        operations++
+        expect(op.summary).to.equal(def.summary)
+        for (const requirement of op.security) expect(Object.values(requirement)).to.deep.equal([[def.scope]])
+        const statuses = Object.keys(op.responses).map(Number)
+        expect(statuses).to.include.members([def.created ? 201 : 200, ...errorStatuses(def)])
+        expect(op.responses[429].$ref).to.equal('#/components/responses/RateLimited')
+        const idem = (op.parameters ?? []).some((p: Json) => p.$ref === '#/components/parameters/IdempotencyKey')
+        expect(idem, `${id} Idempotency-Key`).to.equal(def.method === 'POST' || def.method === 'PATCH')
+      }
+    }
+    const documented = Object.values(doc.paths).reduce((n: number, ops: any) => n + Object.keys(ops).length, 0)
+    expect(documented).to.equal(operations)
+  })
+
+  it('describes lists with the list envelope, errors with the error envelope, and the three kinds of credential', () => {
+    const list = doc.paths['/v1/app/products'].get
+    const ref = list.responses[200].content['application/json'].schema.$ref
+    expect(ref).to.equal('#/components/schemas/ProductList')
+    expect(doc.components.schemas.ProductList.properties.data.items.$ref).to.equal('#/components/schemas/Product')
+    expect(list.parameters.map((p: Json) => p.name)).to.deep.equal(['limit', 'offset'])
+    expect(doc.components.responses.NotFound.content['application/json'].schema.$ref).to.equal('#/components/schemas/ErrorEnvelope')
+    expect(doc.components.schemas.ErrorEnvelope.properties.error.required).to.include.members(['type', 'message', 'request_id'])
+    expect(Object.keys(doc.components.securitySchemes)).to.have.members(['installationToken', 'secretKey', 'publishableKey'])
+    expect(doc.paths['/v1/store/products'].get.security).to.deep.equal([{secretKey: ['products:read']}])
+    // Request bodies are what a caller sends: strict, with defaults optional.
+    const body = doc.components.schemas.ProductCreate
+    expect(body.additionalProperties).to.equal(false)
+    expect(body.required).to.deep.equal(['name'])
+  })
+
+  it('has a webhooks entry per event type with its envelope and data.object schema', () => {
+    expect(Object.keys(doc.webhooks)).to.have.members(Object.keys(eventTypes))
+    const completed = doc.webhooks['checkout.session.completed'].post.requestBody.content['application/json'].schema
+    expect(completed.allOf).to.deep.equal([{$ref: '#/components/schemas/Event'}])
+    expect(completed.properties.type).to.deep.equal({const: 'checkout.session.completed'})
+    expect(completed.properties.data.properties.object.$ref).to.equal('#/components/schemas/CheckoutSession')
+    expect(doc.components.schemas.Event.required).to.include.members(['id', 'object', 'type', 'livemode', 'created', 'data'])
+  })
+
+  it('limits the document to one door on request', () => {
+    const app = openapiDocument({doors: ['app']}) as Json
+    expect(Object.keys(app.paths).every((p) => p.startsWith('/v1/app/'))).to.equal(true)
+    expect(Object.keys(app.paths)).to.include('/v1/app/subscription_links')
+  })
+
+  it('passes `redocly lint` (recommended rules) with zero errors', async function () {
+    this.timeout(60_000)
+    const file = join(tempHome(), 'openapi.json')
+    writeFileSync(file, JSON.stringify(doc))
+    // redocly exits non-zero on any error; its JSON report counts them.
+    const out = await run(bin('redocly'), ['lint', file, '--format=json'], {cwd: ROOT, maxBuffer: 32 * 1024 * 1024}).catch((e) => e)
+    const report = JSON.parse(out.stdout)
+    const errors = report.problems.filter((p: Json) => p.severity === 'error')
+    expect(errors.map((p: Json) => `${p.ruleId}: ${p.message}`)).to.deep.equal([])
+    expect(report.totals.errors).to.equal(0)
+  })
+
+  it('turns into TypeScript types with openapi-typescript, and those type-check', async function () {
+    this.timeout(90_000)
+    const dir = tempHome()
+    const file = join(dir, 'openapi.json')
+    writeFileSync(file, JSON.stringify(doc))
+    await run(bin('openapi-typescript'), [file, '-o', join(dir, 'api.d.ts')], {cwd: ROOT})
+    writeFileSync(
+      join(dir, 'use.ts'),
+      `import type {components, paths, webhooks} from './api.js'
+type List = paths['/v1/app/products']['get']['responses'][200]['content']['application/json']
+const list: List = {object: 'list', has_more: false, data: []}
+type Completed = webhooks['checkout.session.completed']['post']['requestBody']['content']['application/json']
+export const status = (e: Completed): string => e.data.object.status
+export const error = (e: components['schemas']['ErrorEnvelope']): string => e.error.request_id
+export {list}
+`,
+    )
+    await run(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '--noEmit', '--strict', '--module', 'nodenext', '--skipLibCheck', join(dir, 'use.ts')], {cwd: dir})
+  })
+
+  describe('response conformance hook', () => {
+    it('finds a wrong body, an undocumented status and an error outside the envelope', () => {
+      expect(checkResponse('GET', '/v1/app/products/:id', 200, 'application/json', '{"id":1}')).to.match(/does not match/)
+      expect(checkResponse('GET', '/v1/app/products', 418, 'application/json', '{}')).to.match(/status 418 is not documented/)
+      expect(checkResponse('GET', '/nowhere', 404, 'application/json', '{"message":"no"}')).to.match(/not the error envelope/)
+      const envelope = JSON.stringify({error: {type: 'not_found', code: 'resource_missing', message: 'No such product', request_id: 'req_1'}})
+      expect(checkResponse('GET', '/v1/app/products/:id', 404, 'application/json', envelope)).to.equal(undefined)
+    })
+
+    it("runs on every test gateway's responses", async () => {
+      const gw = await TestGateway.start()
+      try {
+        const account = await gw.account()
+        await account.app('GET', '/products')
+        expect(takeViolations()).to.deep.equal([])
+        // A documented route answering an undocumented status is caught without any assertion in the test.
+        gw.gw.platform.rateLimiter.hit = () => {
+          throw Object.assign(new Error('teapot'), {statusCode: 418})
+        }
+        await account.app('GET', '/products')
+        const found = takeViolations()
+        expect(found.map((v) => v.problem)).to.deep.equal(['status 418 is not documented (documented: 200, 400, 401, 403, 429)'])
+      } finally {
+        await gw.close()
+      }
+    })
+  })
+})
+
+describe('payapp openapi and GET /openapi.json', () => {
+  it('prints the document, writes it with -o, and limits it with --door', async function () {
+    this.timeout(60_000)
+    const printed = await runCli(['openapi'])
+    expect(printed.code, printed.stderr).to.equal(0)
+    expect(printed.json()).to.deep.equal(doc)
+
+    const file = join(tempHome(), 'app.json')
+    const written = await runCli(['openapi', '--door', 'app', '-o', file, '--json'])
+    expect(written.code, written.stderr).to.equal(0)
+    const app = JSON.parse(readFileSync(file, 'utf8'))
+    expect(written.json()).to.deep.equal({file, paths: Object.keys(app.paths).length, webhooks: Object.keys(eventTypes).length})
+    expect(Object.keys(app.paths).every((p) => p.startsWith('/v1/app/'))).to.equal(true)
+
+    const bad = await runCli(['openapi', '--door', 'nope'])
+    expect(bad.code).to.equal(2)
+  })
+
+  it('is served by the gateway without a credential, naming the gateway as its server', async () => {
+    const gw = await TestGateway.start()
+    try {
+      const res = await gw.request('GET', '/openapi.json')
+      expect(res.status).to.equal(200)
+      expect(res.headers.get('content-type')).to.match(/^application\/json/)
+      expect(res.body.servers).to.deep.equal([{url: gw.url, description: 'The local gateway (payapp gateway start)'}])
+      expect(res.body.paths).to.deep.equal(doc.paths)
+    } finally {
+      await gw.close()
+    }
+  })
+})
