@@ -6,6 +6,7 @@
  *    that answers the very same response bytes (captured from the gateway): the transport's limit.
  * 2. Idempotent variant creation (a fresh Idempotency-Key and option combination per request) against
  *    the bare server answering the captured 201 bytes.
+ * 2b. The gateway beside Prism mocking the OpenAPI document (scripts/bench/openapi.js).
  * 3. CLI start-up (scripts/bench/startup.js): `payapp --version`, `--help` and `products list --json`
  *    beside `node -e 0`.
  *
@@ -21,6 +22,7 @@ import {fileURLToPath} from 'node:url'
 import autocannon from 'autocannon'
 
 import {benchStartup} from './bench/startup.js'
+import {benchOpenApi} from './bench/openapi.js'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 const BIN = join(ROOT, 'bin', 'run.js')
@@ -127,6 +129,7 @@ async function main() {
   const readGw = best(readRuns.gw)
   const readBare = best(readRuns.bare)
   printPair(`GET ${listPath} (${captured.text.length} bytes)`, readGw, readBare)
+  const openapi = await benchOpenApi({root: ROOT, url, token, load, summary, children})
 
   // Variant creation: 3 option groups of 50 values give 125,000 distinct combinations.
   const product = (await call(url, 'POST', '/v1/app/products', token, {name: 'Bench variants', price: {currency: 'eur', unit_amount: 2500}})).json
@@ -169,6 +172,7 @@ async function main() {
   const results = {
     read: {gateway: readGw, bare: readBare, ratio: readGw.rps / readBare.rps},
     create: {gateway: createGw, bare: createBare, ratio: createGw.rps / createBare.rps},
+    openapi,
     cli,
   }
   results.catalog = await (await import('./bench/catalog.js')).benchCatalog()

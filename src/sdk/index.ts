@@ -54,6 +54,7 @@ export {
 export {
   verifyWebhook,
   matchesEventType,
+  verifyWebhookAsync,
   signWebhookPayload,
   computeSignature,
   SIGNATURE_HEADER,
@@ -67,6 +68,7 @@ export {path} from './path.js'
 export {SDK_VERSION, type RequestEvent, type ResponseEvent} from './transport.js'
 
 export {adminEndpoints, ADMIN_PREFIX, type AdminEndpointId, type AdminEndpointDef} from './admin-endpoints.js'
+export {eventTypes, type EventType, type EventDef, type TypedEvent} from './events.js'
 export {endpoints, DOOR_PREFIX, type EndpointId, type Endpoint, type EndpointDef, type Door, type BodyOf, type ResultOf} from './endpoints.js'
 export * as schemas from './schemas/index.js'
 

@@ -118,6 +118,9 @@ const toJsonOptions = (io: 'input' | 'output') =>
     override: (ctx: {jsonSchema: Json}) => {
       const format = ctx.jsonSchema.format
       if (typeof format === 'string' && !STANDARD_FORMATS.has(format)) delete ctx.jsonSchema.format
+      // z.int()'s safe-integer bounds say nothing a reader needs (and make mocks print -9007199254740991).
+      if (ctx.jsonSchema.minimum === Number.MIN_SAFE_INTEGER) delete ctx.jsonSchema.minimum
+      if (ctx.jsonSchema.maximum === Number.MAX_SAFE_INTEGER) delete ctx.jsonSchema.maximum
     },
   }) as const
 

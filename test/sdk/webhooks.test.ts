@@ -1,9 +1,12 @@
 import {expect} from 'chai'
+import {dirname, join} from 'node:path'
+import {fileURLToPath} from 'node:url'
 import {createHmac} from 'node:crypto'
 
 import {SignatureVerificationError} from '../../src/sdk/errors.js'
-import {computeSignature, signWebhookPayload, verifyWebhook} from '../../src/sdk/webhooks.js'
+import {computeSignature, signWebhookPayload, verifyWebhook, verifyWebhookAsync} from '../../src/sdk/webhooks.js'
 
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
 const SECRET = 'whsec_test_secret_1'
 const NOW = 1_767_225_600
 const event = {
@@ -142,5 +145,73 @@ describe('sdk/webhooks', () => {
     const {header, body} = signWebhookPayload(event, SECRET, {timestamp: NOW})
     expect(() => verifyWebhook(body, header, '', {now: NOW})).to.throw(TypeError, 'no signing secret')
     expect(() => verifyWebhook(body, header, [], {now: NOW})).to.throw(TypeError, 'no signing secret')
+  })
+
+  describe('verifyWebhookAsync (Web Crypto, for edge runtimes)', () => {
+    async function codeOf(promise: Promise<unknown>): Promise<string> {
+      try {
+        await promise
+      } catch (err) {
+        if (err instanceof TypeError) return `TypeError: ${err.message}`
+        expect(err).to.be.instanceOf(SignatureVerificationError)
+        return (err as SignatureVerificationError).code!
+      }
+      return 'ok'
+    }
+    const syncCodeOf = (fn: () => unknown): string => {
+      try {
+        fn()
+      } catch (err) {
+        if (err instanceof TypeError) return `TypeError: ${err.message.replace('verifyWebhook:', 'verifyWebhookAsync:')}`
+        return (err as SignatureVerificationError).code!
+      }
+      return 'ok'
+    }
+
+    it('decides every case as verifyWebhook does', async () => {
+      const {header, body} = signWebhookPayload(event, SECRET, {timestamp: NOW})
+      const sig = computeSignature(SECRET, NOW, body)
+      const cases: Array<[string, unknown, string | string[] | undefined, string | string[], {now?: number; toleranceSeconds?: number}]> = [
+        ['string body', body, header, SECRET, {now: NOW}],
+        ['bytes', Buffer.from(body), header, SECRET, {now: NOW}],
+        ['rotation, second secret', body, `t=${NOW},v1=${computeSignature('old', NOW, body)},v1=${sig}`, ['nope', SECRET], {now: NOW}],
+        ['tampered', body.replace('open', 'shut'), header, SECRET, {now: NOW}],
+        ['wrong secret', body, header, 'whsec_other', {now: NOW}],
+        ['stale', body, header, SECRET, {now: NOW + 301}],
+        ['custom tolerance', body, header, SECRET, {now: NOW + 301, toleranceSeconds: 400}],
+        ['missing header', body, undefined, SECRET, {now: NOW}],
+        ['garbled header', body, `t=${NOW},v1=${sig.slice(1)}`, SECRET, {now: NOW}],
+        ['parsed JSON', event, header, SECRET, {now: NOW}],
+        ['no secret', body, header, [], {now: NOW}],
+      ]
+      for (const notJson of ['[1]', 'nope']) {
+        const signed = signWebhookPayload(notJson, SECRET, {timestamp: NOW})
+        cases.push([`signed ${notJson}`, signed.body, signed.header, SECRET, {now: NOW}])
+      }
+      for (const [name, raw, h, secret, opts] of cases) {
+        const expected = syncCodeOf(() => verifyWebhook(raw as string, h, secret, opts))
+        expect(await codeOf(verifyWebhookAsync(raw as string, h, secret, opts)), name).to.equal(expected)
+      }
+      expect(await verifyWebhookAsync(new TextEncoder().encode(body).buffer, header, SECRET, {now: NOW})).to.deep.equal(event)
+    })
+
+    it('runs where there is no node:crypto and no Buffer: payapp/sdk/webhooks imports neither', async function () {
+      this.timeout(20_000)
+      const {body, header} = signWebhookPayload(event, SECRET, {timestamp: NOW})
+      // An edge-like runtime: no Buffer, and a loader hook that refuses every node: import.
+      const script = `
+        globalThis.Buffer = undefined
+        const {verifyWebhookAsync} = await import('payapp/sdk/webhooks')
+        const event = await verifyWebhookAsync(${JSON.stringify(body)}, ${JSON.stringify(header)}, ${JSON.stringify(SECRET)}, {now: ${NOW}})
+        console.log(event.id)`
+      const loader = `export async function resolve(spec, ctx, next) { if (spec.startsWith('node:')) throw new Error('edge runtime: no ' + spec); return next(spec, ctx) }`
+      const {execFileSync} = await import('node:child_process')
+      const out = execFileSync(
+        process.execPath,
+        ['--import', `data:text/javascript,${encodeURIComponent(`import {register} from 'node:module'; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(loader)}`)})`)}`, '--input-type=module', '-e', script],
+        {cwd: ROOT, encoding: 'utf8'},
+      )
+      expect(out.trim()).to.equal('evt_1')
+    })
   })
 })
