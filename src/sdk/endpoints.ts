@@ -153,8 +153,12 @@ export const endpoints = {
     ...get('/checkout/sessions/{id}', 'checkout:write', commerce.checkoutSession, 'A checkout session (with ?cs=<client_secret> and no key: the open session, without its secret)', merchant),
     query: commerce.checkoutSessionRetrieveQuery,
     clientSecret: 'cs',
+    errors: [410],
   },
-  'checkoutSessions.expire': write('POST', '/checkout/sessions/{id}/expire', 'checkout:write', undefined, commerce.sessionExpired, 'Expire an open checkout session now', merchant),
+  'checkoutSessions.expire': {
+    ...write('POST', '/checkout/sessions/{id}/expire', 'checkout:write', undefined, commerce.sessionExpired, 'Expire an open checkout session now', merchant),
+    errors: [422],
+  },
 } as const satisfies Record<string, EndpointDef>
 
 export type EndpointId = keyof typeof endpoints

@@ -47,7 +47,7 @@ const SECURITY_SCHEMES = {
     type: 'http',
     scheme: 'bearer',
     bearerFormat: 'pk_live_… / pk_test_…',
-    description: 'A merchant publishable key: usable from a browser on an allow-listed domain.',
+    description: 'A merchant publishable key: usable from a browser on an allow-listed domain (no operation here takes one yet).',
   },
 } as const
 type SchemeName = keyof typeof SECURITY_SCHEMES
@@ -63,7 +63,8 @@ interface DoorInfo {
 const DOOR_INFO: Record<Door, DoorInfo> & Partial<Record<string, DoorInfo>> = {
   app: {title: 'App API', description: 'For installed apps, with an installation token.', schemes: ['installationToken']},
   store: {title: 'Store API', description: "The merchant's store catalogue, with a secret key.", schemes: ['secretKey']},
-  merchant: {title: 'Merchant API', description: 'Checkout sessions and payments, with a secret or publishable key.', schemes: ['secretKey', 'publishableKey']},
+  // Publishable keys are the spec's browser credential; no route the table holds takes one yet.
+  merchant: {title: 'Merchant API', description: 'Checkout sessions and payments, with a secret key.', schemes: ['secretKey']},
 }
 
 /** The error statuses and what they mean (spec: Errors). */
@@ -230,7 +231,8 @@ export function openapiDocument(opts: OpenApiOptions = {}): Json {
         summary: def.summary,
         description: notes.join(' '),
         tags: [info.title],
-        security: info.schemes.map((scheme) => ({[scheme]: [def.scope]})),
+        // A route that a client secret may authorise instead also admits a request with no credential.
+        security: [...info.schemes.map((scheme) => ({[scheme]: [def.scope]})), ...(def.clientSecret ? [{}] : [])],
         'x-payapp-scope': def.scope,
         'x-payapp-rate-limit-bucket': def.bucket,
         ...(def.env ? {'x-payapp-environment': def.env} : {}),

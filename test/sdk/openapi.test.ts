@@ -33,7 +33,11 @@ describe('OpenAPI document', () => {
         expect(op, `${def.method} ${DOOR_PREFIX[door]}${def.path} (${id})`).to.be.an('object')
         operations++
         expect(op.summary).to.equal(def.summary)
-        for (const requirement of op.security) expect(Object.values(requirement)).to.deep.equal([[def.scope]])
+        const credentials = op.security.filter((r: Json) => Object.keys(r).length > 0)
+        expect(credentials).to.have.length.above(0)
+        for (const requirement of credentials) expect(Object.values(requirement)).to.deep.equal([[def.scope]])
+        // Only a route a client secret may authorise admits a request without a credential.
+        expect(op.security.length - credentials.length, `${id} anonymous`).to.equal(def.clientSecret ? 1 : 0)
         const statuses = Object.keys(op.responses).map(Number)
         expect(statuses).to.include.members([def.created ? 201 : 200, ...errorStatuses(def)])
         expect(op.responses[429].$ref).to.equal('#/components/responses/RateLimited')
@@ -74,6 +78,9 @@ describe('OpenAPI document', () => {
     const app = openapiDocument({doors: ['app']}) as Json
     expect(Object.keys(app.paths).every((p) => p.startsWith('/v1/app/'))).to.equal(true)
     expect(Object.keys(app.paths)).to.include('/v1/app/subscription_links')
+    const merchant = openapiDocument({doors: ['merchant']}) as Json
+    expect(Object.keys(merchant.paths)).to.have.members(['/v1/checkout/sessions/{id}', '/v1/checkout/sessions/{id}/expire'])
+    expect(merchant.paths['/v1/checkout/sessions/{id}'].get.parameters.map((p: Json) => p.name)).to.deep.equal(['id', 'cs'])
   })
 
   it('passes `redocly lint` (recommended rules) with zero errors', async function () {
