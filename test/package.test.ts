@@ -14,7 +14,7 @@ describe('the published package', () => {
     this.timeout(60_000)
     const [packed] = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore']}))
     const files: string[] = packed.files.map((f: {path: string}) => f.path)
-    expect(files).to.include.members(['bin/run.js', 'LICENSE', 'package.json', 'oclif.manifest.json', 'dist/sdk/index.js', 'dist/sdk/index.d.ts'])
+    expect(files).to.include.members(['bin/run.js', 'bin/package.json', 'LICENSE', 'package.json', 'oclif.manifest.json', 'dist/sdk/index.js', 'dist/sdk/index.d.ts'])
     expect(files).not.to.include('bin/dev.js')
     expect(files.filter((f) => f.startsWith('src/') || f.startsWith('test/'))).to.deep.equal([])
     expect(readFileSync(join(ROOT, 'LICENSE'), 'utf8')).to.match(/^MIT License/)
