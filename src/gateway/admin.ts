@@ -24,6 +24,9 @@ export interface AdminContext<Id extends AdminEndpointId> {
 
 export type AdminHandlers = {[Id in AdminEndpointId]: (ctx: AdminContext<Id>) => unknown}
 
+/** Admin routes whose handler manages its own transactions (and may await). */
+const OWN_TRANSACTIONS: ReadonlySet<AdminEndpointId> = new Set(['clock.advance'])
+
 /** A repeated query parameter arrives as an array: the first one counts; an empty one is absent. */
 const firstValues = (query: Record<string, unknown>) =>
   Object.fromEntries(
@@ -64,7 +67,8 @@ export function adminPlugin(platform: Platform, adminKey: string, handlers: Admi
             body: def.body ? parse(def.body, request.body, 'body') : undefined,
             query: def.query ? parse(def.query, request.query, 'query') : undefined,
           } as AdminContext<AdminEndpointId>
-          const result = platform.storage.transaction(() => handler(ctx))
+          // A clock jump is not one transaction: it runs each due job in its own and awaits webhook attempts between them.
+          const result = OWN_TRANSACTIONS.has(id) ? await handler(ctx) : platform.storage.transaction(() => handler(ctx))
           return reply.code(def.status).type('application/json').send(JSON.stringify(result))
         },
       })

@@ -15,6 +15,7 @@ import {newId, randomText} from './ids.js'
 import type {Env, EventDoc, Kind, MerchantDoc, Scope} from './storage/documents.js'
 import {SqliteStorage} from './storage/sqlite.js'
 import type {Storage} from './storage/storage.js'
+import {Scheduler, type AdvanceResult} from './scheduler.js'
 import {Webhooks} from './webhooks.js'
 
 export interface Credential {
@@ -247,6 +248,8 @@ export class Platform {
   readonly webhooks: Webhooks
   /** Fault-injection rules (test set-up, in memory): see domain/faults.ts. */
   readonly faults: Faults
+  /** Due work on the clock (renewals, dunning, expiries); `advanceClock` walks it in time order. */
+  readonly scheduler: Scheduler
   baseUrl: string
 
   constructor(opts: PlatformOptions) {
@@ -257,6 +260,7 @@ export class Platform {
     this.idempotency = new Idempotency(this.storage, this.clock)
     this.webhooks = new Webhooks(this.storage, () => this.now())
     this.faults = new Faults(() => this.now())
+    this.scheduler = new Scheduler(this.storage, this.clock, this.webhooks)
     this.baseUrl = opts.baseUrl ?? 'http://127.0.0.1'
   }
 
@@ -276,10 +280,12 @@ export class Platform {
     return value
   }
 
-  advanceClock(seconds: number): number {
-    const now = this.clock.advance(seconds)
-    this.storage.setMeta('clock_offset', String(this.clock.offset))
-    return now
+  /**
+   * Moves the clock forward; resolves once everything due up to the new time has happened in time
+   * order (jobs, then the webhook attempts they and earlier events made due, each finished and logged).
+   */
+  advanceClock(by: {seconds: number} | {to: number}): Promise<AdvanceResult> {
+    return 'to' in by ? this.scheduler.advanceTo(by.to) : this.scheduler.advance(by.seconds)
   }
 
   now(): number {

@@ -11,8 +11,9 @@ import type {FaultInput} from './domain/faults.js'
 import {randomText} from './ids.js'
 import {Platform, type RateLimitConfig} from './platform.js'
 import {registerHostedCheckout} from './routes/hosted-checkout.js'
+import {registerHostedSubscription} from './routes/hosted-subscription.js'
 import {registerOpenApi} from './routes/openapi.js'
-import {adminHandlers, handlers} from './routes/index.js'
+import {adminHandlers, handlers, jobHandlers} from './routes/index.js'
 import {seedDemo, type SeedResult} from './seeds/index.js'
 
 export interface GatewayOptions {
@@ -53,6 +54,7 @@ export function defaultDbFile(): string {
 export async function startGateway(opts: GatewayOptions = {}): Promise<RunningGateway> {
   const db = opts.db ?? defaultDbFile()
   const platform = new Platform({db, rateLimit: opts.rateLimit ?? true, rateLimits: opts.rateLimits})
+  for (const [kind, handler] of Object.entries(jobHandlers(platform))) platform.scheduler.handle(kind, handler)
   // A file database keeps its generated admin key, so scripts keep working across restarts.
   const adminKey = opts.adminKey ?? platform.storage.meta('admin_key') ?? `adm_${randomText(32)}`
   if (!opts.adminKey) platform.storage.setMeta('admin_key', adminKey)
@@ -67,6 +69,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<RunningGa
     timeouts: opts.timeouts,
     extra: (fastify, p) => {
       registerHostedCheckout(fastify, p)
+      registerHostedSubscription(fastify, p)
       registerOpenApi(fastify, p)
       opts.configure?.(fastify)
     },
@@ -77,6 +80,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<RunningGa
   // Seeded only once the address is known: seeded checkout URLs point at this gateway.
   const seed = opts.seed ? seedDemo(platform) : undefined
   platform.webhooks.start()
+  platform.scheduler.start()
   let closing: Promise<void> | undefined
   return {
     url,
@@ -89,6 +93,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<RunningGa
       // Fastify answers the requests in flight and the webhook worker stops before the database closes.
       closing ??= app
         .close()
+        .then(() => platform.scheduler.stop())
         .then(() => platform.webhooks.stop())
         .then(() => platform.close())
       return closing

@@ -28,8 +28,33 @@ const view = (record: WebhookEndpointRecord): WebhookEndpointDoc => ({
   url: record.url,
   events: record.events,
   secret: record.secret,
+  installation: record.installation,
   created: record.created,
 })
+
+/**
+ * The scope an app needs to receive an event family (spec: `fraud_warning.*` only with
+ * `fraud_warnings:read`; the others follow the App API read of the same objects). First match wins.
+ */
+const EVENT_SCOPES: ReadonlyArray<[prefix: string, scope: string]> = [
+  ['fraud_warning.', 'fraud_warnings:read'],
+  ['charge.dispute.', 'disputes:read'],
+  ['charge.refunded', 'refunds:read'],
+  ['refund.', 'refunds:read'],
+  ['payment', 'payments:read'],
+  ['subscription_link.', 'subscriptions:read'],
+  ['subscription.', 'subscriptions:read'],
+  ['customer.', 'subscriptions:read'],
+  ['invoice.', 'invoices:read'],
+  ['payout.', 'payouts:read'],
+  ['store.order.', 'orders:read'],
+  ['product.', 'products:read'],
+  ['price.', 'products:read'],
+]
+
+export function scopeForEvent(type: string): string | undefined {
+  return EVENT_SCOPES.find(([prefix]) => type.startsWith(prefix))?.[1]
+}
 
 /** What went wrong on a delivery that got no HTTP answer, in a word a log reader knows. */
 function describeFailure(err: unknown): string {
@@ -45,13 +70,15 @@ export class Webhooks {
   /** Endpoints with a delivery chain running: one request at a time per endpoint keeps events in order. */
   private readonly busy = new Map<string, Promise<void>>()
   private readonly abort = new AbortController()
+  /** Attempts finished and logged since start, so `drain` can tell progress from a stall. */
+  private attemptsMade = 0
 
   constructor(
     private readonly storage: Storage,
     private readonly now: () => number,
   ) {}
 
-  create(input: {merchant: string; env: Env; url: string; events: string[]; secret?: string}): WebhookEndpointDoc {
+  create(input: {merchant: string; env: Env; url: string; events: string[]; secret?: string; installation?: string}): WebhookEndpointDoc {
     const record: WebhookEndpointRecord = {
       id: newId('we', 24),
       merchant: input.merchant,
@@ -59,6 +86,7 @@ export class Webhooks {
       url: input.url,
       events: [...new Set(input.events)],
       secret: input.secret ?? `whsec_${randomText(32)}`,
+      installation: input.installation ?? null,
       created: this.now(),
     }
     this.storage.webhooks.insertEndpoint(record)
@@ -99,6 +127,7 @@ export class Webhooks {
     let queued = false
     for (const endpoint of this.storage.webhooks.endpointsIn(scope)) {
       if (!endpoint.events.some((pattern) => matchesEventType(pattern, event.type))) continue
+      if (!this.mayReceive(endpoint, event.type)) continue
       this.storage.webhooks.enqueue(endpoint.id, event, JSON.stringify(event))
       queued = true
     }
@@ -110,6 +139,30 @@ export class Webhooks {
         this.kick()
       })
     }
+  }
+
+  /** A merchant's endpoint receives everything it selects; an app's only what its installation (not revoked) may read. */
+  private mayReceive(endpoint: WebhookEndpointRecord, type: string): boolean {
+    if (endpoint.installation === null) return true
+    const installation = this.storage.credentials.byId(endpoint.installation)
+    if (!installation) return false
+    const needed = scopeForEvent(type)
+    return needed === undefined || installation.scopes.includes(needed)
+  }
+
+  /** Queues a logged event again, now: for one endpoint, or every endpoint of its scope that selects it. */
+  resend(scope: Scope, event: EventDoc, endpointId?: string): number {
+    const endpoints = endpointId === undefined ? this.storage.webhooks.endpointsIn(scope) : [this.storage.webhooks.endpoint(endpointId)].filter((e) => e !== undefined)
+    let queued = 0
+    for (const endpoint of endpoints) {
+      if (endpoint.merchant !== scope.merchant || endpoint.env !== scope.env) continue
+      if (endpointId === undefined && !endpoint.events.some((pattern) => matchesEventType(pattern, event.type))) continue
+      if (!this.mayReceive(endpoint, event.type)) continue
+      this.storage.webhooks.enqueue(endpoint.id, event, JSON.stringify(event), this.now())
+      queued += 1
+    }
+    if (queued > 0 && this.started) setImmediate(() => this.kick())
+    return queued
   }
 
   start(): void {
@@ -131,12 +184,39 @@ export class Webhooks {
   /** Starts a delivery chain for every endpoint that has due deliveries and none running. */
   kick(): void {
     if (!this.started || !this.storage.open) return
-    let due: DueDelivery[]
     try {
-      due = this.storage.webhooks.due(this.now(), BATCH)
+      this.startChains(this.storage.webhooks.due(this.now(), BATCH))
     } catch {
-      return
+      // The database closed under the poll (shutdown).
     }
+  }
+
+  /** The earliest pending attempt's due time on the gateway clock. */
+  nextDue(): number | undefined {
+    if (!this.started || !this.storage.open) return undefined
+    return this.storage.webhooks.nextDue()
+  }
+
+  /**
+   * Makes every attempt due at or before `upTo` (the clock's pinned moment during an advance), waits
+   * for each to finish and be logged, and says how many were made. Chains already running count too.
+   */
+  async drain(upTo: number): Promise<number> {
+    const before = this.attemptsMade
+    for (;;) {
+      if (!this.started || !this.storage.open) break
+      const round = this.attemptsMade
+      await Promise.allSettled([...this.busy.values()])
+      const due = this.storage.webhooks.due(upTo, BATCH)
+      if (due.length === 0) break
+      this.startChains(due)
+      await Promise.allSettled([...this.busy.values()])
+      if (this.attemptsMade === round) break
+    }
+    return this.attemptsMade - before
+  }
+
+  private startChains(due: DueDelivery[]): void {
     const byEndpoint = new Map<string, DueDelivery[]>()
     for (const row of due) {
       if (this.busy.has(row.endpoint)) continue
@@ -190,5 +270,6 @@ export class Webhooks {
       if (!this.storage.webhooks.endpoint(row.endpoint)) return
       this.storage.webhooks.recordAttempt(row.id, attempt, now, {status, error, next, delivered})
     })
+    this.attemptsMade += 1
   }
 }

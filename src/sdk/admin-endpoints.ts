@@ -47,7 +47,7 @@ export const adminEndpoints = {
   'keys.revoke': adminRoute('DELETE', '/keys/{id}', admin.adminRevoked, 'Revoke a secret key'),
 
   'clock.retrieve': adminRoute('GET', '/clock', admin.adminClock, "The gateway's time and the test clock's offset"),
-  'clock.advance': adminRoute('POST', '/clock', admin.adminClock, "Move the gateway's time forward: sessions expire, trials end, deliveries come due", {
+  'clock.advance': adminRoute('POST', '/clock', admin.adminClock, "Move the gateway's time forward; answers once everything due on the way happened, in time order, webhook attempts included", {
     body: admin.adminClockAdvance,
     ...ok,
   }),
@@ -56,6 +56,10 @@ export const adminEndpoints = {
     ...ok,
   }),
   'events.list': adminRoute('GET', '/events', commerce.event, 'Events the gateway emitted, newest first (what webhooks deliver)', {query: admin.adminEventsQuery, list: true}),
+  'events.resend': adminRoute('POST', '/events/{id}/resend', admin.adminEventResendResult, 'Queue a logged event again: to one endpoint, or every endpoint that selects it', {
+    body: admin.adminEventResend,
+    ...ok,
+  }),
 
   'webhookEndpoints.create': adminRoute('POST', '/webhook_endpoints', admin.adminWebhookEndpoint, "An endpoint the merchant's events are POSTed to, signed with its secret (shown in full once)", {
     body: admin.adminWebhookEndpointCreate,
@@ -88,6 +92,15 @@ export const adminEndpoints = {
   'faults.retrieve': adminRoute('GET', '/faults/{id}', admin.adminFault, 'One fault rule'),
   'faults.delete': adminRoute('DELETE', '/faults/{id}', admin.adminFaultDeleted, 'Remove one fault rule'),
   'faults.clear': adminRoute('DELETE', '/faults', admin.adminFaultsCleared, 'Remove every fault rule'),
+  'subscriptions.confirm': adminRoute('POST', '/subscriptions/{id}/confirm', admin.adminSubscriptionConfirmation, 'Play the buyer on the client secret: pay (or store the card of a trial) or decline', {
+    body: admin.adminSubscriptionConfirm,
+    ...ok,
+  }),
+  'subscriptions.renewals': adminRoute('POST', '/subscriptions/{id}/renewals', commerce.subscription, 'Swap the stored card: later renewal charges and dunning retries succeed or fail', {
+    body: admin.adminSubscriptionRenewals,
+    ...ok,
+  }),
+  'subscriptions.schedule': adminRoute('GET', '/subscriptions/{id}/schedule', admin.adminScheduledJob, "A subscription's pending work on the clock, soonest first", {list: true}),
 } as const satisfies Record<string, AdminEndpointDef>
 
 export type AdminEndpointId = keyof typeof adminEndpoints

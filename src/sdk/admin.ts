@@ -29,6 +29,9 @@ export type {
   AdminWebhookEndpoint,
   AdminWebhookDeliveryAttempt,
   AdminFault,
+  AdminSubscriptionConfirmation,
+  AdminScheduledJob,
+  AdminEventResendResult,
 } from './schemas/admin.js'
 
 export interface GatewayAdminOptions {
@@ -105,8 +108,13 @@ export class GatewayAdmin {
 
   readonly clock = {
     retrieve: (opts?: RequestOptions) => this.call('clock.retrieve', {opts}),
-    /** Moves the gateway's time forward: sessions expire, trials end, rate-limit windows roll over. */
+    /**
+     * Moves the gateway's time forward and resolves once everything due up to the new time has
+     * happened in time order: expiries, renewals, dunning, trial reminders, webhook attempts.
+     */
     advance: (seconds: number, opts?: RequestOptions) => this.call('clock.advance', {body: {advance_seconds: seconds}, opts}),
+    /** Moves the clock to the Unix time `t` exactly (400 `clock_in_past` if it already passed). */
+    advanceTo: (t: number, opts?: RequestOptions) => this.call('clock.advance', {body: {advance_to: t}, opts}),
   }
 
   readonly sandbox = {
@@ -117,6 +125,9 @@ export class GatewayAdmin {
   readonly events = {
     /** Events the gateway emitted, newest first (what webhooks would deliver). */
     list: (query: admin.AdminEventsQuery, opts?: RequestOptions) => this.call('events.list', {query, opts}),
+    /** Queues an event again: to one endpoint, or to every endpoint of its merchant and environment that selects it. */
+    resend: (eventId: string, body: z.input<typeof admin.adminEventResend> = {}, opts?: RequestOptions) =>
+      this.call('events.resend', {params: {id: eventId}, body, opts}),
   }
 
   readonly webhookEndpoints = {
@@ -172,5 +183,13 @@ export class GatewayAdmin {
     /** At period end (default) or now; a second cancel is 409 `subscription_already_canceled`. */
     cancel: (subscriptionId: string, body: z.input<typeof admin.adminSubscriptionCancel> = {}, opts?: RequestOptions) =>
       this.call('subscriptions.cancel', {params: {id: subscriptionId}, body, opts}),
+    /** Plays the buyer on the client secret: `paid` (default) or `declined`; `renewals: 'fail'` makes later renewals decline. */
+    confirm: (subscriptionId: string, body: z.input<typeof admin.adminSubscriptionConfirm> = {}, opts?: RequestOptions) =>
+      this.call('subscriptions.confirm', {params: {id: subscriptionId}, body, opts}),
+    /** Swaps the stored card: later renewal charges and dunning retries succeed or fail. */
+    renewals: (subscriptionId: string, outcome: 'succeed' | 'fail', opts?: RequestOptions) =>
+      this.call('subscriptions.renewals', {params: {id: subscriptionId}, body: {outcome}, opts}),
+    /** The subscription's pending work on the clock (renewal, reminder, expiry, dunning retries), soonest first. */
+    schedule: (subscriptionId: string, opts?: RequestOptions) => this.call('subscriptions.schedule', {params: {id: subscriptionId}, opts}),
   }
 }

@@ -6,6 +6,7 @@
  */
 import {z} from 'zod'
 
+import * as billing from './schemas/billing.js'
 import * as catalog from './schemas/catalog.js'
 import * as commerce from './schemas/commerce.js'
 import {deleted, listQuery, type Scope} from './schemas/common.js'
@@ -129,7 +130,8 @@ export const endpoints = {
   'balance.retrieve': get('/balance', 'payouts:read', commerce.balance, 'Available and pending balance', app),
   'invoices.list': list('/invoices', 'invoices:read', commerce.invoice, 'Issued invoices (live only; sandbox lists none)', app),
   'invoices.retrieve': get('/invoices/{id}', 'invoices:read', commerce.invoice, 'One invoice', app),
-  'subscriptions.list': list('/subscriptions', 'subscriptions:read', commerce.subscription, 'Recurring agreements', app),
+  // The App API and the merchant API list the same subscriptions (the merchant's with their client secret while incomplete).
+  'subscriptions.list': list('/subscriptions', 'subscriptions:read', commerce.subscription, 'Recurring agreements, newest first', ['app', 'merchant'] as const),
   'analytics.summary': {...get('/analytics/summary', 'analytics:read', commerce.analyticsSummary, 'Aggregated volume over the last N days', app), query: commerce.analyticsQuery},
 
   'subscriptionLinks.list': {...list('/subscription_links', 'subscriptions:read', commerce.subscriptionLink, 'Subscription links', app), env: 'live'},
@@ -158,6 +160,29 @@ export const endpoints = {
   'checkoutSessions.expire': {
     ...write('POST', '/checkout/sessions/{id}/expire', 'checkout:write', undefined, commerce.sessionExpired, 'Expire an open checkout session now', merchant),
     errors: [422],
+  },
+
+  // ---- merchant API: billing and risk
+  'subscriptions.create': {
+    ...write('POST', '/subscriptions', 'subscriptions:write', billing.subscriptionCreate, commerce.subscription, 'Create a subscription, incomplete until its client secret is confirmed', merchant),
+    created: true,
+    errors: [404, 409],
+  },
+  'subscriptions.retrieve': {...get('/subscriptions/{id}', 'subscriptions:read', commerce.subscription, 'One subscription', merchant), errors: [404]},
+  'subscriptions.cancel': {
+    ...write('POST', '/subscriptions/{id}/cancel', 'subscriptions:write', billing.subscriptionCancel, commerce.subscription, 'Cancel at period end (default) or now', merchant),
+    errors: [404, 409],
+  },
+  'customers.retrieve': {...get('/customers/{id}', 'subscriptions:read', billing.customer, 'One customer', merchant), errors: [404]},
+  'fraudWarnings.list': {
+    ...list('/fraud_warnings', 'fraud_warnings:read', billing.fraudWarning, 'Fraud warnings, newest first, keyset-paginated on (created, id)', merchant),
+    query: billing.fraudWarningsListQuery,
+  },
+  'fraudWarnings.retrieve': {...get('/fraud_warnings/{id}', 'fraud_warnings:read', billing.fraudWarning, 'One fraud warning', merchant), errors: [404]},
+  'fraudWarnings.testCreate': {
+    ...write('POST', '/test_helpers/fraud_warnings', 'fraud_warnings:read', billing.fraudWarningTestCreate, billing.fraudWarning, 'Create a synthetic fraud warning (test keys only)', merchant),
+    env: 'test',
+    created: true,
   },
 } as const satisfies Record<string, EndpointDef>
 

@@ -5,6 +5,7 @@
  */
 import {z} from 'zod'
 
+import * as billing from './schemas/billing.js'
 import * as catalog from './schemas/catalog.js'
 import * as commerce from './schemas/commerce.js'
 
@@ -42,6 +43,11 @@ export const eventTypes = {
   'invoice.created': def(commerce.invoice, 'An invoice was issued'),
   'invoice.paid': def(commerce.invoice, 'An invoice or renewal was paid'),
   'invoice.payment_succeeded': def(commerce.invoice, 'An invoice payment succeeded'),
+  'invoice.payment_failed': def(commerce.invoice, 'An invoice charge failed: a declined first payment, or a dunning stage (dunning_stage notice, warning, final)'),
+  'customer.created': def(billing.customer, 'A customer was created (with a subscription)'),
+  'customer.subscription.trial_will_end': def(commerce.subscription, "A trial ends in 3 days (at confirmation for a shorter trial)"),
+  'fraud_warning.created': def(billing.fraudWarning, 'A fraud warning was first stored (it may already be refunded, disputed or not actionable)'),
+  'fraud_warning.updated': def(billing.fraudWarning, "A fraud warning's status or actionable flag changed"),
   'subscription.created': def(commerce.subscription, 'A subscription was created, before its first payment'),
   'subscription.updated': def(commerce.subscription, 'A subscription was confirmed or changed'),
   'subscription.deleted': def(commerce.subscription, 'A subscription ended'),

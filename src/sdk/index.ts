@@ -31,6 +31,9 @@ export {
   type AdminWebhookEndpoint,
   type AdminWebhookDeliveryAttempt,
   type AdminFault,
+  type AdminSubscriptionConfirmation,
+  type AdminScheduledJob,
+  type AdminEventResendResult,
 } from './admin.js'
 export type {UploadInput, UploadMeta} from './resources/upload.js'
 
@@ -117,6 +120,7 @@ export type {
   PlatformEvent,
 } from './schemas/commerce.js'
 export type {Scope, Environment, List} from './schemas/common.js'
+export type {Customer, FraudWarning, FraudWarningsListQuery, FraudWarningTestCreate, SubscriptionCreate, SubscriptionCancel} from './schemas/billing.js'
 
 import type {ResultOf} from './endpoints.js'
 /** A refund as `refunds.list` returns it: a sandbox refund row, or in live a refunded charge. */

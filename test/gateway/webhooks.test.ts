@@ -1,48 +1,10 @@
 /** Webhook delivery over real HTTP to a local receiver: signing, scoping, filtering, retries, the outbox. */
-import {createServer, type Server} from 'node:http'
-import type {AddressInfo} from 'node:net'
-
 import {expect} from 'chai'
 
 import {verifyWebhook} from '../../src/sdk/webhooks.js'
 import {advanceClock, checkout, pay, sale, sellable} from '../helpers/commerce.js'
 import {TestGateway} from '../helpers/gateway.js'
-
-interface Received {
-  body: string
-  signature: string | undefined
-  userAgent: string | undefined
-  event: any
-}
-
-/** A receiver on 127.0.0.1:0 that records every POST and answers `status()`. */
-async function receiver(status: () => number = () => 200) {
-  const got: Received[] = []
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = []
-    req.on('data', (c: Buffer) => chunks.push(c))
-    req.on('end', () => {
-      const body = Buffer.concat(chunks).toString('utf8')
-      got.push({body, signature: req.headers['service-signature'] as string | undefined, userAgent: req.headers['user-agent'], event: JSON.parse(body)})
-      res.writeHead(status()).end()
-    })
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`
-  return {got, url, close: () => new Promise<void>((resolve) => server.close(() => resolve()))}
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-
-async function until<T>(probe: () => T | undefined | false, what: string, ms = 3000): Promise<T> {
-  const deadline = Date.now() + ms
-  for (;;) {
-    const value = probe()
-    if (value) return value
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await sleep(20)
-  }
-}
+import {receiver, sleep, until} from '../helpers/receiver.js'
 
 describe('gateway: webhooks', () => {
   let gw: TestGateway

@@ -98,7 +98,9 @@ export class TestGateway {
     const key = await this.secretKey(merchant.id, env)
     const app = (method: string, path: string, opts: Omit<CallOptions, 'token'> = {}) => this.request(method, `/v1/app${path}`, {token: inst.token, ...opts})
     const store = (method: string, path: string, opts: Omit<CallOptions, 'token'> = {}) => this.request(method, `/v1/store${path}`, {token: key.secret_key, ...opts})
-    return {merchant, token: inst.token, secretKey: key.secret_key, installation: inst, app, store}
+    /** The merchant API (`/v1/...`, full path) with the secret key. */
+    const api = (method: string, path: string, opts: Omit<CallOptions, 'token'> = {}) => this.request(method, path, {token: key.secret_key, ...opts})
+    return {merchant, token: inst.token, secretKey: key.secret_key, installation: inst, app, store, api}
   }
 }
 

@@ -4,8 +4,9 @@
  *   variant's price else the product's default; recurring prices are refused; the total is within the
  *   platform's minimum and maximum;
  * - it holds a stock-tracked variant's units while open (409 `out_of_stock` leaves no session behind);
- * - store sessions live 30 minutes, others 24 hours; expiry is lazy (`sweepExpired` runs first wherever
- *   sessions or stock are read), releases the units and emits `checkout.session.expired`;
+ * - store sessions live 30 minutes, others 24 hours; a scheduler job expires each at `expires_at` (and
+ *   `sweepExpired` runs first wherever sessions or stock are read), releases the units and emits
+ *   `checkout.session.expired`;
  * - the client secret opens exactly its own session while it is open, compared in constant time;
  * - paid: the session completes, the units are consumed, a payment and (store sessions) an order exist;
  *   declined: a failed payment is recorded and the session stays open for another attempt.
@@ -21,6 +22,7 @@ import {ApiError, conflict, invalid, invalidState, notFound} from '../errors.js'
 import {newId, randomText} from '../ids.js'
 import type {Platform} from '../platform.js'
 import type {OrderDoc, Scope, SessionDoc, VariantDoc} from '../storage/documents.js'
+import type {Job} from '../storage/storage.js'
 import {storeView} from './merchants.js'
 import {newOrder} from './orders.js'
 import {paymentForSession, paymentView, type Buyer} from './payments.js'
@@ -76,7 +78,19 @@ export function openSession(gw: Platform, scope: Scope, input: NewSession): Sess
     customer_details: null,
     reservation: input.reserve ? {variant_id: input.reserve.id, quantity: input.line.quantity} : null,
   }
-  return gw.storage.insert('checkout_session', scope, session, {created: base.created})
+  gw.storage.insert('checkout_session', scope, session, {created: base.created})
+  gw.scheduler.schedule(scope, EXPIRE_SESSION_JOB, session.id, session.expires_at)
+  return session
+}
+
+/** The scheduler job that expires an open session at its `expires_at`. */
+export const EXPIRE_SESSION_JOB = 'checkout_session.expire'
+
+/** Job handler: the session expires on the clock, its event dated at `expires_at`. */
+export function expireSessionJob(gw: Platform, job: Job): void {
+  const scope = {merchant: job.merchant, env: job.env}
+  const session = gw.storage.get('checkout_session', scope, job.ref)
+  if (session?.status === 'open' && session.expires_at <= gw.now()) expireSession(gw, scope, session)
 }
 
 /** Ends an open session unpaid: the client secret dies, held stock returns, the merchant hears of it. */
@@ -89,9 +103,9 @@ export function expireSession(gw: Platform, scope: Scope, session: SessionDoc): 
 }
 
 /**
- * Expires every open session of a scope whose time is up. Expiry is lazy: each route that touches
- * sessions or stock (and the catalogue's variant reads) calls this first, so a moved test clock
- * releases stock on the next read.
+ * Expires every open session of a scope whose time is up. The scheduler expires each session at its
+ * `expires_at`; routes that touch sessions or stock still call this first, so a read in the second
+ * before the background tick sees the session expired too.
  */
 export function sweepExpired(gw: Platform, scope: Scope): number {
   return gw.storage.transaction(() => {

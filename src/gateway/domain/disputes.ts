@@ -1,12 +1,14 @@
 /**
  * Disputes (spec: Dispute): the buyer's bank opens a chargeback on a succeeded payment, with a deadline
  * for the merchant's evidence; `past_due` follows the clock. A disputed payment's unrefunded amount is
- * withheld from the balance (balance.ts) and it cannot be refunded (refunds.ts).
+ * withheld from the balance (balance.ts) and it cannot be refunded (refunds.ts); its fraud warnings
+ * become `disputed` (fraud-warnings.ts).
  */
 import {invalidState} from '../errors.js'
 import {newId} from '../ids.js'
 import type {Platform} from '../platform.js'
 import type {DisputeDoc, PaymentDoc, Scope} from '../storage/documents.js'
+import {onChargeDisputed} from './fraud-warnings.js'
 import {aboutPayment, paymentView} from './payments.js'
 
 const DAY = 86_400
@@ -46,5 +48,6 @@ export function disputePayment(gw: Platform, scope: Scope, payment: PaymentDoc, 
   const view = disputeView(dispute, now)
   gw.emit(scope, 'charge.dispute.created', view)
   gw.emit(scope, 'payment.disputed', paymentView(payment))
+  onChargeDisputed(gw, scope, payment)
   return {dispute: view, payment: paymentView(payment)}
 }

@@ -3,8 +3,11 @@
  * transaction of the change. Webhook endpoints and the admin event list select types with one rule.
  */
 import {matchesEventType} from '../../sdk/webhooks.js'
+import {invalid} from '../errors.js'
 import type {Platform} from '../platform.js'
 import type {EventDoc, Scope} from '../storage/documents.js'
+import {findDoc} from './shared.js'
+import {requireEndpoint} from './webhook-endpoints.js'
 
 export {matchesEventType}
 
@@ -13,4 +16,17 @@ export function listEvents(gw: Platform, scope: Scope, query: {type?: string; li
   const events: EventDoc[] = gw.storage.all('event', scope).reverse()
   const data = query.type === undefined ? events : events.filter((e) => matchesEventType(query.type!, e.type))
   return {object: 'list' as const, has_more: data.length > query.limit, data: data.slice(0, query.limit)}
+}
+
+/**
+ * Queues a logged event again, now (same id and body): to one endpoint of its merchant and environment,
+ * or to every endpoint there that selects its type.
+ */
+export function resendEvent(gw: Platform, id: string, endpoint?: string) {
+  const {scope, doc} = findDoc(gw, 'event', id, 'event')
+  if (endpoint !== undefined) {
+    const we = requireEndpoint(gw, endpoint)
+    if (we.merchant !== scope.merchant || we.env !== scope.env) throw invalid('endpoint_mismatch', `Endpoint ${endpoint} belongs to another merchant or environment than event ${id}`, 'endpoint')
+  }
+  return {object: 'event_resend' as const, event: id, queued_deliveries: gw.webhooks.resend(scope, doc, endpoint)}
 }

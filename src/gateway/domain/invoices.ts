@@ -1,6 +1,7 @@
 /**
- * Invoices (spec: invoices exist in live only): issued by the platform for subscriptions (here the admin
- * API and the seed). The sandbox lists none rather than refusing the token; an invoice becomes its
+ * Invoices (spec: the App API lists them in live only): issued by the platform for each subscription
+ * period in both environments (sandbox webhooks need `invoice.*` too), and by hand through the admin API
+ * (live only). The App API's sandbox lists none rather than refusing the token; an invoice becomes its
  * subscription's latest; a paid one also emits `invoice.paid` and `invoice.payment_succeeded`.
  */
 import type {z} from 'zod'
@@ -22,10 +23,11 @@ export interface InvoiceInput {
   status: Invoice['status']
   period_start: number
   period_end: number
+  billing_reason: NonNullable<Invoice['billing_reason']>
 }
 
 export function requireLive(scope: Scope): Scope {
-  if (scope.env !== 'live') throw invalid('livemode_required', 'Invoices exist in live only; the sandbox has none', 'env')
+  if (scope.env !== 'live') throw invalid('livemode_required', 'Invoices are issued by hand in live only; sandbox invoices come from subscriptions', 'env')
   return scope
 }
 
@@ -39,28 +41,35 @@ export function requireInvoice(gw: Platform, scope: Scope, id: string): InvoiceD
   return invoice
 }
 
-/** Issues an invoice (live only, as the spec says) and makes it its subscription's latest invoice. */
+/** Issues an invoice and makes it its subscription's latest; `invoice.created` (and `invoice.paid` when born paid). */
 export function createInvoice(gw: Platform, scope: Scope, input: InvoiceInput): InvoiceDoc {
-  requireLive(scope)
+  const paid = input.status === 'paid'
   const invoice: InvoiceDoc = {
     ...stamp(gw, scope, 'invoice', newId('in', 24)),
     subscription: input.subscription?.id ?? null,
     customer: input.customer,
     amount_due: input.amount,
-    amount_paid: input.status === 'paid' ? input.amount : 0,
+    amount_paid: paid ? input.amount : 0,
     currency: input.currency,
     status: input.status,
     period_start: input.period_start,
     period_end: input.period_end,
+    billing_reason: input.billing_reason,
+    attempt_count: 0,
+    next_payment_attempt: null,
+    dunning_stage: null,
+    payment: null,
   }
   gw.storage.insert('invoice', scope, invoice, {parent: invoice.subscription, created: invoice.created})
   if (input.subscription) gw.storage.save({...input.subscription, latest_invoice: invoice.id})
   gw.emit(scope, 'invoice.created', invoice)
-  if (invoice.status === 'paid') {
-    gw.emit(scope, 'invoice.paid', invoice)
-    gw.emit(scope, 'invoice.payment_succeeded', invoice)
-  }
+  if (paid) emitPaid(gw, scope, invoice)
   return invoice
+}
+
+export function emitPaid(gw: Platform, scope: Scope, invoice: InvoiceDoc): void {
+  gw.emit(scope, 'invoice.paid', invoice)
+  gw.emit(scope, 'invoice.payment_succeeded', invoice)
 }
 
 /** The admin API's invoice: for a subscription (its amount, currency and period) or a bare amount. */
@@ -80,5 +89,6 @@ export function issueInvoice(gw: Platform, scope: Scope, body: z.output<typeof a
     status: body.status,
     period_start: sub?.current_period_start ?? now,
     period_end: sub?.current_period_end ?? now,
+    billing_reason: 'manual',
   })
 }

@@ -5,13 +5,15 @@
  *   a fully refunded one 422 `already_refunded`;
  * - the amount defaults to what is left and never exceeds it (400 `amount_too_large`);
  * - the refund that makes the payment whole restores the stock the sale consumed and marks its order
- *   refunded; events: `refund.created`, `charge.refunded`, `payment.refunded`.
+ *   refunded; events: `refund.created`, `charge.refunded`, `payment.refunded`; a full refund moves the
+ *   charge's open fraud warnings to `refunded` (fraud-warnings.ts).
  */
 import type {LivePayment, SandboxPayment} from '../../sdk/schemas/commerce.js'
 import {ApiError, invalidState} from '../errors.js'
 import {newId} from '../ids.js'
 import type {Platform} from '../platform.js'
 import type {OrderDoc, PaymentDoc, RefundDoc, Scope} from '../storage/documents.js'
+import {onChargeRefunded} from './fraud-warnings.js'
 import {saveOrder} from './orders.js'
 import {aboutPayment, paymentView} from './payments.js'
 import {moveStock} from './stock.js'
@@ -57,6 +59,7 @@ export function refundPayment(gw: Platform, scope: Scope, payment: PaymentDoc, i
   gw.emit(scope, 'refund.created', {...refund})
   gw.emit(scope, 'charge.refunded', paymentView(payment))
   gw.emit(scope, 'payment.refunded', paymentView(payment))
+  onChargeRefunded(gw, scope, payment)
 
   let order = payment.order ? (gw.storage.get('order', scope, payment.order) ?? null) : null
   if (full) {

@@ -1,70 +1,175 @@
 /**
- * Subscriptions (spec: Subscription, States). Created by the platform (here the admin API and the seed)
- * already moved to a status, with their customer. Rules:
- * - amount and recurrence come from a recurring price when `price_id` is given (a sent amount or
- *   currency must match it), else from the body; `trial_days` needs status `trialing`;
- * - events follow the lifecycle: `subscription.created` as `incomplete`, then `subscription.updated`
- *   (or `.deleted` for canceled) for the confirmed state; an active live one gets its paid first invoice;
- * - time moves them (`settleSubscriptions`, run before they are read or changed): a cancel at period end
- *   takes effect once the period ends; a first payment unconfirmed for 23 hours expires the subscription;
- * - cancel now (`subscription.deleted`) or at period end (`subscription.updated`); a second cancel of an
- *   ended subscription is 409 `subscription_already_canceled`.
+ * Subscriptions, their customers and invoices, on the gateway clock (spec: Subscription states).
+ *
+ *   (new) → incomplete ─ confirm paid → active ─ renewal fails → past_due ─ retries exhausted → unpaid
+ *                      ├ confirm (trial) → trialing ─ trial end: first charge → active | past_due
+ *                      └ 23 h unconfirmed → incomplete_expired
+ *   any live state ─ cancel now → canceled; cancel at period end → canceled when the period ends
+ *
+ * Every function runs inside the caller's transaction and appends its events there. Time-driven moves
+ * are scheduler jobs (see JOBS), scheduled in the transaction of the change that makes them due, so a
+ * test clock jump and real time passing run the same code. Nothing here knows about HTTP.
  */
+import {timingSafeEqual} from 'node:crypto'
+
 import type {z} from 'zod'
 
 import type * as admin from '../../sdk/schemas/admin.js'
 import {conflict, invalid, notFound} from '../errors.js'
-import {newId} from '../ids.js'
+import {newId, randomText} from '../ids.js'
 import type {Platform} from '../platform.js'
-import type {CustomerDoc, Scope, SubscriptionDoc} from '../storage/documents.js'
-import type {RawPage} from '../storage/storage.js'
-import {createInvoice} from './invoices.js'
-import {stamp} from './shared.js'
+import type {BillingDoc, CustomerDoc, InvoiceDoc, PaymentDoc, Scope, SubscriptionDoc} from '../storage/documents.js'
+import type {Job} from '../storage/storage.js'
+import {resolveCustomer} from './customers.js'
+import {noFee} from './fees.js'
+import {createInvoice, emitPaid} from './invoices.js'
+import {paymentView, recordPayment} from './payments.js'
+import {requireDoc, stamp} from './shared.js'
 
-const DAY = 86_400
-/** The trial of a trialing subscription created without `trial_days` (spec: not shown). */
-const DEFAULT_TRIAL_DAYS = 14
-/** How long a subscription's first payment may stay unconfirmed (spec: States). */
-const FIRST_PAYMENT_SECONDS = 23 * 3600
+type Subscription = SubscriptionDoc
+type Invoice = InvoiceDoc
 
-type Interval = 'day' | 'week' | 'month' | 'year'
-type SubscriptionInput = z.output<typeof admin.adminSubscriptionCreate>
+export const DAY = 86_400
+/** How long a subscription's first payment may stay unconfirmed (spec: Limits). */
+export const FIRST_PAYMENT_SECONDS = 23 * 3600
+/** `customer.subscription.trial_will_end` comes this long before the trial ends (spec: Limits). */
+export const TRIAL_REMINDER_SECONDS = 3 * DAY
+/**
+ * Dunning after a failed renewal charge (spec: not shown): the failure itself is the `notice` stage;
+ * a retry 3 days later is `warning`, another 4 days after that (day 7) is `final`. When the final
+ * retry fails, retries are exhausted and the subscription becomes `unpaid`.
+ */
+export const DUNNING = [
+  {stage: 'notice', after: 0},
+  {stage: 'warning', after: 3 * DAY},
+  {stage: 'final', after: 7 * DAY},
+] as const
+export type DunningStage = (typeof DUNNING)[number]['stage']
+
+export type Interval = 'day' | 'week' | 'month' | 'year'
+export type RenewalOutcome = 'succeed' | 'fail'
+
+/** Job kinds this module runs. */
+export const JOBS = {
+  expireIncomplete: 'subscription.expire_incomplete',
+  trialReminder: 'subscription.trial_reminder',
+  periodEnd: 'subscription.period_end',
+  retryInvoice: 'invoice.retry',
+} as const
+
+const CARDS = {
+  succeed: {brand: 'visa', last4: '4242', country: 'DE', funding: 'credit'},
+  fail: {brand: 'visa', last4: '0341', country: 'DE', funding: 'credit'},
+  declined: {brand: 'visa', last4: '0002', country: 'DE', funding: 'credit'},
+}
+
+const LIVE_STATES = new Set<Subscription['status']>(['incomplete', 'trialing', 'active', 'past_due', 'unpaid'])
+const ENDED = new Set<Subscription['status']>(['canceled', 'incomplete_expired'])
+
+// ---------------------------------------------------------------- calendar
+
+/** `t` moved `count` intervals on the UTC calendar; a month end clamps (31 Jan + 1 month = 28/29 Feb). */
+export function addInterval(t: number, interval: Interval, count: number): number {
+  const d = new Date(t * 1000)
+  if (interval === 'day') d.setUTCDate(d.getUTCDate() + count)
+  else if (interval === 'week') d.setUTCDate(d.getUTCDate() + 7 * count)
+  else {
+    const months = interval === 'year' ? 12 * count : count
+    const day = d.getUTCDate()
+    d.setUTCDate(1)
+    d.setUTCMonth(d.getUTCMonth() + months)
+    const last = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 0)).getUTCDate()
+    d.setUTCDate(Math.min(day, last))
+  }
+  return Math.floor(d.getTime() / 1000)
+}
+
+const periodEnd = (b: BillingDoc, cycle: number) => addInterval(b.anchor, b.interval, b.interval_count * (cycle + 1))
+
+// ---------------------------------------------------------------- reads
+
+export function getBilling(gw: Platform, scope: Scope, sub: Subscription): BillingDoc {
+  const doc = gw.storage.all('subscription_billing', scope, sub.id)[0]
+  if (!doc) throw new Error(`subscription ${sub.id} has no billing record`)
+  return doc
+}
+
+/** What a client secret opens: nothing (unknown secret), an ended confirmation, or the incomplete subscription. */
+export function subscriptionForClientSecret(gw: Platform, secret: string): {state: 'unknown'} | {state: 'ended'} | {state: 'open'; scope: Scope; sub: Subscription} {
+  const found = gw.storage.find('subscription_billing', secret.split('_secret_')[0])
+  const a = Buffer.from(found?.doc.client_secret ?? '')
+  const b = Buffer.from(secret)
+  if (!found || a.length !== b.length || !timingSafeEqual(a, b)) return {state: 'unknown'}
+  const sub = gw.storage.get('subscription', found.scope, found.doc.subscription)
+  return sub?.status === 'incomplete' ? {state: 'open', scope: found.scope, sub} : {state: 'ended'}
+}
+
+export const requireSubscription = (gw: Platform, scope: Scope, id: string) => requireDoc(gw, 'subscription', scope, id, 'subscription', 'subscription_not_found')
 
 /**
- * Applies the subscription moves that time makes (spec: States): a cancel at period end takes effect
- * once `current_period_end` passes, and a first payment unconfirmed for 23 hours expires the subscription.
+ * The merchant API's view: while the first payment is open it carries the client secret and the
+ * gateway's page that confirms it (the stand-in for the platform's browser script).
  */
-export function settleSubscriptions(gw: Platform, scope: Scope): void {
-  const now = gw.now()
-  gw.storage.transaction(() => {
-    for (const sub of gw.storage.all('subscription', scope)) {
-      if (sub.cancel_at_period_end && sub.status !== 'canceled' && sub.status !== 'incomplete_expired' && now >= sub.current_period_end) {
-        gw.emit(scope, 'subscription.deleted', gw.storage.save({...sub, status: 'canceled'}))
-      } else if (sub.status === 'incomplete' && now >= sub.created + FIRST_PAYMENT_SECONDS) {
-        gw.emit(scope, 'subscription.updated', gw.storage.save({...sub, status: 'incomplete_expired'}))
-      }
-    }
-  })
+export function subscriptionView(gw: Platform, scope: Scope, sub: Subscription): Subscription {
+  if (sub.status !== 'incomplete') return sub
+  const secret = getBilling(gw, scope, sub).client_secret
+  return {...sub, client_secret: secret, confirmation_url: `${gw.baseUrl}/subscriptions/confirm?client_secret=${encodeURIComponent(secret)}`}
 }
 
-export function listSubscriptions(gw: Platform, scope: Scope, page: {limit: number; offset: number}): RawPage {
-  settleSubscriptions(gw, scope)
-  return gw.storage.pageRaw('subscription', scope, page)
+// ---------------------------------------------------------------- create
+
+export interface Plan {
+  price_id: string | null
+  unit_amount: number
+  currency: string
+  interval: Interval
+  interval_count: number
+  trial_period_days: number | null
 }
 
-/** Creates a subscription already moved to `status`, with its customer and, when active in live, its paid first invoice. */
-export function createSubscription(gw: Platform, scope: Scope, input: SubscriptionInput): SubscriptionDoc {
-  const now = gw.now()
-  const plan = billingPlan(gw, scope, input)
-  if (input.trial_days !== undefined && input.status !== 'trialing') {
-    throw invalid('parameter_invalid', 'trial_days needs status trialing', 'trial_days')
+/** The recurring price a subscription bills: 404 `price_not_found`, 400 for a one-time price, 409 when archived. */
+export function planOfPrice(gw: Platform, scope: Scope, priceId: string): Plan {
+  const price = gw.storage.get('price', scope, priceId)
+  if (!price) throw notFound('price', priceId, 'price_not_found', 'price_id')
+  if (price.type !== 'recurring' || !price.recurring) throw invalid('price_not_recurring', `Price ${priceId} is one-time; a subscription needs a recurring price`, 'price_id')
+  if (!price.active) throw conflict('price_unavailable', `Price ${priceId} is archived`, 'price_id')
+  const recurring = price.recurring as {interval: Interval; interval_count?: number; trial_period_days?: number | null}
+  return {
+    price_id: price.id,
+    unit_amount: price.unit_amount,
+    currency: price.currency,
+    interval: recurring.interval,
+    interval_count: recurring.interval_count ?? 1,
+    trial_period_days: recurring.trial_period_days ?? null,
   }
-  const trialEnd = input.status === 'trialing' ? now + (input.trial_days ?? DEFAULT_TRIAL_DAYS) * DAY : null
+}
 
-  const customer: CustomerDoc = {...stamp(gw, scope, 'customer', newId('cus', 14), now), name: input.customer_name, email: input.customer_email}
-  gw.storage.insert('customer', scope, customer, {created: now})
+export interface NewSubscription {
+  plan: Plan
+  customer?: string
+  customer_name?: string
+  customer_email?: string
+  quantity: number
+  trial_days?: number
+  metadata?: Record<string, string>
+}
 
-  const sub: SubscriptionDoc = {
+/**
+ * A new subscription, `incomplete` until its first payment (or, with a trial, its card) is confirmed
+ * with the client secret; `subscription.created` at once (spec). It expires 23 hours later unless confirmed.
+ */
+export function createSubscription(gw: Platform, scope: Scope, input: NewSubscription): Subscription {
+  const merchant = gw.merchant(scope.merchant)
+  if (merchant && merchant.status !== 'active') throw conflict('merchant_not_ready', `Merchant ${merchant.id} is ${merchant.status}; it cannot bill yet`)
+  const now = gw.now()
+  const {plan} = input
+  const customer = resolveCustomer(gw, scope, input)
+  const trialDays = input.trial_days ?? plan.trial_period_days ?? undefined
+  const trialEnd = trialDays === undefined ? null : now + trialDays * DAY
+  const anchor = trialEnd ?? now
+  const intent = newId(trialEnd === null ? 'pi' : 'seti', 24)
+
+  const sub: Subscription = {
     ...stamp(gw, scope, 'subscription', newId('sub', 24), now),
     status: 'incomplete',
     customer: customer.id,
@@ -73,77 +178,322 @@ export function createSubscription(gw: Platform, scope: Scope, input: Subscripti
     currency: plan.currency,
     amount: plan.unit_amount * input.quantity,
     current_period_start: now,
-    current_period_end: trialEnd ?? addInterval(now, plan.interval, plan.interval_count),
+    current_period_end: trialEnd ?? addInterval(anchor, plan.interval, plan.interval_count),
     latest_invoice: null,
     intent_type: trialEnd === null ? 'payment' : 'setup',
     trial_end: trialEnd,
     cancel_at_period_end: false,
+    canceled_at: null,
+    metadata: input.metadata ?? {},
   }
   gw.storage.insert('subscription', scope, sub, {created: now})
+  const billing: BillingDoc = {
+    id: intent,
+    object: 'subscription_billing',
+    subscription: sub.id,
+    client_secret: `${intent}_secret_${randomText(24)}`,
+    interval: plan.interval,
+    interval_count: plan.interval_count,
+    anchor,
+    // A trial's period is cycle -1: the first paid period (cycle 0) starts when it ends.
+    cycle: trialEnd === null ? 0 : -1,
+    renewals: 'succeed',
+    card: null,
+  }
+  gw.storage.insert('subscription_billing', scope, billing, {parent: sub.id, created: now})
   gw.emit(scope, 'subscription.created', sub)
-  if (input.status === 'incomplete') return sub
+  gw.scheduler.schedule(scope, JOBS.expireIncomplete, sub.id, now + FIRST_PAYMENT_SECONDS)
+  return sub
+}
 
-  let confirmed: SubscriptionDoc = gw.storage.save({...sub, status: input.status})
-  if (input.status === 'active' && scope.env === 'live') {
-    const invoice = createInvoice(gw, scope, {
-      subscription: confirmed,
+// ---------------------------------------------------------------- invoices and charges
+
+/** One charge attempt on an invoice with the stored card: a payment row either way. */
+function attemptCharge(gw: Platform, scope: Scope, invoice: Invoice, customer: CustomerDoc | undefined, outcome: 'paid' | 'declined', card: BillingDoc['card']): {invoice: Invoice; payment: PaymentDoc} {
+  const now = gw.now()
+  const paid = outcome === 'paid'
+  const payment = recordPayment(
+    gw,
+    scope,
+    {
+      status: paid ? 'succeeded' : 'failed',
+      amount: invoice.amount_due,
+      currency: invoice.currency,
+      created: now,
+      ...(paid ? {} : {fee: noFee(invoice.currency)}),
+      invoice_id: invoice.id,
+      customer: {id: customer?.id ?? null, name: customer?.name ?? null, email: customer?.email ?? null},
+      card: card ?? (paid ? CARDS.succeed : CARDS.declined),
+      description: invoice.subscription ? `Subscription ${invoice.subscription}` : null,
+      reference: invoice.id,
+      source: 'invoice',
+      failure_code: paid ? null : 'card_declined',
+      failure_message: paid ? null : 'Your card was declined.',
+      succeeded_at: paid ? now : null,
+    },
+    invoice.id,
+  )
+  const next: Invoice = {
+    ...invoice,
+    attempt_count: (invoice.attempt_count ?? 0) + 1,
+    payment: payment.id,
+    ...(paid ? {status: 'paid' as const, amount_paid: invoice.amount_due, next_payment_attempt: null} : {}),
+  }
+  gw.storage.save(next)
+  return {invoice: next, payment}
+}
+
+const paymentEvent = (p: PaymentDoc) => paymentView(p)
+
+function saveSubscription(gw: Platform, scope: Scope, sub: Subscription, type: 'subscription.updated' | 'subscription.deleted' = 'subscription.updated'): Subscription {
+  gw.storage.save(sub)
+  gw.emit(scope, type, sub)
+  return sub
+}
+
+// ---------------------------------------------------------------- confirmation
+
+export interface Confirmation {
+  outcome: 'paid' | 'declined'
+  /** How later renewal charges go; default `succeed`. */
+  renewals?: RenewalOutcome
+}
+
+/**
+ * The buyer confirms the client secret (hosted page or admin helper). Paid: the first invoice is paid
+ * and the subscription `active`, or with a trial only the card is stored and it is `trialing` after a
+ * zero invoice (spec: the same events). Declined: a failed payment on the first invoice
+ * (`invoice.payment_failed`); it stays `incomplete` and may be confirmed again until it expires.
+ */
+export function confirmSubscription(gw: Platform, scope: Scope, id: string, input: Confirmation): {subscription: Subscription; invoice: Invoice | null; payment: unknown} {
+  let sub = requireSubscription(gw, scope, id)
+  if (sub.status !== 'incomplete') {
+    throw conflict('subscription_not_incomplete', `Subscription ${id} is ${sub.status}; only an incomplete subscription can be confirmed`)
+  }
+  const billing = getBilling(gw, scope, sub)
+  const customer = gw.storage.get('customer', scope, sub.customer)
+  const trial = sub.intent_type === 'setup'
+
+  if (input.outcome === 'declined' && trial) return {subscription: subscriptionView(gw, scope, sub), invoice: null, payment: null}
+
+  let invoice = sub.latest_invoice ? gw.storage.get('invoice', scope, sub.latest_invoice) : undefined
+  if (!invoice) {
+    invoice = createInvoice(gw, scope, {
+      subscription: sub,
       customer: sub.customer,
-      amount: sub.amount,
+      amount: trial ? 0 : sub.amount,
       currency: sub.currency,
-      status: 'paid',
+      status: 'open',
       period_start: sub.current_period_start,
       period_end: sub.current_period_end,
+      billing_reason: 'subscription_create',
     })
-    confirmed = {...confirmed, latest_invoice: invoice.id}
+    sub = {...sub, latest_invoice: invoice.id}
   }
-  gw.emit(scope, input.status === 'canceled' ? 'subscription.deleted' : 'subscription.updated', confirmed)
-  return confirmed
+
+  if (input.outcome === 'declined') {
+    const {invoice: failed, payment} = attemptCharge(gw, scope, invoice, customer, 'declined', null)
+    gw.emit(scope, 'payment.failed', paymentEvent(payment))
+    gw.emit(scope, 'invoice.payment_failed', failed)
+    return {subscription: subscriptionView(gw, scope, sub), invoice: failed, payment: paymentEvent(payment)}
+  }
+
+  const card = CARDS[input.renewals ?? 'succeed']
+  gw.storage.save({...billing, renewals: input.renewals ?? 'succeed', card})
+  let payment: PaymentDoc | null = null
+  if (trial) {
+    invoice = {...invoice, status: 'paid', attempt_count: 1}
+    gw.storage.save(invoice)
+  } else {
+    ;({invoice, payment} = attemptCharge(gw, scope, invoice, customer, 'paid', card))
+    gw.emit(scope, 'payment.succeeded', paymentEvent(payment))
+  }
+  emitPaid(gw, scope, invoice)
+  sub = saveSubscription(gw, scope, {...sub, status: trial ? 'trialing' : 'active'})
+  gw.scheduler.cancel(sub.id, JOBS.expireIncomplete)
+  gw.scheduler.schedule(scope, JOBS.periodEnd, sub.id, sub.current_period_end)
+  if (trial && sub.trial_end !== null) {
+    const remindAt = sub.trial_end - TRIAL_REMINDER_SECONDS
+    // A trial shorter than the reminder's lead time is reminded of at once.
+    if (remindAt <= gw.now()) gw.emit(scope, 'customer.subscription.trial_will_end', sub)
+    else gw.scheduler.schedule(scope, JOBS.trialReminder, sub.id, remindAt)
+  }
+  return {subscription: sub, invoice, payment: payment && paymentEvent(payment)}
 }
 
-/** Amount and recurrence: the recurring price's when `price_id` is given, otherwise the body's. */
-function billingPlan(gw: Platform, scope: Scope, input: SubscriptionInput) {
-  if (input.price_id === undefined) {
-    return {price_id: null, unit_amount: input.amount ?? 1500, currency: input.currency ?? 'eur', interval: input.interval, interval_count: 1}
-  }
-  const price = gw.storage.get('price', scope, input.price_id)
-  if (!price) throw notFound('price', input.price_id, 'price_not_found', 'price_id')
-  if (price.type !== 'recurring' || !price.recurring) throw invalid('price_not_recurring', 'A subscription needs a recurring price', 'price_id')
-  if (input.amount !== undefined && input.amount !== price.unit_amount) throw invalid('amount_mismatch', 'amount differs from the price', 'amount')
-  if (input.currency !== undefined && input.currency !== price.currency) throw invalid('currency_mismatch', 'currency differs from the price', 'currency')
-  return {
-    price_id: price.id,
-    unit_amount: price.unit_amount,
-    currency: price.currency,
-    interval: price.recurring.interval as Interval,
-    interval_count: price.recurring.interval_count,
-  }
+/** Changes how later renewal charges of a confirmed subscription go (the admin helper's card swap). */
+export function setRenewalOutcome(gw: Platform, scope: Scope, id: string, renewals: RenewalOutcome): Subscription {
+  const sub = requireSubscription(gw, scope, id)
+  const billing = getBilling(gw, scope, sub)
+  gw.storage.save({...billing, renewals, card: CARDS[renewals]})
+  return sub
 }
 
-/** Unix seconds `count` intervals after `t`, by the calendar (a month from 31 January is 3 March, as Date does). */
-function addInterval(t: number, interval: Interval, count: number): number {
-  const d = new Date(t * 1000)
-  if (interval === 'day') d.setUTCDate(d.getUTCDate() + count)
-  if (interval === 'week') d.setUTCDate(d.getUTCDate() + 7 * count)
-  if (interval === 'month') d.setUTCMonth(d.getUTCMonth() + count)
-  if (interval === 'year') d.setUTCFullYear(d.getUTCFullYear() + count)
-  return Math.floor(d.getTime() / 1000)
-}
+// ---------------------------------------------------------------- cancel
 
-/** Cancels now (`subscription.deleted`) or at period end (`subscription.updated`); a second cancel is a 409. */
-export function cancelSubscription(gw: Platform, scope: Scope, id: string, atPeriodEnd: boolean): SubscriptionDoc {
-  settleSubscriptions(gw, scope)
-  const sub = gw.storage.get('subscription', scope, id)
-  if (!sub) throw notFound('subscription', id, 'subscription_not_found')
-  if (sub.status === 'canceled' || sub.status === 'incomplete_expired') {
-    throw conflict('subscription_already_canceled', `Subscription ${id} has already ended (${sub.status})`)
-  }
-  if (atPeriodEnd) {
+/**
+ * Cancels now (`subscription.deleted`, no further invoices) or at period end (`subscription.updated`,
+ * then `canceled` when the period ends). An incomplete or unpaid subscription has no period to finish,
+ * so it ends now either way. A second cancel is 409 `subscription_already_canceled`.
+ */
+export function cancelSubscription(gw: Platform, scope: Scope, id: string, atPeriodEnd: boolean): Subscription {
+  const sub = requireSubscription(gw, scope, id)
+  if (ENDED.has(sub.status)) throw conflict('subscription_already_canceled', `Subscription ${id} has already ended (${sub.status})`)
+  if (atPeriodEnd && sub.status !== 'incomplete' && sub.status !== 'unpaid') {
     if (sub.cancel_at_period_end) return sub
-    const scheduled = gw.storage.save({...sub, cancel_at_period_end: true})
-    gw.emit(scope, 'subscription.updated', scheduled)
-    return scheduled
+    return saveSubscription(gw, scope, {...sub, cancel_at_period_end: true})
   }
-  const canceled = gw.storage.save({...sub, status: 'canceled'})
-  gw.emit(scope, 'subscription.deleted', canceled)
-  return canceled
+  gw.scheduler.cancel(sub.id)
+  return saveSubscription(gw, scope, {...sub, status: 'canceled', canceled_at: gw.now(), cancel_at_period_end: false}, 'subscription.deleted')
+}
+
+// ---------------------------------------------------------------- time-driven moves (jobs)
+
+/** 23 hours without confirmation: `incomplete_expired` (spec), with `subscription.updated`. */
+function expireIncomplete(gw: Platform, scope: Scope, job: Job) {
+  const sub = gw.storage.get('subscription', scope, job.ref)
+  if (sub?.status !== 'incomplete') return
+  gw.scheduler.cancel(sub.id)
+  saveSubscription(gw, scope, {...sub, status: 'incomplete_expired'})
+}
+
+function trialReminder(gw: Platform, scope: Scope, job: Job) {
+  const sub = gw.storage.get('subscription', scope, job.ref)
+  if (sub?.status !== 'trialing' || sub.trial_end === null || sub.trial_end - TRIAL_REMINDER_SECONDS !== job.due) return
+  gw.emit(scope, 'customer.subscription.trial_will_end', sub)
+}
+
+/**
+ * The end of a period: a pending cancel takes effect; otherwise the next period starts with a new
+ * invoice charged to the stored card (a trial's end is its first charge). A failed charge starts dunning.
+ */
+function periodEndJob(gw: Platform, scope: Scope, job: Job) {
+  const sub = gw.storage.get('subscription', scope, job.ref)
+  if (!sub || sub.current_period_end !== job.due || !LIVE_STATES.has(sub.status) || sub.status === 'incomplete' || sub.status === 'unpaid') return
+  if (sub.cancel_at_period_end) {
+    gw.scheduler.cancel(sub.id)
+    saveSubscription(gw, scope, {...sub, status: 'canceled', canceled_at: gw.now(), cancel_at_period_end: false}, 'subscription.deleted')
+    return
+  }
+  const billing = getBilling(gw, scope, sub)
+  const cycle = billing.cycle + 1
+  const start = sub.current_period_end
+  const end = periodEnd(billing, cycle)
+  gw.storage.save({...billing, cycle})
+  let next: Subscription = {...sub, current_period_start: start, current_period_end: end}
+  gw.storage.save(next)
+  const invoice = createInvoice(gw, scope, {
+    subscription: next,
+    customer: sub.customer,
+    amount: sub.amount,
+    currency: sub.currency,
+    status: 'open',
+    period_start: start,
+    period_end: end,
+    billing_reason: 'subscription_cycle',
+  })
+  next = {...next, latest_invoice: invoice.id}
+  gw.scheduler.schedule(scope, JOBS.periodEnd, sub.id, end)
+  const result = chargeRenewal(gw, scope, next, billing, invoice, 0)
+  // A paid renewal still moved the period (and may end a trial): the merchant hears of the change.
+  if (result.status === next.status) saveSubscription(gw, scope, next)
+  else saveSubscription(gw, scope, {...next, status: result.status})
+}
+
+/**
+ * Charges an open invoice at dunning step `step` (0 = the renewal itself). Paid: `invoice.paid`; the
+ * subscription is active again if no other invoice is in dunning. Failed: `invoice.payment_failed` at
+ * this stage and the next retry scheduled; after the final stage the subscription is `unpaid`.
+ */
+function chargeRenewal(gw: Platform, scope: Scope, sub: Subscription, billing: BillingDoc, invoice: Invoice, step: number): {status: Subscription['status']} {
+  const customer = gw.storage.get('customer', scope, sub.customer)
+  const outcome = billing.renewals === 'succeed' ? 'paid' : 'declined'
+  const {invoice: charged, payment} = attemptCharge(gw, scope, invoice, customer, outcome, billing.card)
+  if (outcome === 'paid') {
+    gw.emit(scope, 'payment.succeeded', paymentEvent(payment))
+    emitPaid(gw, scope, charged)
+    return {status: inDunning(gw, scope, sub, charged.id) ? 'past_due' : 'active'}
+  }
+  const stage = DUNNING[step]
+  const retry = DUNNING[step + 1]
+  const failed: Invoice = {...charged, dunning_stage: stage.stage, next_payment_attempt: retry ? invoice.created + retry.after : null}
+  gw.storage.save(failed)
+  gw.emit(scope, 'payment.failed', paymentEvent(payment))
+  gw.emit(scope, 'invoice.payment_failed', failed)
+  if (retry) {
+    gw.scheduler.schedule(scope, JOBS.retryInvoice, invoice.id, failed.next_payment_attempt!)
+    return {status: 'past_due'}
+  }
+  // Retries exhausted: frozen, no further periods or retries.
+  gw.scheduler.cancel(sub.id)
+  for (const other of gw.storage.all('invoice', scope, sub.id)) gw.scheduler.cancel(other.id)
+  return {status: 'unpaid'}
+}
+
+/** Whether another invoice of the subscription than `except` still awaits a dunning retry. */
+function inDunning(gw: Platform, scope: Scope, sub: Subscription, except: string): boolean {
+  return gw.storage.all('invoice', scope, sub.id).some((i) => i.id !== except && i.status === 'open' && i.next_payment_attempt !== null)
+}
+
+function retryInvoice(gw: Platform, scope: Scope, job: Job) {
+  const invoice = gw.storage.get('invoice', scope, job.ref)
+  if (!invoice || invoice.status !== 'open' || invoice.next_payment_attempt !== job.due || !invoice.subscription) return
+  const sub = gw.storage.get('subscription', scope, invoice.subscription)
+  if (sub?.status !== 'past_due') return
+  const step = DUNNING.findIndex((d) => d.stage === invoice.dunning_stage) + 1
+  const result = chargeRenewal(gw, scope, sub, getBilling(gw, scope, sub), invoice, step)
+  if (result.status !== sub.status) saveSubscription(gw, scope, {...sub, status: result.status})
+}
+
+/** The scheduler handlers of this module, by job kind. */
+export function subscriptionJobs(gw: Platform): Record<string, (job: Job) => void> {
+  const scoped = (fn: (gw: Platform, scope: Scope, job: Job) => void) => (job: Job) => fn(gw, {merchant: job.merchant, env: job.env}, job)
+  return {
+    [JOBS.expireIncomplete]: scoped(expireIncomplete),
+    [JOBS.trialReminder]: scoped(trialReminder),
+    [JOBS.periodEnd]: scoped(periodEndJob),
+    [JOBS.retryInvoice]: scoped(retryInvoice),
+  }
+}
+
+// ---------------------------------------------------------------- fixtures (admin helper, seeder)
+
+type FixtureInput = z.output<typeof admin.adminSubscriptionCreate>
+
+/**
+ * The admin helper's subscription: a price's plan, or a bare amount and interval; moved to `status`
+ * through the real transitions where there are some (confirm for trialing and active), set directly for
+ * the states only time reaches. `trial_days` needs `trialing` (default 14 days).
+ */
+export function subscriptionFixture(gw: Platform, scope: Scope, input: FixtureInput): Subscription {
+  if (input.trial_days !== undefined && input.status !== 'trialing') throw invalid('parameter_invalid', 'trial_days needs status trialing', 'trial_days')
+  const plan: Plan =
+    input.price_id === undefined
+      ? {price_id: null, unit_amount: input.amount ?? 1500, currency: input.currency ?? 'eur', interval: input.interval, interval_count: 1, trial_period_days: null}
+      : planOfPrice(gw, scope, input.price_id)
+  if (input.price_id !== undefined && input.amount !== undefined && input.amount !== plan.unit_amount) throw invalid('amount_mismatch', 'amount differs from the price', 'amount')
+  if (input.price_id !== undefined && input.currency !== undefined && input.currency !== plan.currency) throw invalid('currency_mismatch', 'currency differs from the price', 'currency')
+  const sub = createSubscription(gw, scope, {
+    plan: {...plan, trial_period_days: null},
+    quantity: input.quantity,
+    customer_name: input.customer_name,
+    customer_email: input.customer_email,
+    trial_days: input.status === 'trialing' ? (input.trial_days ?? 14) : undefined,
+  })
+  if (input.status === 'incomplete') return sub
+  if (input.status === 'trialing' || input.status === 'active') return confirmSubscription(gw, scope, sub.id, {outcome: 'paid'}).subscription
+  if (input.status === 'canceled') return cancelSubscription(gw, scope, sub.id, false)
+  gw.scheduler.cancel(sub.id)
+  if (input.status === 'past_due') gw.scheduler.schedule(scope, JOBS.periodEnd, sub.id, sub.current_period_end)
+  return saveSubscription(gw, scope, {...sub, status: input.status})
+}
+
+/** A page of subscriptions as stored (the App API); the merchant API shows each through `subscriptionView`. */
+export const listSubscriptions = (gw: Platform, scope: Scope, page: {limit: number; offset: number}) => gw.storage.pageRaw('subscription', scope, page)
+
+/** A subscription's pending work on the clock (its own and its invoices' retries), soonest first. */
+export function subscriptionSchedule(gw: Platform, scope: Scope, id: string) {
+  const invoices = gw.storage.all('invoice', scope, id).map((i) => i.id)
+  const data = gw.scheduler.pending([id, ...invoices]).map((j) => ({object: 'scheduled_job' as const, kind: j.kind, ref: j.ref, due: j.due}))
+  return {object: 'list' as const, has_more: false, data}
 }

@@ -1,8 +1,9 @@
 /**
  * Webhook endpoints (spec: Events; set up through the admin API here): per merchant and mode, each
  * selecting event types (`*`, `prefix.*` or one type, see events.ts). The signing secret is shown in full
- * once, when created; lists mask it. Deleting an endpoint stops its pending deliveries. Delivery itself
- * (signing, retries on the gateway clock) is webhooks.ts.
+ * once, when created; lists mask it. Deleting an endpoint stops its pending deliveries. An endpoint may
+ * belong to an installed app (`installation`): it then gets only what the app's scopes may read.
+ * Delivery itself (signing, retries on the gateway clock) is webhooks.ts.
  */
 import type {z} from 'zod'
 
@@ -15,6 +16,13 @@ import {requireMerchant} from './merchants.js'
 
 export function createWebhookEndpoint(gw: Platform, body: z.output<typeof adminWebhookEndpointCreate>): WebhookEndpointDoc {
   requireMerchant(gw, body.merchant)
+  if (body.installation !== undefined) {
+    // An app's endpoint belongs to an installation of this merchant and environment.
+    const inst = gw.storage.credentials.byId(body.installation)
+    if (inst?.kind !== 'installation' || inst.merchant !== body.merchant || inst.env !== body.env) {
+      throw notFound('installation of this merchant and environment', body.installation, 'resource_missing', 'installation')
+    }
+  }
   return gw.webhooks.create(body)
 }
 
@@ -23,7 +31,7 @@ export function listWebhookEndpoints(gw: Platform, merchant: string) {
   return {object: 'list' as const, has_more: false, data}
 }
 
-function requireEndpoint(gw: Platform, id: string): WebhookEndpointDoc {
+export function requireEndpoint(gw: Platform, id: string): WebhookEndpointDoc {
   const endpoint = gw.webhooks.get(id)
   if (!endpoint) throw notFound('webhook endpoint', id)
   return endpoint

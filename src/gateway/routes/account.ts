@@ -11,7 +11,6 @@ import {listInvoices, requireInvoice} from '../domain/invoices.js'
 import {merchantView} from '../domain/merchants.js'
 import {listPayments, listRefundedPayments, paymentView, requirePayment} from '../domain/payments.js'
 import {createLink, requireLink, updateLink} from '../domain/subscription-links.js'
-import {listSubscriptions} from '../domain/subscriptions.js'
 import {notFound} from '../errors.js'
 
 export const accountHandlers = {
@@ -31,7 +30,6 @@ export const accountHandlers = {
   'balance.retrieve': ({gw, scope}) => balance(gw, scope),
   'invoices.list': ({gw, scope, query}) => rawList(listInvoices(gw, scope, query)),
   'invoices.retrieve': ({gw, scope, params}) => requireInvoice(gw, scope, params.id),
-  'subscriptions.list': ({gw, scope, query}) => rawList(listSubscriptions(gw, scope, query)),
   'analytics.summary': ({gw, scope, query}) => analyticsSummary(gw, scope, query.days),
 
   'subscriptionLinks.list': storedList('subscription_link'),

@@ -8,14 +8,14 @@ import {advanceClock, clockView} from '../domain/clock.js'
 import {createInstallation, createSecretKey, revokeCredential} from '../domain/credentials.js'
 import {disputePayment} from '../domain/disputes.js'
 import {requireFault} from '../domain/faults.js'
-import {listEvents} from '../domain/events.js'
+import {listEvents, resendEvent} from '../domain/events.js'
 import {completeSession, expireOpenSession, findSession} from '../domain/checkout.js'
 import {issueInvoice} from '../domain/invoices.js'
 import {adminMerchantView, createMerchant, requireMerchant, resetSandbox} from '../domain/merchants.js'
 import {createPayout} from '../domain/payouts.js'
 import {refundPayment} from '../domain/refunds.js'
 import {findDoc} from '../domain/shared.js'
-import {cancelSubscription, createSubscription} from '../domain/subscriptions.js'
+import {cancelSubscription, confirmSubscription, setRenewalOutcome, subscriptionFixture, subscriptionSchedule} from '../domain/subscriptions.js'
 import {createWebhookEndpoint, deleteWebhookEndpoint, listWebhookEndpoints, webhookDeliveries} from '../domain/webhook-endpoints.js'
 import {notFound} from '../errors.js'
 import type {Platform} from '../platform.js'
@@ -26,6 +26,9 @@ function scopeOf(gw: Platform, body: {merchant: string; env: Scope['env']}): Sco
   requireMerchant(gw, body.merchant)
   return {merchant: body.merchant, env: body.env}
 }
+
+/** Where a subscription named by a path id lives (admin calls carry no credential). */
+const subscriptionScope = (gw: Platform, id: string) => findDoc(gw, 'subscription', id, 'subscription', 'subscription_not_found').scope
 
 function sessionById(gw: Platform, id: string) {
   const found = findSession(gw, id)
@@ -43,9 +46,10 @@ export const adminHandlers: AdminHandlers = {
   'keys.revoke': ({gw, params}) => revokeCredential(gw, 'secret_key', params.id),
 
   'clock.retrieve': ({gw}) => clockView(gw),
-  'clock.advance': ({gw, body}) => advanceClock(gw, body.advance_seconds),
+  'clock.advance': ({gw, body}) => advanceClock(gw, body),
   'sandbox.reset': ({gw, body}) => resetSandbox(gw, body.merchant),
   'events.list': ({gw, query}) => listEvents(gw, {merchant: query.merchant, env: query.env}, query),
+  'events.resend': ({gw, params, body}) => resendEvent(gw, params.id, body.endpoint),
 
   'webhookEndpoints.create': ({gw, body}) => createWebhookEndpoint(gw, body),
   'webhookEndpoints.list': ({gw, query}) => listWebhookEndpoints(gw, query.merchant),
@@ -71,11 +75,11 @@ export const adminHandlers: AdminHandlers = {
   },
   'payouts.create': ({gw, body}) => createPayout(gw, scopeOf(gw, body), body),
   'invoices.create': ({gw, body}) => issueInvoice(gw, scopeOf(gw, body), body),
-  'subscriptions.create': ({gw, body}) => createSubscription(gw, scopeOf(gw, body), body),
-  'subscriptions.cancel': ({gw, params, body}) => {
-    const {scope} = findDoc(gw, 'subscription', params.id, 'subscription', 'subscription_not_found')
-    return cancelSubscription(gw, scope, params.id, body.at_period_end)
-  },
+  'subscriptions.create': ({gw, body}) => subscriptionFixture(gw, scopeOf(gw, body), body),
+  'subscriptions.cancel': ({gw, params, body}) => cancelSubscription(gw, subscriptionScope(gw, params.id), params.id, body.at_period_end),
+  'subscriptions.confirm': ({gw, params, body}) => confirmSubscription(gw, subscriptionScope(gw, params.id), params.id, body),
+  'subscriptions.renewals': ({gw, params, body}) => setRenewalOutcome(gw, subscriptionScope(gw, params.id), params.id, body.outcome),
+  'subscriptions.schedule': ({gw, params}) => subscriptionSchedule(gw, subscriptionScope(gw, params.id), params.id),
 
   'faults.create': ({gw, body}) => {
     if (body.merchant) requireMerchant(gw, body.merchant)

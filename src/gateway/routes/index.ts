@@ -1,6 +1,11 @@
 /** Every handler of the endpoint table, merged into one object that must cover the table (`Handlers`). */
 import type {Handlers} from '../app.js'
+import {EXPIRE_SESSION_JOB, expireSessionJob} from '../domain/checkout.js'
+import {subscriptionJobs} from '../domain/subscriptions.js'
+import type {Platform} from '../platform.js'
+import type {Job} from '../storage/storage.js'
 import {accountHandlers} from './account.js'
+import {billingHandlers} from './billing.js'
 import {catalogHandlers} from './catalog.js'
 import {commerceHandlers} from './commerce.js'
 
@@ -8,6 +13,15 @@ export const handlers: Handlers = {
   ...catalogHandlers,
   ...commerceHandlers,
   ...accountHandlers,
+  ...billingHandlers,
 }
 
 export {adminHandlers} from './admin.js'
+
+/** What each kind of scheduled job does, bound to the platform (see scheduler.ts). */
+export function jobHandlers(platform: Platform): Record<string, (job: Job) => void> {
+  return {
+    ...subscriptionJobs(platform),
+    [EXPIRE_SESSION_JOB]: (job) => expireSessionJob(platform, job),
+  }
+}

@@ -8,7 +8,7 @@ import {insertDispute} from '../domain/disputes.js'
 import {recordPayment} from '../domain/payments.js'
 import {createPayout} from '../domain/payouts.js'
 import {insertRefund} from '../domain/refunds.js'
-import {createSubscription} from '../domain/subscriptions.js'
+import {subscriptionFixture} from '../domain/subscriptions.js'
 import type {Platform} from '../platform.js'
 import type {Scope} from '../storage/documents.js'
 
@@ -31,7 +31,7 @@ export function seedAccount(gw: Platform, scope: Scope): void {
   createPayout(gw, scope, {amount: 5000, currency: 'eur', status: 'in_transit'}, now - 3 * DAY)
   recordPayment(gw, scope, {amount: 3900, currency: 'eur', created: now - 1 * DAY, reference: 'order-1005', description: 'Starter kit'})
 
-  createSubscription(gw, scope, {
+  subscriptionFixture(gw, scope, {
     merchant: scope.merchant,
     env: scope.env,
     amount: 1900,

@@ -6,6 +6,7 @@
  */
 import {z} from 'zod'
 
+import * as billing from '../../sdk/schemas/billing.js'
 import * as catalog from '../../sdk/schemas/catalog.js'
 import * as commerce from '../../sdk/schemas/commerce.js'
 import type {Environment} from '../../sdk/schemas/common.js'
@@ -104,15 +105,31 @@ export type InvoiceDoc = Stored<typeof commerce.invoice>
 /** Kind `subscription`. */
 export type SubscriptionDoc = Stored<typeof commerce.subscription>
 
-/** Kind `customer`: the buyer behind a subscription (no API serves customers yet). */
-export interface CustomerDoc {
+/** Kind `customer`: the merchant-side customer a subscription bills (`GET /v1/customers/{id}`). */
+export type CustomerDoc = Stored<typeof billing.customer>
+
+/**
+ * Kind `subscription_billing`, parent its subscription, id its first intent (`pi_…` / `seti_…`): what
+ * the public object does not show — the client secret, the recurrence, how renewal charges will go.
+ */
+export interface BillingDoc {
   id: string
-  object: 'customer'
-  livemode: boolean
-  name: string
-  email: string
-  created: number
+  object: 'subscription_billing'
+  subscription: string
+  client_secret: string
+  interval: 'day' | 'week' | 'month' | 'year'
+  interval_count: number
+  /** Periods are counted from here, so month ends do not drift (31 Jan → 28 Feb → 31 Mar). */
+  anchor: number
+  /** Periods elapsed since the anchor (-1 while a trial runs). */
+  cycle: number
+  renewals: 'succeed' | 'fail'
+  /** Set once the card is stored (confirmation paid). */
+  card: {brand: string; last4: string; country: string; funding: string} | null
 }
+
+/** Kind `fraud_warning`, parent the payment it names when it names one of the merchant's. */
+export type FraudWarningDoc = Stored<typeof billing.fraudWarning>
 
 /** Kind `subscription_link`. */
 export type SubscriptionLinkDoc = Stored<typeof commerce.subscriptionLink>
@@ -144,6 +161,8 @@ export interface Documents {
   invoice: InvoiceDoc
   subscription: SubscriptionDoc
   customer: CustomerDoc
+  subscription_billing: BillingDoc
+  fraud_warning: FraudWarningDoc
   subscription_link: SubscriptionLinkDoc
   event: EventDoc
 }

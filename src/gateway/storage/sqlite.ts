@@ -17,6 +17,8 @@ import type {
   DueDelivery,
   IdempotencyRecord,
   IdempotencyTable,
+  Job,
+  JobTable,
   PageQuery,
   RawPage,
   Storage,
@@ -111,6 +113,17 @@ CREATE TABLE IF NOT EXISTS idempotency (
 );
 -- An uploaded file's bytes belong to its document: deleting the document (a sandbox reset) deletes them.
 CREATE TABLE IF NOT EXISTS file_blobs (id TEXT PRIMARY KEY REFERENCES objects(id) ON DELETE CASCADE, bytes BLOB NOT NULL);
+-- Due work on the clock: renewals, dunning retries, reminders, expiries (scheduler.ts).
+CREATE TABLE IF NOT EXISTS jobs (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  due INTEGER NOT NULL,
+  kind TEXT NOT NULL,
+  merchant TEXT NOT NULL,
+  env TEXT NOT NULL,
+  ref TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS jobs_by_due ON jobs (due, id);
+CREATE INDEX IF NOT EXISTS jobs_by_ref ON jobs (ref, kind);
 `
 
 
@@ -167,6 +180,9 @@ export class SqliteStorage implements Storage {
     this.db.pragma('synchronous = NORMAL')
     this.db.pragma('foreign_keys = ON')
     this.db.exec(SCHEMA)
+    // Databases from before app endpoints existed gain the column.
+    const columns = this.db.prepare<[], {name: string}>('PRAGMA table_info(webhook_endpoints)').all()
+    if (!columns.some((c) => c.name === 'installation')) this.db.exec('ALTER TABLE webhook_endpoints ADD COLUMN installation TEXT')
   }
 
   /** A cached prepared statement. */
@@ -359,6 +375,10 @@ export class SqliteStorage implements Storage {
       ).get(tokenHash)
       return row ? {...row, scopes: JSON.parse(row.scopes) as string[]} : undefined
     },
+    byId: (id) => {
+      const row = this.sql<Omit<CredentialRecord, 'scopes'> & {scopes: string}>('SELECT id, kind, merchant, env, scopes, hint FROM credentials WHERE id = ? AND revoked IS NULL').get(id)
+      return row ? {...row, scopes: JSON.parse(row.scopes) as string[]} : undefined
+    },
   }
 
   readonly idempotency: IdempotencyTable = {
@@ -393,8 +413,9 @@ export class SqliteStorage implements Storage {
         .all(scope.merchant, scope.env)
         .map((row) => endpointRecord(row)!),
     removeEndpoint: (id) => this.sql('DELETE FROM webhook_endpoints WHERE id = ?').run(id).changes > 0,
-    enqueue: (endpoint, event, body) =>
-      this.insertRow('webhook_deliveries', {endpoint, event_id: event.id, event_type: event.type, body, next_attempt: event.created, created: event.created}),
+    enqueue: (endpoint, event, body, at = event.created) =>
+      this.insertRow('webhook_deliveries', {endpoint, event_id: event.id, event_type: event.type, body, next_attempt: at, created: at}),
+    nextDue: () => this.sql<{due: number | null}>('SELECT MIN(next_attempt) AS due FROM webhook_deliveries WHERE next_attempt IS NOT NULL').get()?.due ?? undefined,
     due: (now, limit) =>
       this.sql<DueDelivery>(
         'SELECT id, endpoint, event_id, event_type, body, attempts FROM webhook_deliveries WHERE next_attempt IS NOT NULL AND next_attempt <= ? ORDER BY id LIMIT ?',
@@ -408,6 +429,20 @@ export class SqliteStorage implements Storage {
         `SELECT a.delivery, d.event_id, d.event_type, a.attempt, a.attempted, a.status, a.error, a.next_attempt
          FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery WHERE d.endpoint = ? ORDER BY a.delivery, a.attempt`,
       ).all(endpoint),
+  }
+
+  readonly jobs: JobTable = {
+    insert: (job) => this.insertRow('jobs', {...job}),
+    next: (now) => this.sql<Job>('SELECT * FROM jobs WHERE due <= ? ORDER BY due, id LIMIT 1').get(now),
+    earliest: () => this.sql<{due: number | null}>('SELECT MIN(due) AS due FROM jobs').get()?.due ?? undefined,
+    remove: (id) => {
+      this.sql('DELETE FROM jobs WHERE id = ?').run(id)
+    },
+    cancel: (ref, kind) => {
+      this.sql('DELETE FROM jobs WHERE ref = ? AND (? IS NULL OR kind = ?)').run(ref, kind ?? null, kind ?? null)
+    },
+    pending: (refs) =>
+      refs.length === 0 ? [] : this.sql<Job>(`SELECT * FROM jobs WHERE ref IN (${refs.map(() => '?').join(', ')}) ORDER BY due, id`).all(...refs),
   }
 
   close(): void {

@@ -81,6 +81,8 @@ export interface CredentialTable {
   /** False when no unrevoked credential of that kind has the id. */
   revoke(id: string, kind: CredentialRecord['kind'], at: number): boolean
   byTokenHash(tokenHash: string): CredentialRecord | undefined
+  /** An unrevoked credential by its id (an app's webhook endpoint checks its installation's scopes). */
+  byId(id: string): CredentialRecord | undefined
 }
 
 export interface IdempotencyRecord {
@@ -109,6 +111,8 @@ export interface WebhookEndpointRecord {
   url: string
   events: string[]
   secret: string
+  /** An installed app's endpoint (`inst_…`): it receives only what the app's scopes may read; null for the merchant's own. */
+  installation: string | null
   created: number
 }
 
@@ -141,11 +145,39 @@ export interface WebhookTable {
   endpointsIn(scope: Scope): WebhookEndpointRecord[]
   /** Deletes the endpoint with its pending deliveries and their log. */
   removeEndpoint(id: string): boolean
-  enqueue(endpoint: string, event: {id: string; type: string; created: number}, body: string): void
+  /** Queues a delivery, due at `at` (default: the event's creation). */
+  enqueue(endpoint: string, event: {id: string; type: string; created: number}, body: string, at?: number): void
   due(now: number, limit: number): DueDelivery[]
+  /** When the earliest pending attempt is due; undefined when none is. */
+  nextDue(): number | undefined
   /** Records one attempt and what follows it (the next attempt, or delivered / given up). */
   recordAttempt(delivery: number, attempt: number, at: number, outcome: {status: number | null; error: string | null; next: number | null; delivered: boolean}): void
   attempts(endpoint: string): DeliveryAttempt[]
+}
+
+/** Due work on the clock (see scheduler.ts): one row per job, run once when the clock reaches `due`. */
+export interface Job {
+  id: number
+  /** Clock time (Unix seconds) at which the job is due. */
+  due: number
+  kind: string
+  merchant: string
+  env: Env
+  /** The object the job is about (a subscription id, a session id, an invoice id). */
+  ref: string
+}
+
+export interface JobTable {
+  insert(job: Omit<Job, 'id'>): void
+  /** The soonest job due at or before `now` (ties in insertion order). */
+  next(now: number): Job | undefined
+  /** When the soonest job is due; undefined when none is pending. */
+  earliest(): number | undefined
+  remove(id: number): void
+  /** Drops the pending jobs of `ref` (of one kind, or all). */
+  cancel(ref: string, kind?: string): void
+  /** The pending jobs of these refs, soonest first. */
+  pending(refs: readonly string[]): Job[]
 }
 
 export interface Storage extends DocumentStore {
@@ -162,5 +194,6 @@ export interface Storage extends DocumentStore {
   readonly credentials: CredentialTable
   readonly idempotency: IdempotencyTable
   readonly webhooks: WebhookTable
+  readonly jobs: JobTable
   close(): void
 }

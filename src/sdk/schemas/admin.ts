@@ -5,7 +5,7 @@
 import {z} from 'zod'
 
 import {store} from './catalog.js'
-import {checkoutSession, dispute, order, payment, sandboxRefund} from './commerce.js'
+import {checkoutSession, dispute, invoice, order, payment, sandboxRefund, subscription} from './commerce.js'
 import {amount, currency, environment, scope, timestamp, webUrl} from './common.js'
 
 // ---------------------------------------------------------------- request bodies and queries
@@ -43,9 +43,20 @@ export const adminKeyCreate = z.strictObject({
 export type AdminKeyCreate = z.input<typeof adminKeyCreate>
 export type AdminKeyCreateOut = z.output<typeof adminKeyCreate>
 
-export const adminClockAdvance = z.strictObject({
-  advance_seconds: z.number().int().min(0).max(10 * 365 * 86400),
-})
+/** No cap worth the name: a century, so a jump can never overflow the clock's arithmetic. */
+export const MAX_CLOCK_ADVANCE_SECONDS = 100 * 366 * 86400
+
+/** Moves the clock by `advance_seconds`, or to the Unix time `advance_to` (never backwards); one of the two. */
+export const adminClockAdvance = z
+  .strictObject({
+    advance_seconds: z.number().int().min(0).max(MAX_CLOCK_ADVANCE_SECONDS).optional(),
+    advance_to: z.number().int().min(0).optional(),
+  })
+  .refine((b) => (b.advance_seconds === undefined) !== (b.advance_to === undefined), {
+    message: 'send exactly one of advance_seconds and advance_to',
+    path: ['advance_seconds'],
+    params: {code: 'parameter_missing'},
+  })
 
 export const adminSandboxReset = z.strictObject({merchant: z.string().min(1)})
 
@@ -100,6 +111,22 @@ export const adminSubscriptionCancel = z.strictObject({
   at_period_end: z.boolean().default(true),
 })
 
+/** Plays the buyer on an incomplete subscription's client secret; `renewals: fail` makes later renewal charges decline. */
+export const adminSubscriptionConfirm = z.strictObject({
+  outcome: z.enum(['paid', 'declined']).default('paid'),
+  renewals: z.enum(['succeed', 'fail']).optional(),
+})
+
+/** Swaps the stored card of a confirmed subscription: later renewal charges and dunning retries succeed or fail. */
+export const adminSubscriptionRenewals = z.strictObject({
+  outcome: z.enum(['succeed', 'fail']),
+})
+
+/** `POST /_admin/events/{id}/resend`: to one endpoint, or to every endpoint that selects the event's type. */
+export const adminEventResend = z.strictObject({
+  endpoint: z.string().min(1).optional(),
+})
+
 /** An event type, `*` (every type), or a prefix pattern such as `checkout.session.*`. */
 export const webhookEventPattern = z.string().regex(/^(\*|[a-z0-9_]+(\.[a-z0-9_]+)*(\.\*)?)$/, 'an event type, a prefix pattern ending in .*, or *')
 
@@ -109,6 +136,8 @@ export const adminWebhookEndpointCreate = z.strictObject({
   url: webUrl(/^https?$/),
   events: z.array(webhookEventPattern).min(1).default(['*']),
   secret: z.string().min(8).max(200).optional(),
+  /** An installed app's endpoint (`inst_…` of this merchant and environment): it receives only what the app's scopes may read. */
+  installation: z.string().min(1).optional(),
 })
 export type AdminWebhookEndpointCreate = z.input<typeof adminWebhookEndpointCreate>
 
@@ -212,6 +241,8 @@ export const adminClock = z.looseObject({
   /** The gateway's current time, Unix seconds. */
   now: timestamp,
   offset_seconds: z.number(),
+  /** Scheduled jobs (renewals, dunning, expiries, reminders) run during an advance. */
+  jobs_run: z.number().optional(),
 })
 export type AdminClock = z.output<typeof adminClock>
 
@@ -238,6 +269,8 @@ export const adminWebhookEndpoint = z.looseObject({
   events: z.array(z.string()),
   /** The signing secret: in full when created, masked in lists. */
   secret: z.string(),
+  /** An installed app's endpoint: it receives only the events the app's scopes may read. */
+  installation: z.string().nullable().optional(),
   created: timestamp,
 })
 export type AdminWebhookEndpoint = z.output<typeof adminWebhookEndpoint>
@@ -285,3 +318,19 @@ export type AdminFault = z.output<typeof adminFault>
 
 export const adminFaultDeleted = z.looseObject({id: z.string(), object: z.literal('fault'), deleted: z.literal(true)})
 export const adminFaultsCleared = z.looseObject({object: z.literal('faults_cleared'), deleted: z.number()})
+/** What a subscription confirmation produced: `invoice` and `payment` are null for a declined trial. */
+export const adminSubscriptionConfirmation = z.looseObject({subscription, invoice: invoice.nullable(), payment: payment.nullable()})
+export type AdminSubscriptionConfirmation = z.output<typeof adminSubscriptionConfirmation>
+
+/** A piece of due work on the gateway clock. */
+export const adminScheduledJob = z.looseObject({
+  object: z.literal('scheduled_job'),
+  kind: z.string(),
+  ref: z.string(),
+  /** Clock time at which it runs. */
+  due: timestamp,
+})
+export type AdminScheduledJob = z.output<typeof adminScheduledJob>
+
+export const adminEventResendResult = z.looseObject({object: z.literal('event_resend'), event: z.string(), queued_deliveries: z.number()})
+export type AdminEventResendResult = z.output<typeof adminEventResendResult>

@@ -298,6 +298,16 @@ export const invoice = z.looseObject({
   status: openEnum(['draft', 'open', 'paid', 'void', 'uncollectible']),
   period_start: timestamp,
   period_end: timestamp,
+  /** Why it was issued: the first period, a renewal, or by hand (admin). */
+  billing_reason: openEnum(['subscription_create', 'subscription_cycle', 'manual']).optional(),
+  /** Charge attempts so far. */
+  attempt_count: z.number().optional(),
+  /** Clock time of the next dunning retry, null when none is planned. */
+  next_payment_attempt: timestamp.nullable().optional(),
+  /** The dunning stage the last failed attempt reached (notice, warning, final); null while none failed. */
+  dunning_stage: openEnum(['notice', 'warning', 'final']).nullable().optional(),
+  /** The payment of the latest attempt. */
+  payment: z.string().nullable().optional(),
   created: timestamp,
 })
 export type Invoice = z.infer<typeof invoice>
@@ -319,6 +329,12 @@ export const subscription = z.looseObject({
   intent_type: openEnum(['payment', 'setup']),
   trial_end: timestamp.nullable(),
   cancel_at_period_end: z.boolean(),
+  canceled_at: timestamp.nullable().optional(),
+  /** Secret of the first payment or setup intent; merchant API only, while the subscription is incomplete. */
+  client_secret: z.string().optional(),
+  /** The gateway's page that confirms the client secret (merchant API, while incomplete). */
+  confirmation_url: z.string().optional(),
+  metadata: z.record(z.string(), z.string()).optional(),
   created: timestamp,
 })
 export type Subscription = z.infer<typeof subscription>

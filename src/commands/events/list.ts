@@ -1,0 +1,36 @@
+import {Flags} from '@oclif/core'
+
+import {BaseCommand} from '../../cli/base-command.js'
+import {table} from '../../cli/output.js'
+import {ADMIN_KEY_ENV, adminFlags, gatewayAdmin, requireMerchant} from '../../cli/services/gateway-admin.js'
+
+export default class EventsList extends BaseCommand<typeof EventsList> {
+  static override summary = "The gateway's event log for a merchant and environment, newest first (what webhooks deliver)."
+  static override examples = [
+    '<%= config.bin %> events list --merchant mch_123',
+    '<%= config.bin %> events list --type "invoice.*" --limit 50 --json',
+  ]
+  static override flags = {
+    ...adminFlags,
+    type: Flags.string({description: 'An event type, or a prefix ending in * (e.g. "subscription.*").'}),
+    limit: Flags.integer({char: 'l', min: 1, max: 1000, default: 25, description: 'Events to show (at most 1000).'}),
+  }
+
+  async run() {
+    const merchant = requireMerchant(this.flags.merchant)
+    const adminKey = await this.requireFlag('admin-key', this.flags['admin-key'], {envVar: ADMIN_KEY_ENV, secret: true})
+    const ctx = await this.context()
+    const admin = await gatewayAdmin(ctx.baseUrl, adminKey)
+    const page = await admin.events.list({merchant, env: ctx.env, type: this.flags.type, limit: this.flags.limit})
+    return this.render(page, (p) =>
+      this.log(
+        table(p.data, [
+          {key: 'id'},
+          {key: 'type'},
+          {key: 'object', header: 'OBJECT', get: (e) => String((e.data.object as {id?: unknown}).id ?? '')},
+          {key: 'created', get: (e) => new Date(e.created * 1000).toISOString().replace('.000Z', 'Z')},
+        ]),
+      ),
+    )
+  }
+}

@@ -1,0 +1,47 @@
+import {Args, Flags} from '@oclif/core'
+
+import {BaseCommand} from '../../../cli/base-command.js'
+import {usageError} from '../../../cli/exit-codes.js'
+import {ADMIN_KEY_ENV, adminFlags, gatewayAdmin} from '../../../cli/services/gateway-admin.js'
+
+const UNITS: Record<string, number> = {s: 1, m: 60, h: 3600, d: 86_400, w: 7 * 86_400}
+
+/** `30d`, `12h`, `90m`, `45s`, `2w` or plain seconds, as seconds. */
+export function parseDuration(text: string): number {
+  const m = /^(\d+)([smhdw]?)$/.exec(text.trim())
+  if (!m) throw usageError(`Not a duration: "${text}" (use e.g. 30d, 12h, 90m, 45s, 2w, or seconds)`, 'duration')
+  return Number(m[1]) * UNITS[m[2] || 's']
+}
+
+export default class GatewayClockAdvance extends BaseCommand<typeof GatewayClockAdvance> {
+  static override summary = "Move a running gateway's test clock forward; returns once everything due has happened."
+  static override description = `Renewals, dunning retries, trial reminders, expiries and webhook delivery attempts due up to the new time run in time order before the command returns, each stamped with its own moment on the clock. There is no cap on the jump: a year of monthly renewals is 12 invoices. The clock is global to the gateway.`
+  static override examples = [
+    '<%= config.bin %> gateway clock advance 30d',
+    '<%= config.bin %> gateway clock advance 36h --json',
+    '<%= config.bin %> gateway clock advance --to 2027-01-01T00:00:00Z',
+  ]
+  static override args = {duration: Args.string({description: 'How far: 30d, 12h, 90m, 45s, 2w, or seconds'})}
+  static override flags = {
+    'admin-key': adminFlags['admin-key'],
+    to: Flags.string({description: 'Move to this moment instead (ISO 8601 or Unix seconds); never backwards.'}),
+  }
+
+  async run() {
+    const {duration} = this.args
+    const {to} = this.flags
+    if ((duration === undefined) === (to === undefined)) throw usageError('Give a duration (e.g. 30d) or --to <time>, not both', 'duration')
+    let target: number | undefined
+    if (to !== undefined) {
+      target = /^\d+$/.test(to) ? Number(to) : Math.floor(Date.parse(to) / 1000)
+      if (!Number.isFinite(target)) throw usageError(`--to: not a time: "${to}"`, '--to')
+    }
+    const seconds = duration === undefined ? undefined : parseDuration(duration)
+    const adminKey = await this.requireFlag('admin-key', this.flags['admin-key'], {envVar: ADMIN_KEY_ENV, secret: true})
+    const admin = await gatewayAdmin((await this.context()).baseUrl, adminKey)
+    const spin = this.spinner('Advancing the clock')
+    const clock = target === undefined ? await admin.clock.advance(seconds!) : await admin.clock.advanceTo(target)
+    spin.stop()
+    return this.render(clock, (c) => this.log(`Clock at ${new Date(c.now * 1000).toISOString()} (offset ${c.offset_seconds} s); ${c.jobs_run ?? 0} scheduled job(s) ran`))
+  }
+}

@@ -1,0 +1,71 @@
+/**
+ * The browser side of a subscription's first payment: `GET /subscriptions/confirm?client_secret=…`
+ * shows what the buyer agrees to, and its form confirms the client secret — pay (or, with a trial,
+ * store the card) or decline — through the same `confirmSubscription` as the admin helper. The
+ * client secret authorises exactly this; it stops working once the subscription left `incomplete`.
+ */
+import type {FastifyInstance, FastifyReply, FastifyRequest} from 'fastify'
+
+import type {Subscription} from '../../sdk/schemas/commerce.js'
+import {confirmSubscription, subscriptionForClientSecret} from '../domain/subscriptions.js'
+import {ApiError} from '../errors.js'
+import type {Platform} from '../platform.js'
+
+const esc = (s: unknown) => String(s ?? '').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
+
+function html(reply: FastifyReply, status: number, title: string, body: string) {
+  return reply
+    .code(status)
+    .type('text/html; charset=utf-8')
+    .header('cache-control', 'no-store')
+    .send(`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${esc(title)}</title>
+<style>body{font:16px/1.5 system-ui,sans-serif;max-width:28rem;margin:3rem auto;padding:0 1rem}button{font:inherit;padding:.6rem 1rem;margin-right:.5rem}</style></head>
+<body><h1>${esc(title)}</h1>${body}<p><small>payapp reference gateway — a simulated confirmation; no card is charged.</small></p></body></html>`)
+}
+
+/** The incomplete subscription a client secret opens, or a 404 that leaks nothing (410 once it is no longer incomplete). */
+function load(platform: Platform, request: FastifyRequest) {
+  const secret = (request.query as {client_secret?: unknown}).client_secret
+  const found = typeof secret === 'string' ? subscriptionForClientSecret(platform, secret) : ({state: 'unknown'} as const)
+  if (found.state === 'unknown') throw new ApiError(404, 'not_found', 'resource_missing', 'No such subscription confirmation')
+  if (found.state === 'ended') throw new ApiError(410, 'invalid_state', 'subscription_not_incomplete', 'This subscription no longer awaits confirmation')
+  return {scope: found.scope, sub: found.sub, secret: secret as string}
+}
+
+const price = (sub: Subscription) => `${(sub.amount / 100).toFixed(2)} ${sub.currency.toUpperCase()}`
+
+export function registerHostedSubscription(app: FastifyInstance, platform: Platform): void {
+  void app.register(async (scoped) => {
+    scoped.addContentTypeParser('application/x-www-form-urlencoded', {parseAs: 'string', bodyLimit: 4096}, (_request, body, done) => {
+      done(null, Object.fromEntries(new URLSearchParams(body as string)))
+    })
+    scoped.setErrorHandler((error: Error & {statusCode?: number}, _request, reply) => {
+      const status = error instanceof ApiError ? error.status : 500
+      return html(reply, status, 'Subscription', `<p>${esc(status >= 500 ? 'The gateway failed to show this page; try again.' : error.message)}</p>`)
+    })
+
+    scoped.get('/subscriptions/confirm', async (request, reply) => {
+      const {sub, secret} = load(platform, request)
+      const what = sub.intent_type === 'setup' ? `Start a free trial until ${new Date(sub.trial_end! * 1000).toISOString().slice(0, 10)}, then ${price(sub)}` : `Pay ${price(sub)} now`
+      return html(
+        reply,
+        200,
+        'Confirm your subscription',
+        `<p>${esc(what)} (subscription ${esc(sub.id)}).</p>
+<form method="post" action="/subscriptions/confirm?client_secret=${encodeURIComponent(secret)}">
+<button name="outcome" value="paid">${sub.intent_type === 'setup' ? 'Save test card' : 'Pay with test card'}</button><button name="outcome" value="declined">Decline</button></form>`,
+      )
+    })
+
+    scoped.post('/subscriptions/confirm', async (request, reply) => {
+      const outcome = (request.body as {outcome?: unknown} | undefined)?.outcome === 'declined' ? 'declined' : 'paid'
+      const result = platform.storage.transaction(() => {
+        const {scope, sub} = load(platform, request)
+        return confirmSubscription(platform, scope, sub.id, {outcome})
+      })
+      const status = result.subscription.status
+      if (status === 'incomplete') return html(reply, 402, 'Card declined', `<p>Your card was declined (test). Go back and try again.</p>`)
+      return html(reply, 200, status === 'trialing' ? 'Trial started' : 'Subscribed', `<p>Subscription ${esc(result.subscription.id)} is ${esc(status)}.</p>`)
+    })
+  })
+}

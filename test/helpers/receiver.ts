@@ -1,0 +1,42 @@
+/** A real local webhook receiver (node:http on 127.0.0.1:0) that records every POST it gets. */
+import {createServer, type Server} from 'node:http'
+import type {AddressInfo} from 'node:net'
+
+export interface Received {
+  body: string
+  signature: string | undefined
+  userAgent: string | undefined
+  event: any
+}
+
+/** A receiver that records every POST and answers `status()`. */
+export async function receiver(status: () => number = () => 200) {
+  const got: Received[] = []
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = []
+    req.on('data', (c: Buffer) => chunks.push(c))
+    req.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8')
+      got.push({body, signature: req.headers['service-signature'] as string | undefined, userAgent: req.headers['user-agent'], event: JSON.parse(body)})
+      res.writeHead(status()).end()
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`
+  return {got, url, types: () => got.map((r) => r.event.type as string), close: () => new Promise<void>((resolve) => server.close(() => resolve()))}
+}
+
+export type Receiver = Awaited<ReturnType<typeof receiver>>
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/** Polls `probe` until it gives something truthy, failing after `ms`. */
+export async function until<T>(probe: () => T | undefined | false, what: string, ms = 3000): Promise<T> {
+  const deadline = Date.now() + ms
+  for (;;) {
+    const value = probe()
+    if (value) return value
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await sleep(20)
+  }
+}
