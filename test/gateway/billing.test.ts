@@ -9,19 +9,17 @@ import {expect} from 'chai'
 import {verifyWebhook} from '../../src/sdk/webhooks.js'
 import {sellable} from '../helpers/commerce.js'
 import {expectError, TestGateway, type Account} from '../helpers/gateway.js'
-import {receiver, type Receiver} from '../helpers/receiver.js'
+import {receiverPool, type Receiver} from '../helpers/receiver.js'
 
 const DAY = 86_400
 const BILLING_EVENTS = ['subscription.*', 'invoice.*', 'customer.*', 'payment.*']
 
 describe('gateway: subscriptions on the clock', () => {
   let gw: TestGateway
-  const receivers: Receiver[] = []
-  before(async () => {
-    gw = await TestGateway.start()
-  })
+  const receivers = receiverPool()
+  before(async () => (gw = await TestGateway.start()))
   after(async () => {
-    await Promise.all(receivers.map((r) => r.close()))
+    await receivers.closeAll()
     await gw.close()
   })
 
@@ -56,8 +54,7 @@ describe('gateway: subscriptions on the clock', () => {
       body: {name: 'Pro plan', price: {currency: 'eur', unit_amount: 1500, recurring: {interval: opts.interval ?? 'month', ...(opts.trial_period_days ? {trial_period_days: opts.trial_period_days} : {})}}},
     })
     expect(res.status, res.text).to.equal(201)
-    const rx = await receiver(opts.status)
-    receivers.push(rx)
+    const rx = await receivers.open(opts.status)
     const we = await gw.admin('POST', '/webhook_endpoints', {merchant: acct.merchant.id, env: opts.env ?? 'test', url: rx.url, events: BILLING_EVENTS})
     expect(we.status, we.text).to.equal(201)
     let seen = 0

@@ -6,24 +6,21 @@ import {expect} from 'chai'
 
 import {sale, sellable} from '../helpers/commerce.js'
 import {expectError, TestGateway, type Account} from '../helpers/gateway.js'
-import {receiver, type Receiver} from '../helpers/receiver.js'
+import {receiverPool} from '../helpers/receiver.js'
 
 describe('gateway: fraud warnings', () => {
   let gw: TestGateway
-  const receivers: Receiver[] = []
-  before(async () => {
-    gw = await TestGateway.start()
-  })
+  const receivers = receiverPool()
+  before(async () => (gw = await TestGateway.start()))
   after(async () => {
-    await Promise.all(receivers.map((r) => r.close()))
+    await receivers.closeAll()
     await gw.close()
   })
 
   const drain = () => gw.admin('POST', '/clock', {advance_seconds: 0})
 
   async function listen(acct: Account, extra: Record<string, unknown> = {}) {
-    const rx = await receiver()
-    receivers.push(rx)
+    const rx = await receivers.open()
     const res = await gw.admin('POST', '/webhook_endpoints', {merchant: acct.merchant.id, env: 'test', url: rx.url, events: ['fraud_warning.*'], ...extra})
     expect(res.status, res.text).to.equal(201)
     return rx

@@ -40,3 +40,16 @@ export async function until<T>(probe: () => T | undefined | false, what: string,
     await sleep(20)
   }
 }
+
+/** Receivers a suite opens as it goes, closed together after it. */
+export function receiverPool() {
+  const open: Receiver[] = []
+  return {
+    async open(status?: () => number): Promise<Receiver> {
+      const rx = await receiver(status)
+      open.push(rx)
+      return rx
+    },
+    closeAll: () => Promise.all(open.splice(0).map((rx) => rx.close())),
+  }
+}
