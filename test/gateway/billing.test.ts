@@ -9,7 +9,7 @@ import {expect} from 'chai'
 import {verifyWebhook} from '../../src/sdk/webhooks.js'
 import {sellable} from '../helpers/commerce.js'
 import {expectError, TestGateway, type Account} from '../helpers/gateway.js'
-import {receiverPool, type Receiver} from '../helpers/receiver.js'
+import {receiverPool, until, type Receiver} from '../helpers/receiver.js'
 
 const DAY = 86_400
 const BILLING_EVENTS = ['subscription.*', 'invoice.*', 'customer.*', 'payment.*']
@@ -367,6 +367,37 @@ describe('gateway: subscriptions on the clock', () => {
     expectError(await gw.admin('POST', '/clock', {}), 400, 'parameter_missing')
     expectError(await gw.admin('POST', '/clock', {advance_seconds: 1, advance_to: now + 5}), 400, 'parameter_missing')
     expectError(await gw.admin('POST', '/clock', {advance_seconds: -1}), 400, 'number_too_small')
+  })
+
+  it('runs due work as real time passes, without a clock call (the background tick)', async () => {
+    const s = await setup({interval: 'day'})
+    const sub = await subscribe(s)
+    await confirm(sub.id)
+    await clockTo(sub.current_period_end - 1)
+    s.take()
+    // No clock call from here: a second of real time makes the renewal due.
+    await until(() => s.rx.got.some((r) => r.event.type === 'invoice.paid' && r.event.data.object.billing_reason === 'subscription_cycle'), 'the renewal', 10_000)
+    expect((await read(s, sub.id)).current_period_start).to.equal(sub.current_period_end)
+  })
+
+  it('keeps scheduled work across a restart of the gateway on the same database file', async () => {
+    const file = TestGateway.tempDbFile()
+    const first = await TestGateway.start({db: file})
+    const acct = await first.account('test')
+    const price = (await acct.store('POST', '/products', {body: {name: 'Plan', price: {currency: 'eur', unit_amount: 900, recurring: {interval: 'month'}}}})).body.default_price
+    const sub = (await acct.api('POST', '/v1/subscriptions', {body: {price_id: price, customer_name: 'Ada Lovelace', customer_email: 'ada@example.com'}})).body
+    await first.admin('POST', `/subscriptions/${sub.id}/confirm`, {outcome: 'paid'})
+    await first.close()
+
+    const second = await TestGateway.start({db: file})
+    try {
+      expect((await second.admin('GET', `/subscriptions/${sub.id}/schedule`)).body.data.map((j: any) => [j.kind, j.due])).to.deep.equal([['subscription.period_end', sub.current_period_end]])
+      await second.admin('POST', '/clock', {advance_to: sub.current_period_end})
+      const renewed = (await second.request('GET', `/v1/subscriptions/${sub.id}`, {token: acct.secretKey})).body
+      expect(renewed.current_period_start).to.equal(sub.current_period_end)
+    } finally {
+      await second.close()
+    }
   })
 
   it('live: renewal invoices are readable on the App API', async () => {
