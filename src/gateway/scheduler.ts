@@ -83,8 +83,10 @@ export class Scheduler {
           this.storage.jobs.remove(job.id)
           this.handlers.get(job.kind)?.(job)
         })
-      } catch {
+      } catch (error) {
+        // A bug in a handler must not stall the clock: the job is dropped and the failure reported.
         this.storage.transaction(() => this.storage.jobs.remove(job.id))
+        process.emitWarning(`scheduled job ${job.kind} for ${job.ref} failed and was dropped: ${(error as Error)?.message ?? String(error)}`, 'PayappSchedulerWarning')
       }
       ran += 1
     }
