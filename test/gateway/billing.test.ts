@@ -7,7 +7,8 @@
 import {expect} from 'chai'
 
 import {verifyWebhook} from '../../src/sdk/webhooks.js'
-import {sellable} from '../helpers/commerce.js'
+import {subscriptionFromCheckout} from '../../src/gateway/domain/subscriptions.js'
+import {sale, sellable} from '../helpers/commerce.js'
 import {expectError, TestGateway, type Account} from '../helpers/gateway.js'
 import {receiverPool, until, type Receiver} from '../helpers/receiver.js'
 
@@ -398,6 +399,24 @@ describe('gateway: subscriptions on the clock', () => {
     } finally {
       await second.close()
     }
+  })
+
+  it('a paid checkout session in subscription mode starts an active subscription whose first invoice that payment paid (domain hook)', async () => {
+    const s = await setup()
+    const {payment} = await sale(gw, s.acct, await sellable(s.acct))
+    await clock(0)
+    s.take()
+    const platform = gw.gw.platform
+    const scope = {merchant: s.acct.merchant.id, env: 'test' as const}
+    const stored = platform.storage.get('payment', scope, payment.id)!
+    const sub = platform.storage.transaction(() => subscriptionFromCheckout(platform, scope, {price_id: s.price, quantity: 1, buyer: {name: 'Ada Buyer', email: 'ada@example.com'}, payment: stored}))
+    expect(sub).to.include({status: 'active', price_id: s.price})
+    await clock(0)
+    const events = s.takeEvents()
+    expect(events.map((e) => e.type)).to.deep.equal(['customer.created', 'subscription.created', 'invoice.created', 'invoice.paid', 'invoice.payment_succeeded', 'subscription.updated'])
+    expect(events[3].data.object).to.include({status: 'paid', payment: payment.id, billing_reason: 'subscription_create'})
+    await clockTo(sub.current_period_end)
+    expect(s.take()).to.deep.equal(['invoice.created', 'payment.succeeded', 'invoice.paid', 'invoice.payment_succeeded', 'subscription.updated'])
   })
 
   it('live: renewal invoices are readable on the App API', async () => {

@@ -257,6 +257,8 @@ export interface Confirmation {
   outcome: 'paid' | 'declined'
   /** How later renewal charges go; default `succeed`. */
   renewals?: RenewalOutcome
+  /** The payment that already paid the first invoice (a checkout session in subscription mode). */
+  paidBy?: PaymentDoc
 }
 
 /**
@@ -304,6 +306,11 @@ export function confirmSubscription(gw: Platform, scope: Scope, id: string, inpu
   if (trial) {
     invoice = {...invoice, status: 'paid', attempt_count: 1}
     gw.storage.save(invoice)
+  } else if (input.paidBy) {
+    // Paid through a checkout session: its payment (and its events) already exist.
+    payment = input.paidBy
+    invoice = {...invoice, status: 'paid', amount_paid: invoice.amount_due, attempt_count: 1, payment: payment.id}
+    gw.storage.save(invoice)
   } else {
     ;({invoice, payment} = attemptCharge(gw, scope, invoice, customer, 'paid', card))
     gw.emit(scope, 'payment.succeeded', paymentEvent(payment))
@@ -319,6 +326,27 @@ export function confirmSubscription(gw: Platform, scope: Scope, id: string, inpu
     else gw.scheduler.schedule(scope, JOBS.trialReminder, sub.id, remindAt)
   }
   return {subscription: sub, invoice, payment: payment && paymentEvent(payment)}
+}
+
+/**
+ * A checkout session in `subscription` mode was paid (spec: a subscription can also be started through
+ * a checkout session): the buyer becomes a customer and the subscription starts `active`, its first
+ * invoice paid by the session's payment (or `trialing` when the price has a trial). The checkout code
+ * calls this when it completes such a session, after its own events.
+ */
+export function subscriptionFromCheckout(
+  gw: Platform,
+  scope: Scope,
+  input: {price_id: string; quantity: number; buyer: {name: string; email: string}; payment: PaymentDoc; metadata?: Record<string, string>},
+): Subscription {
+  const sub = createSubscription(gw, scope, {
+    plan: planOfPrice(gw, scope, input.price_id),
+    quantity: input.quantity,
+    customer_name: input.buyer.name,
+    customer_email: input.buyer.email,
+    metadata: input.metadata,
+  })
+  return confirmSubscription(gw, scope, sub.id, {outcome: 'paid', paidBy: input.payment}).subscription
 }
 
 /** Changes how later renewal charges of a confirmed subscription go (the admin helper's card swap). */
