@@ -9,6 +9,8 @@
  * 2b. The gateway beside Prism mocking the OpenAPI document (scripts/bench/openapi.js).
  * 3. CLI start-up (scripts/bench/startup.js): `payapp --version`, `--help` and `products list --json`
  *    beside `node -e 0`.
+ * 4. The test clock (scripts/bench/clock.js): a year of renewals in one jump, with and without webhook
+ *    deliveries, beside bare POSTs to the same receiver.
  *
  * Each server runs in its own process; autocannon drives it from this one (50 connections).
  * Env: BENCH_SECONDS (default 8), BENCH_CONNECTIONS (50), BENCH_RUNS (CLI runs per command, 21).
@@ -21,6 +23,7 @@ import {fileURLToPath} from 'node:url'
 
 import autocannon from 'autocannon'
 
+import {benchClock} from './bench/clock.js'
 import {benchStartup} from './bench/startup.js'
 import {benchOpenApi} from './bench/openapi.js'
 
@@ -168,12 +171,14 @@ async function main() {
   printPair(`POST /v1/app/products/{id}/variants with Idempotency-Key (${fmt(n)} variants created)`, createGw, createBare)
 
   const cli = await benchStartup({url, token, work})
+  const clock = await benchClock()
 
   const results = {
     read: {gateway: readGw, bare: readBare, ratio: readGw.rps / readBare.rps},
     create: {gateway: createGw, bare: createBare, ratio: createGw.rps / createBare.rps},
     openapi,
     cli,
+    clock,
   }
   results.catalog = await (await import('./bench/catalog.js')).benchCatalog()
   writeFileSync(join(work, 'results.json'), JSON.stringify(results, null, 2))
