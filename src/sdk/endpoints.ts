@@ -128,8 +128,9 @@ export const endpoints = {
   'disputes.list': list('/disputes', 'disputes:read', commerce.dispute, 'Chargebacks', app),
   'payouts.list': list('/payouts', 'payouts:read', commerce.payout, 'Bank settlements', app),
   'balance.retrieve': get('/balance', 'payouts:read', commerce.balance, 'Available and pending balance', app),
-  'invoices.list': list('/invoices', 'invoices:read', commerce.invoice, 'Issued invoices (live only; sandbox lists none)', app),
-  'invoices.retrieve': get('/invoices/{id}', 'invoices:read', commerce.invoice, 'One invoice', app),
+  // The App API shows live invoices only (its sandbox lists none); the merchant API shows its own environment's.
+  'invoices.list': list('/invoices', 'invoices:read', commerce.invoice, 'Issued invoices, newest first (App API: live only, the sandbox lists none)', ['app', 'merchant'] as const),
+  'invoices.retrieve': get('/invoices/{id}', 'invoices:read', commerce.invoice, 'One invoice', ['app', 'merchant'] as const),
   // The App API and the merchant API list the same subscriptions (the merchant's with their client secret while incomplete).
   'subscriptions.list': list('/subscriptions', 'subscriptions:read', commerce.subscription, 'Recurring agreements, newest first', ['app', 'merchant'] as const),
   'analytics.summary': {...get('/analytics/summary', 'analytics:read', commerce.analyticsSummary, 'Aggregated volume over the last N days', app), query: commerce.analyticsQuery},

@@ -169,6 +169,12 @@ describe('gateway: subscriptions on the clock', () => {
     // The App API reads the same object.
     const app = await s.acct.app('GET', '/subscriptions')
     expect(app.body.data.find((x: any) => x.id === sub.id)).to.deep.equal(now)
+    // The merchant API reads the sandbox's invoices (the App API's sandbox lists none, as the spec says).
+    const listed = await s.acct.api('GET', '/v1/invoices?limit=100')
+    expect(listed.status, listed.text).to.equal(200)
+    expect(listed.body.data.filter((i: any) => i.subscription === sub.id)).to.have.length(13)
+    expect((await s.acct.api('GET', `/v1/invoices/${invoices[11].id}`)).body).to.include({id: invoices[11].id, status: 'paid'})
+    expect((await s.acct.app('GET', '/invoices')).body.data).to.deep.equal([])
   })
 
   it('dunning: a failing renewal is past_due with invoice.payment_failed at notice (day 0), warning (day 3), final (day 7), then unpaid and frozen', async () => {

@@ -28,8 +28,8 @@ export const accountHandlers = {
   'disputes.list': ({gw, scope, query}) => listDisputes(gw, scope, query),
   'payouts.list': storedList('payout'),
   'balance.retrieve': ({gw, scope}) => balance(gw, scope),
-  'invoices.list': ({gw, scope, query}) => rawList(listInvoices(gw, scope, query)),
-  'invoices.retrieve': ({gw, scope, params}) => requireInvoice(gw, scope, params.id),
+  'invoices.list': ({gw, scope, door, query}) => rawList(listInvoices(gw, scope, query, door === 'merchant')),
+  'invoices.retrieve': ({gw, scope, door, params}) => requireInvoice(gw, scope, params.id, door === 'merchant'),
   'analytics.summary': ({gw, scope, query}) => analyticsSummary(gw, scope, query.days),
 
   'subscriptionLinks.list': storedList('subscription_link'),
