@@ -104,6 +104,15 @@ describe('payapp trigger, events and gateway clock', function () {
       expect(rx.got.slice(before).map((r) => r.event.id)).to.deep.equal([events[0].id])
       expect((await runCli(['events', 'resend', 'evt_missing'], {env})).code).to.equal(5)
 
+      const now = (await gw.admin('GET', '/clock')).body.now
+      const target = now + 3 * 86_400
+      const to = await runCli(['gateway', 'clock', 'advance', '--to', new Date(target * 1000).toISOString(), '--json'], {env})
+      expect(to.code, to.stderr).to.equal(0)
+      expect(to.json().now).to.equal(target)
+      const shown = await runCli(['gateway', 'clock'], {env})
+      expect(shown.stdout).to.match(/^Clock at \d{4}-\d{2}-\d{2}T/)
+      expect((await runCli(['gateway', 'clock', 'advance', '--to', new Date((now - 86_400) * 1000).toISOString()], {env})).code).to.equal(6)
+
       const bad = await runCli(['gateway', 'clock', 'advance', 'soon'], {env})
       expect(bad.code).to.equal(2)
       expect(bad.stderr).to.include('Not a duration')
