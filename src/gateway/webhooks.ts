@@ -247,19 +247,28 @@ export class Webhooks {
     const signed = signWebhookPayload(row.body, endpoint.secret)
     let status: number | null = null
     let error: string | null = null
+    // One controller per attempt, its timer and stop listener removed after: AbortSignal.any would hang a
+    // listener per attempt on the worker's long-lived signal, which slows every later attempt.
+    const attemptAbort = new AbortController()
+    const timer = setTimeout(() => attemptAbort.abort(new DOMException('timed out', 'TimeoutError')), DELIVERY_TIMEOUT_MS)
+    const stop = () => attemptAbort.abort()
+    this.abort.signal.addEventListener('abort', stop, {once: true})
     try {
       const res = await fetch(endpoint.url, {
         method: 'POST',
         headers: {'content-type': 'application/json', [SIGNATURE_HEADER]: signed.header, 'user-agent': `payapp-gateway/${SDK_VERSION}`},
         body: signed.body,
         redirect: 'manual',
-        signal: AbortSignal.any([AbortSignal.timeout(DELIVERY_TIMEOUT_MS), this.abort.signal]),
+        signal: attemptAbort.signal,
       })
       status = res.status
       await res.body?.cancel().catch(() => {})
     } catch (err) {
       if (this.abort.signal.aborted) return
       error = describeFailure(err)
+    } finally {
+      clearTimeout(timer)
+      this.abort.signal.removeEventListener('abort', stop)
     }
     if (!this.storage.open) return
     const now = this.now()
