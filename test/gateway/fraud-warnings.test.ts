@@ -82,6 +82,7 @@ describe('gateway: fraud warnings', () => {
     const page = await acct.api('GET', '/v1/fraud_warnings?limit=2')
     expect(page.body.has_more).to.equal(true)
     expect([...page.body.data.map((w: any) => w.id), ...(await ids(`?starting_after=${page.body.data[1].id}`))]).to.deep.equal(all)
+    expect(await ids('?offset=1&limit=2')).to.deep.equal(all.slice(1, 3))
     expect(await ids(`?status=refunded`)).to.deep.equal([d.id])
     expect(await ids(`?status=open&actionable=true`)).to.deep.equal(all.filter((id: string) => id !== d.id))
     expect(await ids(`?actionable=false`)).to.deep.equal([d.id])

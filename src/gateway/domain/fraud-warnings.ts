@@ -84,7 +84,7 @@ export function onChargeDisputed(ctx: FraudContext, scope: Scope, payment: Payme
 export const getFraudWarning = (ctx: FraudContext, scope: Scope, id: string) => requireDoc(ctx, 'fraud_warning', scope, id, 'fraud warning')
 
 /** Newest first, keyset-paginated on (created, id); every filter of the spec. */
-export function listFraudWarnings(ctx: FraudContext, scope: Scope, query: z.output<typeof fraudWarningsListQuery>) {
+export function listFraudWarnings(ctx: FraudContext, scope: Scope, query: z.output<typeof fraudWarningsListQuery> & {offset?: number}) {
   const all = ctx.storage.all('fraud_warning', scope)
   const newestFirst = (a: FraudWarning, b: FraudWarning) => b.created - a.created || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0)
   all.sort(newestFirst)
@@ -104,6 +104,7 @@ export function listFraudWarnings(ctx: FraudContext, scope: Scope, query: z.outp
         (query.created_gte === undefined || w.created >= Number(query.created_gte)) &&
         (query.created_lte === undefined || w.created <= Number(query.created_lte)),
     )
-  const limit = Number(query.limit)
-  return {object: 'list' as const, has_more: matches.length > limit, data: matches.slice(0, limit)}
+  // `offset` (the SDK's paging) skips within the filtered rows, after the cursor.
+  const rest = matches.slice(query.offset ?? 0)
+  return {object: 'list' as const, has_more: rest.length > query.limit, data: rest.slice(0, query.limit)}
 }

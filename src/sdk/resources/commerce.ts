@@ -61,6 +61,25 @@ export function commerceResources(define: DefineMethod) {
       list: define('subscriptions.list', (call) => (params?: ListParams<'subscriptions.list'>, opts?: RequestOptions) =>
         call({...opts, query: params}),
       ),
+      /** Merchant API: a new subscription, `incomplete` with its `client_secret` until confirmed. */
+      create: define('subscriptions.create', (call) => (body: BodyOf<'subscriptions.create'>, opts?: RequestOptions) => call({...opts, body})),
+      retrieve: define('subscriptions.retrieve', (call) => (subscriptionId: string, opts?: RequestOptions) => call({...opts, params: {id: subscriptionId}})),
+      /** At period end (default) or now; a second cancel is 409 `subscription_already_canceled`. */
+      cancel: define('subscriptions.cancel', (call) => (subscriptionId: string, body: BodyOf<'subscriptions.cancel'> = {}, opts?: RequestOptions) =>
+        call({...opts, params: {id: subscriptionId}, body}),
+      ),
+    },
+
+    customers: {
+      retrieve: define('customers.retrieve', (call) => (customerId: string, opts?: RequestOptions) => call({...opts, params: {id: customerId}})),
+    },
+
+    fraudWarnings: {
+      /** Newest first; filters `status`, `actionable` ('true' | 'false'), `created_gte`, `created_lte`, cursor `starting_after`. */
+      list: define('fraudWarnings.list', (call) => (params?: ListParams<'fraudWarnings.list'>, opts?: RequestOptions) => call({...opts, query: params})),
+      retrieve: define('fraudWarnings.retrieve', (call) => (warningId: string, opts?: RequestOptions) => call({...opts, params: {id: warningId}})),
+      /** Test keys only: a synthetic warning (`fraud_warning.created`). */
+      testCreate: define('fraudWarnings.testCreate', (call) => (body: BodyOf<'fraudWarnings.testCreate'> = {}, opts?: RequestOptions) => call({...opts, body})),
     },
 
     analytics: {
