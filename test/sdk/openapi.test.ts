@@ -79,7 +79,8 @@ describe('OpenAPI document', () => {
     expect(Object.keys(app.paths).every((p) => p.startsWith('/v1/app/'))).to.equal(true)
     expect(Object.keys(app.paths)).to.include('/v1/app/subscription_links')
     const merchant = openapiDocument({doors: ['merchant']}) as Json
-    expect(Object.keys(merchant.paths)).to.have.members(['/v1/checkout/sessions/{id}', '/v1/checkout/sessions/{id}/expire'])
+    expect(Object.keys(merchant.paths)).to.include.members(['/v1/checkout/sessions/{id}', '/v1/checkout/sessions/{id}/expire', '/v1/subscriptions', '/v1/fraud_warnings/{id}'])
+    expect(Object.keys(merchant.paths).every((p) => p.startsWith('/v1/') && !p.startsWith('/v1/app/') && !p.startsWith('/v1/store/'))).to.equal(true)
     expect(merchant.paths['/v1/checkout/sessions/{id}'].get.parameters.map((p: Json) => p.name)).to.deep.equal(['id', 'cs'])
   })
 

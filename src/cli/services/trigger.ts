@@ -9,6 +9,7 @@
  */
 import {z} from 'zod'
 
+import type {EventType} from '../../sdk/events.js'
 import type {GatewayAdmin, StoreClient} from '../../sdk/index.js'
 import {adminPayoutCreate, adminRefundCreate, adminDisputeCreate} from '../../sdk/schemas/admin.js'
 import {fraudWarningTestCreate, subscriptionCreate} from '../../sdk/schemas/billing.js'
@@ -312,7 +313,7 @@ const subscriptionLink = (then: 'created' | 'updated' | 'archived'): Recipe => (
   },
 })
 
-/** Every event type the gateway emits, and what causes it. */
+/** Every event type the gateway emits (the event table, src/sdk/events.ts), and what causes it: a new type without a recipe does not compile. */
 export const RECIPES = {
   'checkout.session.completed': sale,
   'checkout.session.expired': expired,
@@ -347,7 +348,7 @@ export const RECIPES = {
   'subscription_link.created': subscriptionLink('created'),
   'subscription_link.updated': subscriptionLink('updated'),
   'subscription_link.archived': subscriptionLink('archived'),
-} as const satisfies Record<string, Recipe>
+} as const satisfies Record<EventType, Recipe>
 
 export type TriggerEvent = keyof typeof RECIPES
 export const TRIGGER_EVENTS = Object.keys(RECIPES) as TriggerEvent[]
