@@ -13,6 +13,7 @@ import {Platform, type RateLimitConfig} from './platform.js'
 import {registerHostedCheckout} from './routes/hosted-checkout.js'
 import {registerHostedSubscription} from './routes/hosted-subscription.js'
 import {registerOpenApi} from './routes/openapi.js'
+import {registerStorefront} from './routes/storefront.js'
 import {adminHandlers, handlers, jobHandlers} from './routes/index.js'
 import {seedDemo, type SeedResult} from './seeds/index.js'
 
@@ -67,10 +68,12 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<RunningGa
     adminHandlers,
     logger: opts.logger,
     timeouts: opts.timeouts,
+    // The buyer's pages (hosted checkout, embed, storefront), the OpenAPI document, and the caller's own.
     extra: (fastify, p) => {
       registerHostedCheckout(fastify, p)
       registerHostedSubscription(fastify, p)
       registerOpenApi(fastify, p)
+      registerStorefront(fastify, p)
       opts.configure?.(fastify)
     },
   })

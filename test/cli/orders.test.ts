@@ -177,11 +177,12 @@ describe('payapp orders, subscription links and store checkouts', function () {
       expect(fields.Session).to.match(/^cs_/)
       expect(fields).to.include({Amount: '36.00 EUR'})
       expect(fields['Checkout URL']).to.include(fields.Session)
+      expect(fields['Embed URL']).to.equal(fields['Checkout URL'].replace('?', '/embed?'))
       expect(fields['Expires at']).to.match(/^\d{4}-\d\d-\d\dT/)
 
       const json = ok(await cli(test, ['checkouts', 'create', '--product-id', mug.product.id, '--variant-id', mug.variant.id, '--json'], {PAYAPP_SECRET_KEY: test.secretKey})).json()
       expect(json).to.include({ok: true, amount: 1800, currency: 'eur'})
-      expect(Object.keys(json).sort()).to.deep.equal(['amount', 'checkout_url', 'currency', 'expires_at', 'ok', 'session_id'])
+      expect(Object.keys(json).sort()).to.deep.equal(['amount', 'checkout_url', 'currency', 'embed_url', 'expires_at', 'ok', 'session_id'])
     })
 
     it('without a secret key fails naming how to provide one (exit 3)', async function () {

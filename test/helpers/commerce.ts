@@ -36,6 +36,27 @@ export async function sellable(
   return {product, variant, price: product.default_price}
 }
 
+/** A T-shirt with Size and Color options and one variant of them (e.g. `L / Blue`), as a storefront sells it. */
+export async function optionedVariant(
+  acct: Account,
+  opts: {name?: string; unit_amount?: number; size?: string; color?: string; sku?: string; stock?: number} = {},
+): Promise<Sellable> {
+  const {size = 'L', color = 'Blue'} = opts
+  const made = await acct.store('POST', '/products', {body: {name: opts.name ?? 'T-Shirt', price: {currency: 'eur', unit_amount: opts.unit_amount ?? 1250}}})
+  expect(made.status, made.text).to.equal(201)
+  const product = made.body
+  const group = async (name: string, value: string) => {
+    const res = await acct.store('POST', `/products/${product.id}/options`, {body: {name, values: [value]}})
+    expect(res.status, res.text).to.equal(201)
+    return {group: res.body.id as string, value: res.body.values[0].id as string}
+  }
+  const options = [await group('Size', size), await group('Color', color)]
+  const stock = opts.stock === undefined ? {} : {track_inventory: true, stock_qty: opts.stock}
+  const res = await acct.store('POST', `/products/${product.id}/variants`, {body: {options, sku: opts.sku ?? `TSHIRT-${size}-${color}`.toUpperCase(), ...stock}})
+  expect(res.status, res.text).to.equal(201)
+  return {product, variant: res.body, price: product.default_price}
+}
+
 /** The variant as the store API reads it now. */
 export async function readVariant(acct: Account, productId: string, variantId: string): Promise<any> {
   const res = await acct.store('GET', `/products/${productId}`)

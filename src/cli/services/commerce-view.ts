@@ -273,6 +273,7 @@ export function storeCheckoutDetails(c: StoreCheckout): string {
     ['Session', c.session_id],
     ['Amount', money(c.amount, c.currency)],
     ['Checkout URL', c.checkout_url],
+    ['Embed URL', c.embed_url],
     ['Expires at', c.expires_at],
   ])
 }

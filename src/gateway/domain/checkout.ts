@@ -4,6 +4,8 @@
  *   variant's price else the product's default; recurring prices are refused; the total is within the
  *   platform's minimum and maximum;
  * - it holds a stock-tracked variant's units while open (409 `out_of_stock` leaves no session behind);
+ * - success and cancel URLs are https, or http to a loopback host in test mode; a store session's default
+ *   to the storefront's success and cancel pages;
  * - store sessions live 30 minutes, others 24 hours; a scheduler job expires each at `expires_at` (and
  *   `sweepExpired` runs first wherever sessions or stock are read), releases the units and emits
  *   `checkout.session.expired`;
@@ -23,7 +25,7 @@ import {newId, randomText} from '../ids.js'
 import type {Platform} from '../platform.js'
 import type {OrderDoc, Scope, SessionDoc, VariantDoc} from '../storage/documents.js'
 import type {Job} from '../storage/storage.js'
-import {storeView} from './merchants.js'
+import {storefrontUrls, storeView} from './merchants.js'
 import {newOrder} from './orders.js'
 import {paymentForSession, paymentView, type Buyer} from './payments.js'
 import {stamp} from './shared.js'
@@ -211,7 +213,13 @@ export function createStoreCheckout(gw: Platform, scope: Scope, body: z.output<t
   if (amount < MIN_AMOUNT) throw new ApiError(400, 'amount_too_small', 'amount_too_small', `The total must be at least ${MIN_AMOUNT} minor units`, 'quantity')
   if (amount > MAX_AMOUNT) throw new ApiError(400, 'amount_too_large', 'amount_too_large', `The total must be at most ${MAX_AMOUNT} minor units`, 'quantity')
 
-  const storefront = storeView(merchant, scope.env, gw.baseUrl).url
+  for (const param of ['success_url', 'cancel_url'] as const) {
+    // http to a loopback host is a local app under test (the schema allows it); a live buyer goes to https only.
+    if (body[param]?.startsWith('http:') && scope.env === 'live') {
+      throw invalid('url_not_https', `${param} must be https in live mode (http is accepted only for loopback hosts in test mode)`, param)
+    }
+  }
+  const storefront = storefrontUrls(storeView(merchant, scope.env, gw.baseUrl).url, scope.env)
   const session = openSession(gw, scope, {
     source: 'store',
     lifetimeSeconds: STORE_SESSION_SECONDS,
@@ -227,8 +235,8 @@ export function createStoreCheckout(gw: Platform, scope: Scope, body: z.output<t
     },
     amount,
     currency: price.currency,
-    successUrl: body.success_url ?? storefront,
-    cancelUrl: body.cancel_url ?? storefront,
+    successUrl: body.success_url ?? storefront.success,
+    cancelUrl: body.cancel_url ?? storefront.cancel,
     // Stock is held only for variants that track it.
     reserve: variant.track_inventory ? variant : undefined,
   })
@@ -237,6 +245,7 @@ export function createStoreCheckout(gw: Platform, scope: Scope, body: z.output<t
     ok: true,
     session_id: session.id,
     checkout_url: session.checkout_url,
+    embed_url: session.embed_url,
     amount: session.amount,
     currency: session.currency,
     expires_at: new Date(session.expires_at * 1000).toISOString(),

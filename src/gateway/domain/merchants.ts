@@ -33,6 +33,15 @@ export function storeView(merchant: MerchantDoc, env: Env, baseUrl: string): Sto
   }
 }
 
+/**
+ * The storefront's pages in `env`: its home (`store.url`), and the success and cancel pages a store
+ * checkout returns the buyer to by default. Test sessions carry `?env=test` so they show the sandbox.
+ */
+export function storefrontUrls(storeUrl: string, env: Env): {home: string; success: string; cancel: string} {
+  const q = env === 'test' ? '?env=test' : ''
+  return {home: storeUrl + q, success: `${storeUrl}/success${q}`, cancel: `${storeUrl}/cancel${q}`}
+}
+
 /** The App API's merchant profile. */
 export function merchantView(m: MerchantDoc, env: Env): Merchant {
   return {id: m.id, object: 'merchant', livemode: env === 'live', company: m.company, country: m.country, vat_number: m.vat_number, status: m.status, created: m.created}

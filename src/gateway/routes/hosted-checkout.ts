@@ -2,63 +2,122 @@
  * The hosted checkout page a session's `checkout_url` points at (`/checkout/{id}?cs=<client_secret>`,
  * and `/embed` for an iframe). On localhost the buyer is simulated: the page pays with a test card or
  * declines, through the same completion as `POST /_admin/checkouts/{id}/complete`. The client secret
- * authorises exactly this: loading and paying its own session (spec: Authentication).
+ * authorises exactly this: loading and paying its own session, and its receipt page (spec: Authentication).
+ *
+ * Every POST answers with a 303 (post/redirect/get), so reloading a page never pays or declines twice.
+ * The embed page pays through `fetch`, tells the embedding page the outcome with `postMessage`
+ * (docs/embedded-checkout.md) and moves the top window to the success URL; without script its form
+ * targets `_top`.
  */
-import type {FastifyInstance, FastifyReply, FastifyRequest} from 'fastify'
+import type {FastifyInstance, FastifyRequest} from 'fastify'
 
-import {displayMoney as money} from '../../sdk/currency.js'
-import {completeSession, sessionForClientSecret} from '../domain/checkout.js'
+import {clientSecretMatches, completeSession, findSession as findAnySession} from '../domain/checkout.js'
+import {optionsOf} from '../domain/option-groups.js'
+import {variantView} from '../domain/variants.js'
 import {ApiError} from '../errors.js'
 import type {Platform} from '../platform.js'
 import type {Scope, SessionDoc} from '../storage/documents.js'
+import {esc, htmlPage, humanExpiry, money, originOf, sendHtml} from './html.js'
 
 /** A form or query field as text; a JSON body or a repeated query key may carry anything else. */
 const text = (v: unknown) => (typeof v === 'string' ? v : '')
 
-const esc = (s: unknown) =>
-  String(s ?? '').replace(/[&<>"']/g, (c) => ({'&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;'})[c]!)
+/** The `type` of every message the embed page posts to its parent window. */
+export const EMBED_MESSAGE_TYPE = 'payapp.checkout'
 
-function page(title: string, body: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>${esc(title)}</title><style>
-body{font:16px/1.5 system-ui,sans-serif;max-width:28rem;margin:3rem auto;padding:0 1rem;color:#1a1a1a}
-.card{border:1px solid #ddd;border-radius:.75rem;padding:1.5rem}.total{font-size:1.75rem;font-weight:600}
-.muted{color:#666;font-size:.875rem}button{font:inherit;padding:.6rem 1rem;border-radius:.5rem;border:1px solid #333;cursor:pointer}
-button.pay{background:#1a1a1a;color:#fff}label{display:block;margin:.5rem 0}input{font:inherit;width:100%;padding:.4rem;box-sizing:border-box}
-</style></head><body><div class="card">${body}</div>
-<p class="muted">payapp reference gateway — a simulated checkout; no card is charged.</p></body></html>`
+const NOTICES = {
+  declined: 'Your card was declined (test). Nothing was charged; try again or use another card.',
+  invalid: 'Enter a name (2 to 120 characters) and a valid e-mail address.',
+} as const
+
+const gone = () => new ApiError(410, 'invalid_state', 'session_expired', 'This checkout is no longer open')
+
+/** The session a (session id, client secret) pair opens, in any state, or 404. */
+function findSession(platform: Platform, request: FastifyRequest): {scope: Scope; session: SessionDoc; cs: string} {
+  const {id} = request.params as {id: string}
+  const cs = text((request.query as {cs?: unknown}).cs)
+  // Swept first: a session past its time is expired, so its page is gone.
+  const found = findAnySession(platform, id)
+  if (!found || !cs || !clientSecretMatches(found.session, cs)) throw new ApiError(404, 'not_found', 'resource_missing', 'No such checkout session')
+  return {...found, cs}
 }
 
-/** The session a (session id, client secret) pair opens, or why it does not. */
-function loadSession(platform: Platform, request: FastifyRequest): {scope: Scope; session: SessionDoc} {
-  const {id} = request.params as {id: string}
-  const found = sessionForClientSecret(platform, id, text((request.query as {cs?: unknown}).cs))
-  if (found.state === 'unknown') throw new ApiError(404, 'not_found', 'resource_missing', 'No such checkout session')
-  // The secret dies with the open state (spec): a finished session cannot be loaded again.
-  if (found.state === 'ended') throw new ApiError(410, 'invalid_state', 'session_expired', 'This checkout is no longer open')
+/** An open session, or 410: the secret dies with the open state (spec), except for the receipt page. */
+function loadOpen(platform: Platform, request: FastifyRequest) {
+  const found = findSession(platform, request)
+  if (found.session.status !== 'open') throw gone()
   return found
 }
 
-function sendPage(reply: FastifyReply, status: number, html: string) {
-  return reply.code(status).type('text/html; charset=utf-8').header('cache-control', 'no-store').send(html)
+const pageUrl = (session: SessionDoc, cs: string, suffix = '') => `/checkout/${encodeURIComponent(session.id)}${suffix}?cs=${encodeURIComponent(cs)}`
+
+function storeName(platform: Platform, scope: Scope): string {
+  const merchant = platform.merchant(scope.merchant)
+  return merchant?.store.display_name ?? merchant?.company ?? 'Checkout'
 }
 
-function checkoutPage(session: SessionDoc, cs: string, notice?: string): string {
-  const items = session.line_items
-    .map((l) => `<li>${esc(l.name)}${l.sku ? ` <span class="muted">(${esc(l.sku)})</span>` : ''} × ${l.quantity}</li>`)
-    .join('')
-  const action = `/checkout/${encodeURIComponent(session.id)}/pay?cs=${encodeURIComponent(cs)}`
-  return page(
-    'Checkout',
-    `<h1>Checkout</h1><ul>${items}</ul><p class="total">${esc(money(session.amount, session.currency))}</p>
-${notice ? `<p role="alert">${esc(notice)}</p>` : ''}
-<form method="post" action="${esc(action)}">
+/** A line as a buyer reads it: the product, its variant as `L / Blue`, unit price × quantity, line total. */
+function lineRow(platform: Platform, scope: Scope, line: SessionDoc['line_items'][number]): string {
+  const product = line.product_id ? platform.storage.get('product', scope, line.product_id) : undefined
+  const variant = line.variant_id ? platform.storage.get('variant', scope, line.variant_id) : undefined
+  const variantTitle = product && variant && !variant.is_default ? variantView(variant, product, optionsOf(platform, scope, product.id)).title : null
+  const name = product?.name ?? line.name
+  const unit = money(line.amount, line.currency)
+  return `<li><span>${esc(name)}${variantTitle && variantTitle !== name ? `<span class="variant">${esc(variantTitle)}</span>` : ''}<span class="variant">${esc(unit)} × ${line.quantity}</span></span><span class="price">${esc(money(line.amount * line.quantity, line.currency))}</span></li>`
+}
+
+function embedScript(session: SessionDoc): string {
+  const data = JSON.stringify({type: EMBED_MESSAGE_TYPE, session_id: session.id}).replace(/</g, '\\u003c')
+  return `(() => {
+  const base = ${data};
+  const form = document.querySelector('form.pay-form');
+  const notice = document.getElementById('notice');
+  const tell = (outcome) => window.parent.postMessage({...base, outcome}, '*');
+  const show = (message, html) => { notice.hidden = false; notice.setAttribute('role', 'alert'); if (html) notice.innerHTML = html; else notice.textContent = message; };
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    // Read the form (with the button pressed) before disabling the buttons: a disabled button is not submitted.
+    const body = new URLSearchParams(new FormData(form, event.submitter));
+    const buttons = form.querySelectorAll('button');
+    buttons.forEach((b) => { b.disabled = true; });
+    try {
+      const res = await fetch(form.action, {method: 'POST', body, headers: {accept: 'application/json'}});
+      const result = await res.json();
+      if (result.outcome === 'paid') {
+        tell('paid');
+        notice.className = 'ok'; show('Payment received. Continuing…');
+        window.top.location.href = result.redirect_url;
+        return;
+      }
+      if (result.outcome === 'declined') tell('declined');
+      show(result.message || 'This checkout is no longer open.');
+    } catch {
+      show('The checkout could not be reached; try again.');
+    }
+    buttons.forEach((b) => { b.disabled = false; });
+  });
+  document.querySelector('a.back')?.addEventListener('click', () => tell('canceled'));
+  tell('ready');
+})();`
+}
+
+function checkoutPage(platform: Platform, scope: Scope, session: SessionDoc, cs: string, opts: {embed: boolean; notice?: keyof typeof NOTICES}) {
+  const items = session.line_items.map((l) => lineRow(platform, scope, l)).join('')
+  const action = pageUrl(session, cs, '/pay')
+  const back = session.cancel_url
+    ? `<p><a class="back" href="${esc(session.cancel_url)}"${opts.embed ? ' target="_top"' : ''}>Back to store</a></p>`
+    : ''
+  const store = storeName(platform, scope)
+  const body = `<h1>Checkout</h1><ul class="items">${items}</ul>
+<p class="muted">Total</p><p class="total">${esc(money(session.amount, session.currency))}</p>
+<p id="notice"${opts.notice ? ' role="alert"' : ' hidden'}>${opts.notice ? esc(NOTICES[opts.notice]) : ''}</p>
+<form class="pay-form" method="post" action="${esc(action)}"${opts.embed ? ' target="_top"' : ''}>
 <label>Name <input name="customer_name" value="Test Customer" minlength="2" maxlength="120" required></label>
 <label>E-mail <input name="customer_email" type="email" value="customer@example.com" required></label>
-<p><button class="pay" name="outcome" value="paid">Pay with test card</button>
+<p><button class="pay" name="outcome" value="paid">Pay ${esc(money(session.amount, session.currency))} with test card</button>
 <button name="outcome" value="declined">Decline</button></p></form>
-<p class="muted">Expires ${esc(new Date(session.expires_at * 1000).toISOString())}</p>`,
-  )
+${back}<p class="muted">This checkout expires ${esc(humanExpiry(session.expires_at, platform.now()))}.</p>`
+  return htmlPage({title: `Checkout — ${store}`, store, testMode: !session.livemode, body, script: opts.embed ? embedScript(session) : undefined, compact: opts.embed})
 }
 
 export function registerHostedCheckout(app: FastifyInstance, platform: Platform): void {
@@ -67,38 +126,64 @@ export function registerHostedCheckout(app: FastifyInstance, platform: Platform)
     scoped.addContentTypeParser('application/x-www-form-urlencoded', {parseAs: 'string', bodyLimit: 16 * 1024}, (_request, body, done) => {
       done(null, Object.fromEntries(new URLSearchParams(body as string)))
     })
-    scoped.setErrorHandler((error: Error & {statusCode?: number}, _request, reply) => {
+    scoped.setErrorHandler((error: Error & {statusCode?: number}, request, reply) => {
       const status = error instanceof ApiError ? error.status : error.statusCode && error.statusCode < 500 ? error.statusCode : 500
       // An unexpected failure's own message is internal: the buyer's page never shows it.
       const message = status >= 500 ? 'The gateway failed to show this checkout; try again.' : error.message
-      return sendPage(reply, status, page('Checkout', `<h1>${status === 410 ? 'This checkout has ended' : 'Checkout unavailable'}</h1><p>${esc(message)}</p>`))
+      if (wantsJson(request)) return reply.code(status).type('application/json').send({outcome: 'error', message})
+      const title = status === 410 ? 'This checkout has ended' : 'Checkout unavailable'
+      return sendHtml(reply, status, htmlPage({title, body: `<h1>${title}</h1><p>${esc(message)}</p>`}))
     })
 
-    for (const url of ['/checkout/:id', '/checkout/:id/embed']) {
-      scoped.get(url, async (request, reply) => {
-        const {session} = loadSession(platform, request)
-        return sendPage(reply, 200, checkoutPage(session, (request.query as {cs: string}).cs))
+    for (const embed of [false, true]) {
+      scoped.get(embed ? '/checkout/:id/embed' : '/checkout/:id', async (request, reply) => {
+        const {scope, session, cs} = loadOpen(platform, request)
+        const notice = text((request.query as {notice?: unknown}).notice)
+        const page = checkoutPage(platform, scope, session, cs, {embed, notice: notice in NOTICES ? (notice as keyof typeof NOTICES) : undefined})
+        return sendHtml(reply, 200, page, {frameable: embed, formTargets: originOf(session.success_url)})
       })
     }
 
     scoped.post('/checkout/:id/pay', async (request, reply) => {
       const form = (request.body ?? {}) as Record<string, unknown>
-      const outcome = form.outcome === 'declined' ? 'declined' : 'paid'
+      // Never a default: a form that lost its button's value must not pay.
+      const outcome = form.outcome === 'declined' || form.outcome === 'paid' ? form.outcome : undefined
       const name = text(form.customer_name).trim()
       const email = text(form.customer_email).trim()
+      const json = wantsJson(request)
       const result = platform.storage.transaction(() => {
-        const {scope, session} = loadSession(platform, request)
-        if (name.length < 2 || name.length > 120 || !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) return {session, invalid: true as const}
-        return {session, completion: completeSession(platform, scope, session, outcome, {name, email})}
+        const {scope, session, cs} = loadOpen(platform, request)
+        if (!outcome || name.length < 2 || name.length > 120 || !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) return {scope, session, cs, invalid: true as const}
+        completeSession(platform, scope, session, outcome, {name, email})
+        return {scope, session, cs}
       })
-      const cs = (request.query as {cs: string}).cs
-      if ('invalid' in result) return sendPage(reply, 400, checkoutPage(result.session, cs, 'Enter a name (2 to 120 characters) and a valid e-mail address.'))
-      if (outcome === 'declined') return sendPage(reply, 402, checkoutPage(result.session, cs, 'Your card was declined (test). Try again.'))
-      const successUrl = result.session.success_url
+      const {scope, session, cs} = result
+      // Nothing was recorded: the form is shown again, and a reload only repeats the refusal.
+      if ('invalid' in result) {
+        if (json) return reply.code(400).send({outcome: 'invalid', session_id: session.id, message: NOTICES.invalid})
+        return sendHtml(reply, 400, checkoutPage(platform, scope, session, cs, {embed: false, notice: 'invalid'}), {formTargets: originOf(session.success_url)})
+      }
+      if (outcome === 'declined') {
+        if (json) return reply.code(402).send({outcome, session_id: session.id, message: NOTICES.declined})
+        return reply.code(303).header('location', `${pageUrl(session, cs)}&notice=declined`).send()
+      }
       // Normalised by the URL parser: a value stored before URLs were validated whole can still not break the header.
-      if (successUrl) return reply.code(303).header('location', new URL(successUrl).href).send()
-      const payment = result.completion.payment
-      return sendPage(reply, 200, page('Paid', `<h1>Payment received</h1><p class="total">${esc(money(payment.amount, payment.currency))}</p><p class="muted">Payment ${esc(payment.id)}</p>`))
+      const next = session.success_url ? new URL(session.success_url).href : pageUrl(session, cs, '/done')
+      if (json) return reply.code(200).send({outcome, session_id: session.id, redirect_url: next})
+      return reply.code(303).header('location', next).send()
+    })
+
+    // The receipt of a session paid without a success_url (API sessions may have none).
+    scoped.get('/checkout/:id/done', async (request, reply) => {
+      const {scope, session, cs} = findSession(platform, request)
+      if (session.status === 'open') return reply.code(303).header('location', pageUrl(session, cs)).send()
+      if (session.status !== 'complete') throw gone()
+      const store = storeName(platform, scope)
+      const body = `<h1>Payment received</h1><p class="ok">Thank you: ${esc(store)} received your payment.</p>
+<p class="total">${esc(money(session.amount, session.currency))}</p><p class="muted">Reference ${esc(session.payment)}</p>`
+      return sendHtml(reply, 200, htmlPage({title: `Paid — ${store}`, store, testMode: !session.livemode, body}))
     })
   })
 }
+
+const wantsJson = (request: FastifyRequest) => (request.headers.accept ?? '').includes('application/json')

@@ -341,6 +341,11 @@ export class SqliteStorage implements Storage {
     return row ? (JSON.parse(row.data) as MerchantDoc) : undefined
   }
 
+  merchantBySlug(slug: string): MerchantDoc | undefined {
+    const row = this.sql<{data: string}>(`SELECT data FROM merchants WHERE json_extract(data, '$.store.slug') = ?`).get(slug)
+    return row ? (JSON.parse(row.data) as MerchantDoc) : undefined
+  }
+
   saveMerchant(doc: MerchantDoc): void {
     this.sql('INSERT INTO merchants (id, created, data) VALUES (?, ?, ?) ON CONFLICT(id) DO UPDATE SET data = excluded.data').run(doc.id, doc.created, JSON.stringify(doc))
   }

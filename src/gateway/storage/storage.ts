@@ -187,6 +187,8 @@ export interface Storage extends DocumentStore {
   meta(key: string): string | undefined
   setMeta(key: string, value: string): void
   merchant(id: string): MerchantDoc | undefined
+  /** The merchant whose store has this slug (the storefront's address). */
+  merchantBySlug(slug: string): MerchantDoc | undefined
   saveMerchant(doc: MerchantDoc): void
   /** Bytes stored with a document (an uploaded file's); they go when the document goes. */
   putBlob(id: string, bytes: Buffer): void

@@ -1,0 +1,134 @@
+import {expect} from 'chai'
+import type {Browser, BrowserContext, Page} from 'playwright-core'
+
+import {launchBrowser, screenshot, startSite} from '../helpers/browser.js'
+import {checkout, optionedVariant, sellable, type Account} from '../helpers/commerce.js'
+import {TestGateway} from '../helpers/gateway.js'
+
+/** The hosted checkout, its embed and the storefront as a buyer meets them: in a real Chromium. */
+describe('browser: hosted checkout in Chromium', function () {
+  this.timeout(60_000)
+  let browser: Browser | undefined
+  let gw: TestGateway
+  let acct: Account
+  let shop: Awaited<ReturnType<typeof startSite>>
+  let context: BrowserContext
+  let page: Page
+
+  before(async function () {
+    browser = await launchBrowser(this)
+    gw = await TestGateway.start()
+    acct = await gw.account('test')
+    // The merchant's own site, on another origin: its thank-you and cart pages, and a page embedding the checkout.
+    shop = await startSite((req, res) => {
+      const url = new URL(req.url ?? '/', 'http://x')
+      res.setHeader('content-type', 'text/html; charset=utf-8')
+      if (url.pathname === '/embed') {
+        const src = url.searchParams.get('src') ?? ''
+        res.end(`<!doctype html><title>Shop</title><h1>Shop with an embedded checkout</h1>
+<script>window.addEventListener('message', (e) => window.recordMessage({origin: e.origin, data: e.data}))</script>
+<iframe id="checkout" onload="window.frameLoaded = true" src="${src.replace(/"/g, '&quot;')}" width="520" height="720"></iframe>`)
+        return
+      }
+      res.end(`<!doctype html><title>Shop ${url.pathname}</title><h1>Shop page ${url.pathname}</h1>`)
+    })
+  })
+  after(async () => {
+    await browser?.close()
+    await shop?.close()
+    await gw?.close()
+  })
+  beforeEach(async () => {
+    context = await browser!.newContext({viewport: {width: 900, height: 900}})
+    page = await context.newPage()
+  })
+  afterEach(() => context?.close())
+
+  const session = (id: string) => gw.request('GET', `/v1/checkout/sessions/${id}`, {token: acct.secretKey})
+  const paymentsOf = async (id: string) => ((await acct.app('GET', '/payments')).body.data as any[]).filter((p) => p.session_id === id)
+
+  it('pays: the buyer reads the variant, unit price and store, pays, and lands on the storefront success page', async () => {
+    const item = await optionedVariant(acct, {name: 'T-Shirt', unit_amount: 1250, sku: 'TSHIRT-L-BLUE', stock: 5})
+    const co = await checkout(acct, {product_id: item.product.id, variant_id: item.variant.id, quantity: 2, cancel_url: `${shop.url}/cart`})
+    await page.goto(co.checkout_url)
+    const store = (await acct.store('GET', '/store')).body
+    expect(await page.locator('header .store').innerText()).to.equal(store.display_name)
+    const items = await page.locator('.items').innerText()
+    expect(items).to.include('L / Blue').and.include('€12.50 × 2').and.not.include('TSHIRT')
+    expect(await page.locator('a.back').getAttribute('href')).to.equal(`${shop.url}/cart`)
+    await screenshot(page, 'checkout-hosted')
+
+    await page.getByLabel('Name').fill('Ada Buyer')
+    await page.getByRole('button', {name: /^Pay/}).click()
+    await page.waitForURL(/\/s\/[^/]+\/success\?env=test$/)
+    expect(await page.locator('h1').innerText()).to.equal('Thank you for your order')
+    await screenshot(page, 'storefront-success')
+    expect((await session(co.session_id)).body).to.include({status: 'complete'})
+    expect((await acct.app('GET', '/orders')).body.data[0]).to.include({checkout_session: co.session_id, quantity: 2, status: 'paid'})
+  })
+
+  it('declines: the buyer sees why, a reload does not record a second failed payment, then pays to the success URL', async () => {
+    const item = await sellable(acct, {unit_amount: 900, name: 'Linen Shirt'})
+    const co = await checkout(acct, {product_id: item.product.id, success_url: `${shop.url}/thanks`})
+    await page.goto(co.checkout_url)
+    await page.getByRole('button', {name: 'Decline'}).click()
+    expect(await page.getByRole('alert').innerText()).to.include('Your card was declined')
+    await screenshot(page, 'checkout-declined')
+    await page.reload()
+    expect(await page.getByRole('alert').innerText()).to.include('Your card was declined')
+    expect(await paymentsOf(co.session_id)).to.have.length(1)
+    expect((await session(co.session_id)).body.status).to.equal('open')
+
+    await page.getByRole('button', {name: /^Pay/}).click()
+    await page.waitForURL(`${shop.url}/thanks`)
+    expect((await session(co.session_id)).body.status).to.equal('complete')
+  })
+
+  it('embeds in an iframe on another origin: pays inside it, posts the outcome to the embedding page and moves the top window', async () => {
+    const item = await sellable(acct, {unit_amount: 2400, name: 'Wool Scarf'})
+    const co = await checkout(acct, {product_id: item.product.id, success_url: `${shop.url}/thanks`, cancel_url: `${shop.url}/cart`})
+    const messages: Array<{origin: string; data: any}> = []
+    await page.exposeFunction('recordMessage', (m: {origin: string; data: any}) => messages.push(m))
+    await page.goto(`${shop.url}/embed?src=${encodeURIComponent(co.embed_url)}`)
+    const frame = page.frameLocator('#checkout')
+    await frame.getByRole('button', {name: 'Decline'}).click()
+    expect(await frame.getByRole('alert').innerText()).to.include('declined')
+    expect(page.url(), 'a decline keeps the buyer on the shop page').to.include('/embed?')
+    await screenshot(page, 'checkout-embedded-declined')
+
+    await frame.getByRole('button', {name: /^Pay/}).click()
+    await page.waitForURL(`${shop.url}/thanks`)
+    const gatewayOrigin = new URL(gw.url).origin
+    const outcomes = messages.filter((m) => m.data?.type === 'payapp.checkout').map((m) => [m.origin, m.data.outcome, m.data.session_id])
+    expect(outcomes).to.deep.equal([
+      [gatewayOrigin, 'ready', co.session_id],
+      [gatewayOrigin, 'declined', co.session_id],
+      [gatewayOrigin, 'paid', co.session_id],
+    ])
+    expect((await session(co.session_id)).body.status).to.equal('complete')
+  })
+
+  it('refuses to show checkout_url inside another origin’s frame (frame-ancestors), while embed_url loads', async () => {
+    const item = await sellable(acct, {unit_amount: 900})
+    const co = await checkout(acct, {product_id: item.product.id})
+    await page.goto(`${shop.url}/embed?src=${encodeURIComponent(co.checkout_url)}`)
+    await page.waitForFunction(() => (globalThis as {frameLoaded?: boolean}).frameLoaded)
+    const framed = page.frames().find((f) => f !== page.mainFrame())!
+    expect(await framed.locator('button.pay').count(), 'the Pay button must not render in a foreign frame').to.equal(0)
+
+    await page.goto(`${shop.url}/embed?src=${encodeURIComponent(co.embed_url)}`)
+    expect(await page.frameLocator('#checkout').locator('button.pay').count()).to.equal(1)
+    await screenshot(page, 'checkout-embedded')
+  })
+
+  it('shows the storefront: the store name and its visible products with prices', async () => {
+    await sellable(acct, {unit_amount: 3900, name: 'Canvas Tote'})
+    const store = (await acct.store('GET', '/store')).body
+    await page.goto(`${gw.url}/s/${store.slug}?env=test`)
+    expect(await page.locator('h1').innerText()).to.equal(store.display_name)
+    const products = await page.locator('.products').innerText()
+    expect(products).to.include('Canvas Tote').and.include('€39.00')
+    expect(await page.locator('.badge').innerText()).to.equal('TEST MODE')
+    await screenshot(page, 'storefront')
+  })
+})
