@@ -11,6 +11,7 @@
  *    beside `node -e 0`.
  * 4. The test clock (scripts/bench/clock.js): a year of renewals in one jump, with and without webhook
  *    deliveries, beside bare POSTs to the same receiver.
+ * 5. The gateway inside a test suite (scripts/bench/testing.js): in-process and process start, a suite workload.
  *
  * Each server runs in its own process; autocannon drives it from this one (50 connections).
  * Env: BENCH_SECONDS (default 8), BENCH_CONNECTIONS (50), BENCH_RUNS (CLI runs per command, 21).
@@ -181,6 +182,7 @@ async function main() {
     clock,
   }
   results.catalog = await (await import('./bench/catalog.js')).benchCatalog()
+  results.testing = await (await import('./bench/testing.js')).run()
   writeFileSync(join(work, 'results.json'), JSON.stringify(results, null, 2))
   console.log(`\nraw results: ${join(work, 'results.json')}`)
 }

@@ -48,6 +48,12 @@ describe('gateway platform rules', () => {
     expectError(await acct.app('GET', '/nope'), 404, 'route_not_found')
     expectError(await acct.app('DELETE', '/store'), 405, 'method_not_allowed')
     expectError(await gw.request('PUT', '/v1/app/products'), 405, 'method_not_allowed')
+    // Path parameters, a trailing slash and HEAD follow the same table.
+    expectError(await acct.store('PUT', '/products/prod_123/variants/'), 405, 'method_not_allowed')
+    expect((await gw.request('HEAD', '/v1/store/checkouts', {token: acct.secretKey})).status).to.equal(405)
+    expect((await gw.request('HEAD', '/v1/app/store', {token: acct.token})).status).to.equal(200)
+    // A method the URL supports, on an id the route does not know, stays a 404.
+    expectError(await acct.app('GET', '/products/prod_nope'), 404)
   })
 
   it('reads the event log with repeated query parameters without failing', async () => {

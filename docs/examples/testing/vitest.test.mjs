@@ -1,0 +1,16 @@
+// vitest: beforeAll/afterAll around the file (not run by this repository's CI; vitest is not a dependency).
+import {afterAll, beforeAll, expect, test} from 'vitest'
+
+import {startGateway} from 'payapp/testing'
+
+let gw
+beforeAll(async () => {
+  gw = await startGateway()
+})
+afterAll(() => gw.close())
+
+test('creates a product', async () => {
+  const {client: store} = await gw.secretKey()
+  const mug = await store.products.create({name: 'Mug', price: {currency: 'eur', unit_amount: 1200}})
+  expect(mug.name).toBe('Mug')
+})

@@ -1,0 +1,114 @@
+/**
+ * `payapp/testing`: the reference gateway inside a test suite. One call starts it in this process on a
+ * free port with in-memory storage (no child process, no file), and hands back what a test needs:
+ * typed admin access, merchants, credentials with their SDK clients, the test clock, and `close()`.
+ *
+ * ```ts
+ * import {startGateway} from 'payapp/testing'
+ * const gw = await startGateway()
+ * const {client: store} = await gw.secretKey()
+ * await store.products.create({name: 'Mug', price: {currency: 'eur', unit_amount: 1200}})
+ * await gw.close()
+ * ```
+ */
+import {GatewayAdmin, type AdminInstallation, type AdminMerchant, type AdminSecretKey} from '../sdk/admin.js'
+import {AppClient, StoreClient} from '../sdk/client.js'
+import type {AdminMerchantCreate} from '../sdk/schemas/admin.js'
+import {SCOPES, type Environment, type Scope} from '../sdk/schemas/common.js'
+import {startGateway as startServer, type RunningGateway} from '../gateway/server.js'
+
+export interface StartOptions {
+  /** Seed the demo merchant, catalogue and history (as `payapp gateway start --seed`). Default false. */
+  seed?: boolean
+  /** Apply the platform's rate limits. Default false: a suite's setup writes faster than 60 a minute. */
+  rateLimit?: boolean
+  /** A fixed admin key; default a fresh random one. */
+  adminKey?: string
+  /** Retries of the SDK clients this gateway hands out. Default 0: a local failure is a test failure. */
+  maxRetries?: number
+}
+
+export interface CredentialOptions {
+  /** Default: the gateway's default merchant, created on first use. */
+  merchant?: string
+  /** Default every scope. */
+  scopes?: Scope[]
+}
+
+export interface TestInstallation extends AdminInstallation {
+  /** An AppClient with this installation's token. */
+  client: AppClient
+}
+
+export interface TestSecretKey extends AdminSecretKey {
+  /** A StoreClient with this secret key. */
+  client: StoreClient
+}
+
+export interface TestGateway {
+  /** e.g. `http://127.0.0.1:39127`. */
+  url: string
+  adminKey: string
+  /** The admin API: merchants, credentials, clock, the buyer (`checkouts.complete`), refunds, events, webhooks. */
+  admin: GatewayAdmin
+  /** A new merchant (live, approved store unless `store` says otherwise). */
+  merchant(input?: AdminMerchantCreate): Promise<AdminMerchant>
+  /** An app installation with its AppClient; default the default merchant, env `test`, every scope. */
+  installation(opts?: CredentialOptions & {env?: Environment}): Promise<TestInstallation>
+  /** A store secret key with its StoreClient; default the default merchant, mode `test`, every scope. */
+  secretKey(opts?: CredentialOptions & {mode?: Environment}): Promise<TestSecretKey>
+  /** The merchant `installation()` and `secretKey()` use when none is given. */
+  defaultMerchant(): Promise<AdminMerchant>
+  clock: {
+    /** Moves the gateway's time forward: sessions expire, webhook retries fall due, windows roll over. */
+    advance(seconds: number): Promise<number>
+    /** The gateway's current time, Unix seconds. */
+    now(): Promise<number>
+  }
+  /** What `--seed` created, when `seed: true`. */
+  seed?: RunningGateway['seed']
+  close(): Promise<void>
+}
+
+export async function startGateway(opts: StartOptions = {}): Promise<TestGateway> {
+  const running = await startServer({
+    port: 0,
+    host: '127.0.0.1',
+    db: ':memory:',
+    rateLimit: opts.rateLimit ?? false,
+    seed: opts.seed ?? false,
+    adminKey: opts.adminKey,
+    logger: false,
+  })
+  const {url, adminKey} = running
+  const maxRetries = opts.maxRetries ?? 0
+  const admin = new GatewayAdmin({baseUrl: url, adminKey})
+  let defaultMerchant: Promise<AdminMerchant> | undefined
+  const merchantOf = async (given?: string) => given ?? (await gw.defaultMerchant()).id
+
+  const gw: TestGateway = {
+    url,
+    adminKey,
+    admin,
+    seed: running.seed,
+    merchant: (input = {}) => admin.merchants.create(input),
+    defaultMerchant: () => (defaultMerchant ??= admin.merchants.create({company: 'Test Merchant', store: {display_name: 'Test Store'}})),
+    async installation({merchant, env = 'test', scopes = [...SCOPES]} = {}) {
+      const inst = await admin.installations.create({merchant: await merchantOf(merchant), env, scopes})
+      return {...inst, client: new AppClient({baseUrl: url, token: inst.token, maxRetries})}
+    },
+    async secretKey({merchant, mode = 'test', scopes = [...SCOPES]} = {}) {
+      const key = await admin.keys.create({merchant: await merchantOf(merchant), mode, scopes})
+      return {...key, client: new StoreClient({baseUrl: url, secretKey: key.secret_key, maxRetries})}
+    },
+    clock: {
+      advance: async (seconds) => (await admin.clock.advance(seconds)).now,
+      now: async () => (await admin.clock.retrieve()).now,
+    },
+    close: () => running.close(),
+  }
+  return gw
+}
+
+export {GatewayAdmin}
+export type {AdminInstallation, AdminMerchant, AdminSecretKey}
