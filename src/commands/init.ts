@@ -6,12 +6,16 @@ import {usageError} from '../cli/exit-codes.js'
 export default class Init extends BaseCommand<typeof Init> {
   static override summary = 'Create a new app from a template, with tests that run against a local gateway.'
   static override description = `Writes the template's files into --dir (default: ./NAME) and prints the next steps.
-The app depends on this payapp: by a file: link when payapp runs from a checkout, else on its version.
-Refuses a directory that is not empty unless --force is given.`
+Templates: webhook-app (TypeScript webhook receiver, the default), minimal (one SDK script), or a folder of
+your own (./path: .hbs files are rendered, others copied).
+payapp is not published on npm: the app links this payapp (file:) so it installs offline; --sdk-version
+depends on a registry version instead, --sdk-path links another copy.
+Refuses a directory that is not empty unless --force is given. Never prompts without a terminal.`
 
   static override examples = [
     '<%= config.bin %> init my-shop-app',
-    '<%= config.bin %> init my-shop-app --dir ./apps/shop --json',
+    '<%= config.bin %> init my-script --template minimal --dir ./tools/script --json',
+    '<%= config.bin %> init my-app --template ./company-template --dry-run',
     'cd my-shop-app && npm install && npm test',
   ]
 
@@ -20,14 +24,17 @@ Refuses a directory that is not empty unless --force is given.`
   }
 
   static override flags = {
-    template: Flags.string({description: 'Template to use (a directory of templates/).', default: 'app', env: 'PAYAPP_INIT_TEMPLATE'}),
+    template: Flags.string({description: 'webhook-app, minimal, or ./a-folder of template files.', default: 'webhook-app', env: 'PAYAPP_INIT_TEMPLATE'}),
     dir: Flags.string({description: 'Directory to create the app in. [default: ./NAME]', env: 'PAYAPP_INIT_DIR'}),
     // No env var: overwriting files must be asked for on the command line.
     force: Flags.boolean({description: 'Write into a directory that is not empty, overwriting files the template has.'}),
+    'dry-run': Flags.boolean({description: 'List the files that would be written, and write nothing.'}),
+    'sdk-version': Flags.string({description: 'Depend on this npm version or range of payapp instead of linking this one.', env: 'PAYAPP_INIT_SDK_VERSION'}),
+    'sdk-path': Flags.string({description: 'Link this payapp checkout or package folder instead of the running one.', env: 'PAYAPP_INIT_SDK_PATH'}),
   }
 
   async run() {
-    const [{scaffold, baseName, payappDependency}, {join, relative, resolve, isAbsolute}] = await Promise.all([
+    const [{scaffold, baseName, payappDependency, templateVariables}, {join, relative, resolve, isAbsolute}] = await Promise.all([
       import('../cli/services/init.js'),
       import('node:path'),
     ])
@@ -38,22 +45,24 @@ Refuses a directory that is not empty unless --force is given.`
       template: this.flags.template,
       dir,
       force: this.flags.force,
+      dryRun: this.flags['dry-run'],
       templatesDir: join(this.config.root, 'templates'),
-      variables: {
-        payappVersion: this.config.version,
-        payappDependency: payappDependency(this.config.root, this.config.version),
-        nodeEngine: (this.config.pjson.engines as Record<string, string> | undefined)?.node ?? '>=20',
-      },
+      variables: templateVariables(this.config.pjson, payappDependency(this.config.root, {sdkPath: this.flags['sdk-path'], sdkVersion: this.flags['sdk-version']})),
     })
 
     const rel = relative(process.cwd(), result.dir)
     const cdTo = rel === '' ? '.' : rel.startsWith('..') || isAbsolute(rel) ? result.dir : rel
     const nextSteps = [`cd ${/[\s'"$`\\]/.test(cdTo) ? JSON.stringify(cdTo) : cdTo}`, 'npm install', 'npm test']
     return this.render({...result, next_steps: nextSteps}, (r) => {
+      if (r.dry_run) {
+        this.log(`Would create ${r.name} in ${r.dir} (template ${r.template}; --dry-run, nothing written):`)
+        for (const file of r.files) this.log(`  ${file}`)
+        return
+      }
       this.log(`Created ${r.name} in ${r.dir} (template ${r.template}):`)
       for (const file of r.files) this.log(`  ${file}`)
       this.log(`\nNext steps:\n  ${r.next_steps.join(' && ')}`)
-      this.log('Then run it against a local gateway: see README.md ("payapp gateway start --seed").')
+      this.log('Then run it against a local gateway: see README.md (payapp gateway start, payapp listen, payapp trigger).')
     })
   }
 

@@ -1,27 +1,12 @@
 import {expect} from 'chai'
-import {spawn} from 'node:child_process'
 import {existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join, resolve} from 'node:path'
 
-import {ROOT, runCli} from '../helpers/cli.js'
+import {appEnv, ROOT, runCli, runProcess} from '../helpers/cli.js'
 
-const FILES = ['.gitignore', 'README.md', 'package.json', 'src/app.js', 'src/server.js', 'test/app.test.js']
-
-function run(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<{code: number; output: string}> {
-  return new Promise((done, fail) => {
-    const child = spawn(cmd, args, {cwd, env, stdio: ['ignore', 'pipe', 'pipe']})
-    let output = ''
-    child.stdout.on('data', (d) => (output += d))
-    child.stderr.on('data', (d) => (output += d))
-    const timer = setTimeout(() => child.kill('SIGKILL'), 120_000)
-    child.on('error', fail)
-    child.on('close', (code) => {
-      clearTimeout(timer)
-      done({code: code ?? -1, output})
-    })
-  })
-}
+const FILES = ['.env.example', '.gitignore', 'README.md', 'package.json', 'src/app.ts', 'src/handlers.ts', 'src/inbox.ts', 'src/server.ts', 'test/app.test.ts', 'tsconfig.json']
+const MINIMAL_FILES = ['.env.example', '.gitignore', 'README.md', 'package.json', 'src/catalogue.js', 'src/index.js', 'test/catalogue.test.js']
 
 describe('payapp init', () => {
   let tmp: string
@@ -39,20 +24,25 @@ describe('payapp init', () => {
     expect(res.json()).to.deep.equal({
       name: 'my-shop-app',
       dir,
-      template: 'app',
+      template: 'webhook-app',
       files: FILES,
+      dry_run: false,
       next_steps: [`cd ${dir}`, 'npm install', 'npm test'],
     })
     for (const file of FILES) expect(existsSync(join(dir, file)), file).to.equal(true)
 
     const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'))
     expect(pkg).to.include({name: 'my-shop-app', type: 'module'})
-    expect(pkg.scripts).to.include({test: 'node --test'})
+    expect(pkg.scripts.test).to.equal('tsc -p . && node --test dist/test/')
     // A dev checkout is linked, so the app installs offline against the code under test.
     expect(pkg.dependencies).to.deep.equal({payapp: `file:${resolve(ROOT)}`})
 
     // Non-.hbs files are copied byte for byte; .hbs ones are rendered with nothing left unreplaced.
-    expect(readFileSync(join(dir, 'src/app.js'))).to.deep.equal(readFileSync(join(ROOT, 'templates/app/src/app.js')))
+    expect(readFileSync(join(dir, 'src/app.ts'))).to.deep.equal(readFileSync(join(ROOT, 'templates/webhook-app/src/app.ts')))
+    // .env.example carries placeholders only, never a real credential.
+    const envExample = readFileSync(join(dir, '.env.example'), 'utf8')
+    expect(envExample).to.include('PAYAPP_TOKEN=app_test_replace_me')
+    expect(envExample).not.to.match(/(app|sk)_(test|live)_[A-Za-z0-9]{20,}|whsec_[A-Za-z0-9]{20,}/)
     const readme = readFileSync(join(dir, 'README.md'), 'utf8')
     expect(readme).to.match(/^# my-shop-app\n/)
     expect(readme).not.to.include('{{')
@@ -64,12 +54,12 @@ describe('payapp init', () => {
     expect(res.code, res.stderr).to.equal(0)
     expect(res.stdout).to.equal(
       [
-        `Created human-app in ${dir} (template app):`,
+        `Created human-app in ${dir} (template webhook-app):`,
         ...FILES.map((f) => `  ${f}`),
         '',
         'Next steps:',
         `  cd ${dir} && npm install && npm test`,
-        'Then run it against a local gateway: see README.md ("payapp gateway start --seed").',
+        'Then run it against a local gateway: see README.md (payapp gateway start, payapp listen, payapp trigger).',
         '',
       ].join('\n'),
     )
@@ -120,28 +110,70 @@ describe('payapp init', () => {
   it('rejects an unknown template (exit 2), listing the available ones', async () => {
     const res = await runCli(['init', 'x-app', '--template', 'nope', '--dir', join(tmp, 'x-app')])
     expect(res.code).to.equal(2)
-    expect(res.stderr).to.equal('Error: Unknown template "nope"; available: app\n')
+    expect(res.stderr).to.equal('Error: Unknown template "nope"; available: minimal, webhook-app, or a folder (./path)\n')
   })
 
-  it("the scaffolded app installs offline and its own tests pass against a real gateway", async function () {
-    this.timeout(180_000)
-    if (!existsSync(join(ROOT, 'dist', 'sdk', 'index.js'))) throw new Error('dist/ is not built: run npx tsc -p tsconfig.json && npx oclif manifest')
-    const dir = join(tmp, 'e2e-app')
-    const init = await runCli(['init', 'e2e-app', '--dir', dir, '--json'])
-    expect(init.code, init.stderr).to.equal(0)
-
-    // A private config dir: the app's tests run the CLI, which must not touch the developer's profiles.
-    const env: NodeJS.ProcessEnv = {...process.env, XDG_CONFIG_HOME: join(tmp, 'config'), XDG_DATA_HOME: join(tmp, 'data'), PAYAPP_KEYCHAIN: 'off', NO_COLOR: '1'}
-    for (const key of Object.keys(env)) if (key.startsWith('PAYAPP_') && key !== 'PAYAPP_KEYCHAIN') delete env[key]
-
-    // --ignore-scripts: npm runs a file: link's `prepare`, which would rebuild this checkout mid-test.
-    const install = await run('npm', ['install', '--no-audit', '--no-fund', '--offline', '--ignore-scripts'], dir, env)
-    expect(install.code, install.output).to.equal(0)
-    expect(existsSync(join(dir, 'node_modules', 'payapp', 'package.json'))).to.equal(true)
-
-    const test = await run('npm', ['test'], dir, env)
-    expect(test.code, test.output).to.equal(0)
-    expect(test.output).to.match(/pass [1-9]/)
-    expect(test.output).to.match(/fail 0/)
+  it('--dry-run lists the files and writes nothing', async () => {
+    const dir = join(tmp, 'dry')
+    const res = await runCli(['init', 'dry-app', '--template', 'minimal', '--dir', dir, '--dry-run', '--json'])
+    expect(res.code, res.stderr).to.equal(0)
+    expect(res.json()).to.include({dry_run: true, template: 'minimal'})
+    expect(res.json().files).to.deep.equal(MINIMAL_FILES)
+    expect(existsSync(dir)).to.equal(false)
+    const human = await runCli(['init', 'dry-app', '--dir', dir, '--dry-run'])
+    expect(human.stdout.split('\n')[0]).to.equal(`Would create dry-app in ${dir} (template webhook-app; --dry-run, nothing written):`)
+    expect(existsSync(dir)).to.equal(false)
   })
+
+  it('--template ./folder renders a local folder of .hbs files; a missing folder is exit 2', async () => {
+    const source = join(tmp, 'my-template')
+    mkdirSync(join(source, 'src'), {recursive: true})
+    mkdirSync(join(source, 'node_modules', 'left-over'), {recursive: true})
+    writeFileSync(join(source, 'package.json.hbs'), '{"name": "{{name}}", "dependencies": {"payapp": {{json payappDependency}} } }\n')
+    writeFileSync(join(source, 'src', '__name__.js'), 'export const answer = 42\n')
+    writeFileSync(join(source, 'node_modules', 'left-over', 'index.js'), '')
+    const dir = join(tmp, 'from-folder')
+    const res = await runCli(['init', 'folder-app', '--template', source, '--dir', dir, '--json'])
+    expect(res.code, res.stderr).to.equal(0)
+    expect(res.json().files).to.deep.equal(['package.json', 'src/folder-app.js'])
+    expect(JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'))).to.deep.equal({name: 'folder-app', dependencies: {payapp: `file:${resolve(ROOT)}`}})
+
+    const missing = await runCli(['init', 'x-app', '--template', './no-such-folder', '--dir', join(tmp, 'x2'), '--json'])
+    expect(missing.code).to.equal(2)
+    expect(missing.json().error).to.include({param: '--template'})
+  })
+
+  it('--sdk-version depends on a registry version, --sdk-path links another copy', async () => {
+    const v = await runCli(['init', 'v-app', '--template', 'minimal', '--dir', join(tmp, 'v-app'), '--sdk-version', '^0.2.0', '--json'])
+    expect(v.code, v.stderr).to.equal(0)
+    expect(JSON.parse(readFileSync(join(tmp, 'v-app', 'package.json'), 'utf8')).dependencies).to.deep.equal({payapp: '^0.2.0'})
+    const p = await runCli(['init', 'p-app', '--template', 'minimal', '--dir', join(tmp, 'p-app'), '--sdk-path', tmp, '--json'])
+    expect(p.code, p.stderr).to.equal(0)
+    expect(JSON.parse(readFileSync(join(tmp, 'p-app', 'package.json'), 'utf8')).dependencies).to.deep.equal({payapp: `file:${resolve(tmp)}`})
+    const both = await runCli(['init', 'b-app', '--dir', join(tmp, 'b-app'), '--sdk-path', tmp, '--sdk-version', '1.0.0', '--json'])
+    expect(both.code).to.equal(2)
+  })
+
+  for (const [template, files] of [['webhook-app', FILES], ['minimal', MINIMAL_FILES]] as const) {
+    it(`the ${template} template installs and its own tests pass against a real gateway`, async function () {
+      this.timeout(240_000)
+      if (!existsSync(join(ROOT, 'dist', 'testing', 'index.js'))) throw new Error('dist/ is not built: run npm run build')
+      const dir = join(tmp, `e2e-${template}`)
+      const init = await runCli(['init', `e2e-${template}`, '--template', template, '--dir', dir, '--json'])
+      expect(init.code, init.stderr).to.equal(0)
+      expect(init.json().files).to.deep.equal(files)
+
+      // --ignore-scripts: npm runs a file: link's `prepare`, which would rebuild this checkout mid-test.
+      // --prefer-offline: payapp itself is linked; the TypeScript template's dev tools come from npm's cache when it has them.
+      const install = await runProcess('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--ignore-scripts'], dir, appEnv(tmp))
+      expect(install.code, install.output).to.equal(0)
+      expect(existsSync(join(dir, 'node_modules', 'payapp', 'package.json'))).to.equal(true)
+
+      const test = await runProcess('npm', ['test'], dir, appEnv(tmp))
+      expect(test.code, test.output).to.equal(0)
+      expect(test.output).to.match(/# pass [1-9]/)
+      expect(test.output).to.match(/# fail 0/)
+    })
+  }
+
 })

@@ -100,3 +100,26 @@ export function startGatewayProcess(args: string[], home = tempHome()): Promise<
     child.on('exit', (code) => reject(new Error(`gateway exited ${code}: ${out}`)))
   })
 }
+
+/** Runs any program (npm, a generated app's scripts) to its end: exit code and stdout+stderr together. */
+export function runProcess(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv, timeoutMs = 240_000): Promise<{code: number; output: string}> {
+  return new Promise((done, fail) => {
+    const child = spawn(cmd, args, {cwd, env, stdio: ['ignore', 'pipe', 'pipe']})
+    let output = ''
+    child.stdout.on('data', (d) => (output += d))
+    child.stderr.on('data', (d) => (output += d))
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs)
+    child.on('error', fail)
+    child.on('close', (code) => {
+      clearTimeout(timer)
+      done({code: code ?? -1, output})
+    })
+  })
+}
+
+/** The environment for a generated app's npm runs: a private config, no keychain, none of the developer's PAYAPP_* settings. */
+export function appEnv(home: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {...process.env, XDG_CONFIG_HOME: join(home, 'config'), XDG_DATA_HOME: join(home, 'data'), PAYAPP_KEYCHAIN: 'off', NO_COLOR: '1'}
+  for (const key of Object.keys(env)) if (key.startsWith('PAYAPP_') && key !== 'PAYAPP_KEYCHAIN') delete env[key]
+  return env
+}

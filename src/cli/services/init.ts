@@ -4,6 +4,7 @@
  * error), everything else is copied byte for byte.
  */
 import {mkdir, readdir, readFile, stat, writeFile} from 'node:fs/promises'
+import {homedir} from 'node:os'
 import {dirname, join, relative, resolve, sep} from 'node:path'
 import {fileURLToPath} from 'node:url'
 
@@ -17,7 +18,7 @@ export const TEMPLATES_DIR = join(dirname(fileURLToPath(import.meta.url)), '..',
 export interface ScaffoldOptions {
   /** npm package name of the new app. */
   name: string
-  /** A directory under `templatesDir`. */
+  /** A directory under `templatesDir`, or a path (`./my-template`, `/abs/dir`) to a folder of template files. */
   template: string
   /** Target directory (created if missing). */
   dir: string
@@ -26,14 +27,17 @@ export interface ScaffoldOptions {
   /** Extra handlebars variables; `name` is always set. */
   variables?: Record<string, unknown>
   templatesDir?: string
+  /** Render everything and report the files, but write nothing. */
+  dryRun?: boolean
 }
 
 export interface ScaffoldResult {
   name: string
   dir: string
   template: string
-  /** Written files, relative to `dir`, `/`-separated, sorted. */
+  /** Written (or, with dryRun, would-be-written) files, relative to `dir`, `/`-separated, sorted. */
   files: string[]
+  dry_run: boolean
 }
 
 const NAME_PART = /^[a-z0-9][a-z0-9._-]*$/
@@ -70,13 +74,45 @@ export async function listTemplates(templatesDir = TEMPLATES_DIR): Promise<strin
     .sort()
 }
 
+/** The template `payapp init` uses without --template. */
+export const DEFAULT_TEMPLATE = 'webhook-app'
+
+/** A `--template` value that is a path rather than a built-in name. */
+export const isTemplatePath = (template: string) => /^(\.{1,2}([/\\]|$)|[/\\~]|[A-Za-z]:[/\\])/.test(template)
+
+export interface SdkChoice {
+  /** `--sdk-path`: a payapp checkout or unpacked package to link. */
+  sdkPath?: string
+  /** `--sdk-version`: an npm version or range of payapp, once it is published. */
+  sdkVersion?: string
+}
+
 /**
- * How the generated app depends on payapp: a dev checkout (root not under node_modules) is linked with
- * `file:` so the app installs offline against the code being worked on; an installed CLI pins its version.
+ * How the generated app depends on payapp. payapp is not published on npm, so by default the app links
+ * the very payapp that generated it (`file:` its package root, a checkout or a global install alike) and
+ * installs offline; `--sdk-version` asks the registry instead, `--sdk-path` links another copy.
  */
-export function payappDependency(root: string, version: string): string {
-  const inNodeModules = resolve(root).split(sep).includes('node_modules')
-  return inNodeModules ? `^${version}` : `file:${resolve(root)}`
+export function payappDependency(root: string, choice: SdkChoice = {}): string {
+  if (choice.sdkPath && choice.sdkVersion) throw usageError('Pass --sdk-path or --sdk-version, not both', '--sdk-version')
+  if (choice.sdkVersion) return choice.sdkVersion
+  return `file:${resolve(choice.sdkPath ?? root)}`
+}
+
+/**
+ * The variables every template may use: payapp's version and dependency spec, its Node engine, and
+ * the versions of the dev tools payapp itself is built with (so a TypeScript app installs from the same
+ * versions, offline from npm's cache where payapp was installed).
+ */
+export function templateVariables(pjson: {version: string; engines?: unknown; devDependencies?: unknown}, dependency: string): Record<string, string> {
+  const dev = (pjson.devDependencies ?? {}) as Record<string, string>
+  return {
+    payappVersion: pjson.version,
+    payappDependency: dependency,
+    nodeEngine: (pjson.engines as Record<string, string> | undefined)?.node ?? '>=20',
+    tsxVersion: dev.tsx ?? '^4.0.0',
+    typescriptVersion: dev.typescript ?? '^5.0.0',
+    typesNodeVersion: dev['@types/node'] ?? '^20.0.0',
+  }
 }
 
 /**
@@ -95,6 +131,8 @@ async function walk(dir: string, base = dir): Promise<string[]> {
   const out: string[] = []
   for (const entry of await readdir(dir, {withFileTypes: true})) {
     const full = join(dir, entry.name)
+    // A local template folder may be a git checkout with its own dependencies installed.
+    if (entry.name === '.git' || entry.name === 'node_modules') continue
     if (entry.isDirectory()) out.push(...(await walk(full, base)))
     else if (entry.isFile()) out.push(relative(base, full).split(sep).join('/'))
   }
@@ -121,10 +159,7 @@ export async function scaffold(opts: ScaffoldOptions): Promise<ScaffoldResult> {
   const problem = invalidAppName(name)
   if (problem) throw usageError(`Invalid app name "${name}": ${problem}`, 'NAME')
 
-  const available = await listTemplates(templatesDir)
-  if (!available.includes(template)) {
-    throw usageError(`Unknown template "${template}"; available: ${available.join(', ') || '(none)'}`, '--template')
-  }
+  const root = await templateRoot(template, templatesDir)
 
   const dir = resolve(opts.dir)
   if (!force && (await isNonEmptyDir(dir))) {
@@ -138,7 +173,6 @@ export async function scaffold(opts: ScaffoldOptions): Promise<ScaffoldResult> {
 
   const variables = {...opts.variables, name}
   const hb = handlebars()
-  const root = join(templatesDir, template)
   // Everything is rendered before anything is written, so a broken template leaves no half-made app.
   const rendered: Array<{path: string; content: Buffer | string}> = []
   for (const file of (await walk(root)).sort()) {
@@ -156,10 +190,28 @@ export async function scaffold(opts: ScaffoldOptions): Promise<ScaffoldResult> {
     rendered.push({path: outputPath(file, name), content})
   }
 
-  for (const {path, content} of rendered) {
-    const target = join(dir, ...path.split('/'))
-    await mkdir(dirname(target), {recursive: true})
-    await writeFile(target, content)
+  if (!opts.dryRun) {
+    for (const {path, content} of rendered) {
+      const target = join(dir, ...path.split('/'))
+      await mkdir(dirname(target), {recursive: true})
+      await writeFile(target, content)
+    }
   }
-  return {name, dir, template, files: rendered.map((f) => f.path).sort()}
+  return {name, dir, template, files: rendered.map((f) => f.path).sort(), dry_run: Boolean(opts.dryRun)}
+}
+
+/** The folder a `--template` value names: a built-in template, or a local folder of template files. */
+async function templateRoot(template: string, templatesDir: string): Promise<string> {
+  if (isTemplatePath(template)) {
+    const dir = resolve(template.replace(/^~(?=$|[/\\])/, homedir()))
+    const info = await stat(dir).catch(() => undefined)
+    if (!info?.isDirectory()) throw usageError(`Template folder ${dir} does not exist or is not a directory`, '--template')
+    if ((await walk(dir)).length === 0) throw usageError(`Template folder ${dir} has no files`, '--template')
+    return dir
+  }
+  const available = await listTemplates(templatesDir)
+  if (!available.includes(template)) {
+    throw usageError(`Unknown template "${template}"; available: ${available.join(', ') || '(none)'}, or a folder (./path)`, '--template')
+  }
+  return join(templatesDir, template)
 }
