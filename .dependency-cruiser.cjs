@@ -47,6 +47,13 @@ module.exports = {
       to: {path: ['node_modules/better-sqlite3/', '^src/gateway/storage/sqlite\\.ts$']},
     },
     {
+      name: 'testing-entry-only',
+      severity: 'error',
+      comment: 'payapp/testing starts the gateway through its one entry (server.ts) and hands out SDK clients; nothing of the CLI.',
+      from: {path: '^src/testing/'},
+      to: {path: ['^src/(cli|commands)/', '^src/gateway/(?!server\\.ts$)']},
+    },
+    {
       name: 'cli-services-not-commands',
       severity: 'error',
       comment: 'Services are testable without oclif commands; commands call services, never the other way round.',
