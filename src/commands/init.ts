@@ -6,8 +6,9 @@ import {usageError} from '../cli/exit-codes.js'
 export default class Init extends BaseCommand<typeof Init> {
   static override summary = 'Create a new app from a template, with tests that run against a local gateway.'
   static override description = `Writes the template's files into --dir (default: ./NAME) and prints the next steps.
-Templates: webhook-app (TypeScript webhook receiver, the default), minimal (one SDK script), or a folder of
-your own (./path: .hbs files are rendered, others copied).
+Templates: webhook-app (TypeScript webhook receiver, the default), minimal (one SDK script), catalog-sync
+(catalog.yaml and a CI workflow running "payapp catalog apply"), or a folder of your own (./path: .hbs files are
+rendered, others copied).
 payapp is not published on npm: the app links this payapp (file:) so it installs offline; --sdk-version
 depends on a registry version instead, --sdk-path links another copy.
 Refuses a directory that is not empty unless --force is given. Never prompts without a terminal.`
@@ -24,7 +25,7 @@ Refuses a directory that is not empty unless --force is given. Never prompts wit
   }
 
   static override flags = {
-    template: Flags.string({description: 'webhook-app, minimal, or ./a-folder of template files.', default: 'webhook-app', env: 'PAYAPP_INIT_TEMPLATE'}),
+    template: Flags.string({description: 'webhook-app, minimal, catalog-sync, or ./a-folder of template files.', default: 'webhook-app', env: 'PAYAPP_INIT_TEMPLATE'}),
     dir: Flags.string({description: 'Directory to create the app in. [default: ./NAME]', env: 'PAYAPP_INIT_DIR'}),
     // No env var: overwriting files must be asked for on the command line.
     force: Flags.boolean({description: 'Write into a directory that is not empty, overwriting files the template has.'}),

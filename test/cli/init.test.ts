@@ -7,6 +7,7 @@ import {appEnv, ROOT, runCli, runProcess} from '../helpers/cli.js'
 
 const FILES = ['.env.example', '.gitignore', 'README.md', 'package.json', 'src/app.ts', 'src/handlers.ts', 'src/inbox.ts', 'src/server.ts', 'test/app.test.ts', 'tsconfig.json']
 const MINIMAL_FILES = ['.env.example', '.gitignore', 'README.md', 'package.json', 'src/catalogue.js', 'src/index.js', 'test/catalogue.test.js']
+const CATALOG_FILES = ['.env.example', '.github/workflows/catalog.yml', '.gitignore', 'README.md', 'catalog.yaml', 'package.json', 'test/catalog.test.js']
 
 describe('payapp init', () => {
   let tmp: string
@@ -110,7 +111,7 @@ describe('payapp init', () => {
   it('rejects an unknown template (exit 2), listing the available ones', async () => {
     const res = await runCli(['init', 'x-app', '--template', 'nope', '--dir', join(tmp, 'x-app')])
     expect(res.code).to.equal(2)
-    expect(res.stderr).to.equal('Error: Unknown template "nope"; available: minimal, webhook-app, or a folder (./path)\n')
+    expect(res.stderr).to.equal('Error: Unknown template "nope"; available: catalog-sync, minimal, webhook-app, or a folder (./path)\n')
   })
 
   it('--dry-run lists the files and writes nothing', async () => {
@@ -154,7 +155,7 @@ describe('payapp init', () => {
     expect(both.code).to.equal(2)
   })
 
-  for (const [template, files] of [['webhook-app', FILES], ['minimal', MINIMAL_FILES]] as const) {
+  for (const [template, files] of [['webhook-app', FILES], ['minimal', MINIMAL_FILES], ['catalog-sync', CATALOG_FILES]] as const) {
     it(`the ${template} template installs and its own tests pass against a real gateway`, async function () {
       this.timeout(240_000)
       if (!existsSync(join(ROOT, 'dist', 'testing', 'index.js'))) throw new Error('dist/ is not built: run npm run build')
