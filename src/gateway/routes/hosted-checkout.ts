@@ -90,7 +90,7 @@ function embedScript(session: SessionDoc): string {
         return;
       }
       if (result.outcome === 'declined') tell('declined');
-      show(result.message || 'This checkout is no longer open.');
+      show(result.message || (result.error && result.error.message) || 'This checkout is no longer open.');
     } catch {
       show('The checkout could not be reached; try again.');
     }
@@ -130,7 +130,8 @@ export function registerHostedCheckout(app: FastifyInstance, platform: Platform)
       const status = error instanceof ApiError ? error.status : error.statusCode && error.statusCode < 500 ? error.statusCode : 500
       // An unexpected failure's own message is internal: the buyer's page never shows it.
       const message = status >= 500 ? 'The gateway failed to show this checkout; try again.' : error.message
-      if (wantsJson(request)) return reply.code(status).type('application/json').send({outcome: 'error', message})
+      // The embed page's fetch: the API's error envelope, like every other JSON error of the gateway.
+      if (wantsJson(request)) return reply.code(status).type('application/json').send((error instanceof ApiError ? error : new ApiError(status, status >= 500 ? 'api_error' : 'invalid_request', undefined, message)).envelope(request.id))
       const title = status === 410 ? 'This checkout has ended' : 'Checkout unavailable'
       return sendHtml(reply, status, htmlPage({title, body: `<h1>${title}</h1><p>${esc(message)}</p>`}))
     })
@@ -160,11 +161,12 @@ export function registerHostedCheckout(app: FastifyInstance, platform: Platform)
       const {scope, session, cs} = result
       // Nothing was recorded: the form is shown again, and a reload only repeats the refusal.
       if ('invalid' in result) {
-        if (json) return reply.code(400).send({outcome: 'invalid', session_id: session.id, message: NOTICES.invalid})
+        // The page answered; the outcome is in the body (an error status is reserved for the envelope).
+        if (json) return reply.code(200).send({outcome: 'invalid', session_id: session.id, message: NOTICES.invalid})
         return sendHtml(reply, 400, checkoutPage(platform, scope, session, cs, {embed: false, notice: 'invalid'}), {formTargets: originOf(session.success_url)})
       }
       if (outcome === 'declined') {
-        if (json) return reply.code(402).send({outcome, session_id: session.id, message: NOTICES.declined})
+        if (json) return reply.code(200).send({outcome, session_id: session.id, message: NOTICES.declined})
         return reply.code(303).header('location', `${pageUrl(session, cs)}&notice=declined`).send()
       }
       // Normalised by the URL parser: a value stored before URLs were validated whole can still not break the header.
