@@ -413,11 +413,19 @@ export function admit(
   platform: Platform,
   request: FastifyRequest,
   door: Door,
-  rule: Pick<EndpointDef, 'scope' | 'bucket' | 'env'>,
+  rule: Pick<EndpointDef, 'scope' | 'bucket' | 'env' | 'publishable'>,
   reply: FastifyReply,
 ): Credential {
   const cred = platform.credentials.authenticate(request.headers.authorization, door)
-  if (door !== 'app' && request.headers.origin !== undefined) {
+  const origin = request.headers.origin
+  if (cred.kind === 'publishable_key') {
+    if (origin === undefined || !cred.origins?.includes(origin)) {
+      throw new ApiError(403, 'permission_error', 'origin_not_allowed', 'Publishable keys work only from a browser origin on the key\'s allow-list')
+    }
+    if (!rule.publishable) {
+      throw new ApiError(403, 'permission_error', 'publishable_key_forbidden', 'A publishable key can only create checkout sessions with line_items; use a secret key server-side')
+    }
+  } else if (door !== 'app' && origin !== undefined) {
     throw new ApiError(403, 'permission_error', 'origin_forbidden', 'Secret keys are server-side only: requests with a browser Origin header are rejected')
   }
   if (!cred.scopes.has(rule.scope)) throw insufficientScope(rule.scope)

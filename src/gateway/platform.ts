@@ -20,18 +20,23 @@ import {Webhooks} from './webhooks.js'
 
 export interface Credential {
   id: string
-  kind: 'installation' | 'secret_key'
+  kind: 'installation' | 'secret_key' | 'publishable_key'
   merchant: string
   env: Env
   scopes: ReadonlySet<string>
   /** Last characters of the token, for logs and listings. */
   hint: string
+  /** A publishable key's allow-listed browser origins. */
+  origins: readonly string[] | null
 }
+
+const TOKEN_PREFIX: Record<Credential['kind'], string> = {installation: 'app', secret_key: 'sk', publishable_key: 'pk'}
+const ID_PREFIX: Record<Credential['kind'], string> = {installation: 'inst', secret_key: 'key', publishable_key: 'key'}
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex')
 
-/** `app_live_…` / `app_test_…` installation tokens; `sk_live_…` / `sk_test_…` secret keys. */
-const TOKEN_SHAPE = /^(app|sk)_(live|test)_[0-9A-Za-z]{24,64}$/
+/** `app_live_…` / `app_test_…` installation tokens; `sk_…` secret and `pk_…` publishable keys. */
+const TOKEN_SHAPE = /^(app|sk|pk)_(live|test)_[0-9A-Za-z]{24,64}$/
 
 export class Credentials {
   /** token → credential; the hot path of every request, so lookups never touch SQLite twice. */
@@ -42,17 +47,18 @@ export class Credentials {
     private readonly clock: Clock,
   ) {}
 
-  issue(kind: Credential['kind'], merchant: string, env: Env, scopes: readonly ScopeName[], appName?: string) {
-    const token = `${kind === 'installation' ? 'app' : 'sk'}_${env}_${randomText(32)}`
-    const id = newId(kind === 'installation' ? 'inst' : 'key', 16)
+  issue(kind: Credential['kind'], merchant: string, env: Env, scopes: readonly ScopeName[], extra: {appName?: string; origins?: readonly string[]} = {}) {
+    const token = `${TOKEN_PREFIX[kind]}_${env}_${randomText(32)}`
+    const id = newId(ID_PREFIX[kind], 16)
     const hint = token.slice(-4)
-    this.storage.credentials.insert({id, tokenHash: sha256(token), kind, merchant, env, scopes: [...new Set(scopes)], hint, appName: appName ?? null, created: this.clock.now()})
+    const origins = kind === 'publishable_key' ? [...new Set(extra.origins ?? [])] : null
+    this.storage.credentials.insert({id, tokenHash: sha256(token), kind, merchant, env, scopes: [...new Set(scopes)], hint, origins, appName: extra.appName ?? null, created: this.clock.now()})
     this.cache.delete(token)
     return {id, token}
   }
 
-  revoke(id: string, kind: Credential['kind']): boolean {
-    const revoked = this.storage.credentials.revoke(id, kind, this.clock.now())
+  revoke(id: string, kinds: readonly Credential['kind'][]): boolean {
+    const revoked = kinds.some((kind) => this.storage.credentials.revoke(id, kind, this.clock.now()))
     // A revoked token must fail on its very next request, so forget every cached answer.
     this.cache.clear()
     return revoked
@@ -71,10 +77,15 @@ export class Credentials {
       this.cache.set(token, cred)
     }
     if (!cred) throw unauthenticated('Invalid, revoked or unknown credential', 'invalid_api_key')
-    const wanted = door === 'app' ? 'installation' : 'secret_key'
-    if (cred.kind !== wanted) {
+    // The merchant API also takes publishable keys; admit() confines them to their one route.
+    const fits = door === 'app' ? cred.kind === 'installation' : cred.kind === 'secret_key' || (door === 'merchant' && cred.kind === 'publishable_key')
+    if (!fits) {
       throw unauthenticated(
-        door === 'app' ? 'The App API takes an installation token, not a secret key' : 'This API takes a secret key, not an installation token',
+        door === 'app'
+          ? 'The App API takes an installation token, not an API key'
+          : door === 'store'
+            ? 'The store API takes a secret key'
+            : 'This API takes a secret or publishable key, not an installation token',
         'wrong_credential_type',
       )
     }

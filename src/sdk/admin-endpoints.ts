@@ -43,8 +43,10 @@ export const adminEndpoints = {
     body: admin.adminInstallationCreate,
   }),
   'installations.revoke': adminRoute('DELETE', '/installations/{id}', admin.adminRevoked, 'Revoke an installation: its token fails with 401 on its very next request'),
-  'keys.create': adminRoute('POST', '/keys', admin.adminSecretKey, 'A secret key for the store and merchant APIs', {body: admin.adminKeyCreate}),
-  'keys.revoke': adminRoute('DELETE', '/keys/{id}', admin.adminRevoked, 'Revoke a secret key'),
+  'keys.create': adminRoute('POST', '/keys', admin.adminApiKey, 'A secret key (store and merchant APIs) or, with type publishable, a browser key for allow-listed origins', {
+    body: admin.adminKeyCreate,
+  }),
+  'keys.revoke': adminRoute('DELETE', '/keys/{id}', admin.adminRevoked, 'Revoke a secret or publishable key'),
 
   'clock.retrieve': adminRoute('GET', '/clock', admin.adminClock, "The gateway's time and the test clock's offset"),
   'clock.advance': adminRoute('POST', '/clock', admin.adminClock, "Move the gateway's time forward; answers once everything due on the way happened, in time order, webhook attempts included", {

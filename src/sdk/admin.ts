@@ -101,8 +101,11 @@ export class GatewayAdmin {
   }
 
   readonly keys = {
-    /** A secret key for the store API; its `secret_key` drives a StoreClient. */
-    create: (body: admin.AdminKeyCreate, opts?: RequestOptions) => this.call('keys.create', {body, opts}),
+    /** A secret key (its `secret_key` drives a StoreClient or MerchantClient); with `type: 'publishable'`, a browser key. */
+    create: ((body: admin.AdminKeyCreate, opts?: RequestOptions) => this.call('keys.create', {body, opts})) as {
+      (body: admin.AdminKeyCreate & {type: 'publishable'}, opts?: RequestOptions): Promise<admin.AdminPublishableKey>
+      (body: admin.AdminKeyCreate & {type?: 'secret'}, opts?: RequestOptions): Promise<admin.AdminSecretKey>
+    },
     revoke: (keyId: string, opts?: RequestOptions) => this.call('keys.revoke', {params: {id: keyId}, opts}),
   }
 

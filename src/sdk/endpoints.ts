@@ -46,11 +46,16 @@ export interface EndpointDef {
   created?: boolean
   /** Error statuses beyond those every route of its shape can give (see errorStatuses in openapi.ts). */
   errors?: readonly number[]
+  /** A publishable key (from an allow-listed browser origin) may call it; every other route refuses one. */
+  publishable?: boolean
 }
 
 const both = ['app', 'store'] as const
 const app = ['app'] as const
 const merchant = ['merchant'] as const
+/** One catalogue, three doors: the App API, the store API and the merchant API. */
+const all = ['app', 'store', 'merchant'] as const
+const appAndMerchant = ['app', 'merchant'] as const
 
 function get<R extends z.ZodType, const D extends readonly Door[] = typeof both>(path: string, scope: Scope, response: R, summary: string, doors: D = both as unknown as D) {
   return {method: 'GET', path, scope, doors, bucket: 'read', response, summary} as const
@@ -83,14 +88,14 @@ export const endpoints = {
   // ---- store surface (both doors)
   'store.retrieve': get('/store', 'store:read', catalog.store, "The merchant's store"),
 
-  'products.list': list('/products', 'products:read', catalog.product, 'List products, newest first'),
-  'products.create': {...write('POST', '/products', 'products:write', catalog.productCreate, catalog.product, 'Create a product, optionally with its default price'), created: true},
-  'products.retrieve': get('/products/{id}', 'products:read', catalog.product, 'A product with its option groups and variants'),
+  'products.list': list('/products', 'products:read', catalog.product, 'List products, newest first', all),
+  'products.create': {...write('POST', '/products', 'products:write', catalog.productCreate, catalog.product, 'Create a product, optionally with its default price', all), created: true, errors: [402]},
+  'products.retrieve': get('/products/{id}', 'products:read', catalog.product, 'A product with its option groups and variants', all),
   'products.update': write('PATCH', '/products/{id}', 'products:write', catalog.productUpdate, catalog.product, 'Update a product (including default_price_id)'),
-  'products.archive': write('DELETE', '/products/{id}', 'products:write', undefined, catalog.productArchived, 'Archive a product and all its prices'),
+  'products.archive': write('DELETE', '/products/{id}', 'products:write', undefined, catalog.productArchived, 'Archive a product and all its prices', all),
 
-  'prices.list': list('/products/{id}/prices', 'products:read', catalog.price, "List a product's prices"),
-  'prices.create': {...write('POST', '/products/{id}/prices', 'products:write', catalog.priceCreate, catalog.price, 'Create a price for a product'), created: true},
+  'prices.list': list('/products/{id}/prices', 'products:read', catalog.price, "List a product's prices", all),
+  'prices.create': {...write('POST', '/products/{id}/prices', 'products:write', catalog.priceCreate, catalog.price, 'Create a price for a product', all), created: true},
   'prices.update': write('PATCH', '/products/{id}/prices/{price}', 'products:write', catalog.priceUpdate, catalog.price, 'Update the mutable fields of a price'),
 
   'options.list': list('/products/{id}/options', 'products:read', catalog.optionGroup, "List a product's option groups"),
@@ -122,8 +127,8 @@ export const endpoints = {
 
   // ---- App API only
   'merchant.retrieve': get('/merchant', 'merchant:read', commerce.merchant, 'Merchant profile', app),
-  'payments.list': list('/payments', 'payments:read', commerce.payment, 'Payments, newest first', app, commerce.paymentsListQuery),
-  'payments.retrieve': get('/payments/{id}', 'payments:read', commerce.payment, 'One payment (charge id in live, row id in sandbox)', app),
+  'payments.list': list('/payments', 'payments:read', commerce.payment, 'Payments, newest first', appAndMerchant, commerce.paymentsListQuery),
+  'payments.retrieve': get('/payments/{id}', 'payments:read', commerce.payment, 'One payment (charge id in live, row id in sandbox; the merchant API also takes its payment intent)', appAndMerchant),
   'refunds.list': list('/refunds', 'refunds:read', commerce.refund, 'Refunds (sandbox rows; live: refunded charges)', app),
   'disputes.list': list('/disputes', 'disputes:read', commerce.dispute, 'Chargebacks', app),
   'payouts.list': list('/payouts', 'payouts:read', commerce.payout, 'Bank settlements', app),
@@ -151,7 +156,26 @@ export const endpoints = {
     env: 'live',
   },
 
-  // ---- merchant API (`/v1`, secret key)
+  // ---- merchant API (`/v1`, secret key; a publishable key only where `publishable`)
+  'products.modify': write('POST', '/products/{id}', 'products:write', catalog.productUpdate, catalog.product, 'Update a product (the merchant API updates with POST)', merchant),
+  'products.defaultPrice': write('POST', '/products/{id}/default_price', 'products:write', catalog.defaultPriceSet, catalog.product, "Make an active price the product's default", merchant),
+
+  'checkoutSessions.create': {
+    ...write('POST', '/checkout/sessions', 'checkout:write', commerce.checkoutSessionCreate, commerce.checkoutSession, 'Create a checkout session (raw amount, line items or variants)', merchant),
+    bucket: 'checkout',
+    publishable: true,
+    created: true,
+    errors: [402],
+  },
+  'checkoutSessions.list': list('/checkout/sessions', 'checkout:write', commerce.checkoutSession, 'Checkout sessions, newest first', merchant, commerce.checkoutSessionsListQuery),
+  'checkoutSessions.update': {
+    ...write('PATCH', '/checkout/sessions/{id}', 'checkout:write', commerce.checkoutSessionUpdate, commerce.checkoutSession, 'Update an open session (flow_version 5 or higher)', merchant),
+    errors: [422],
+  },
+  'checkoutSessions.updateViaPost': {
+    ...write('POST', '/checkout/sessions/{id}/update', 'checkout:write', commerce.checkoutSessionUpdate, commerce.checkoutSession, 'Update an open session (POST alternative to PATCH)', merchant),
+    errors: [422],
+  },
   'checkoutSessions.retrieve': {
     ...get('/checkout/sessions/{id}', 'checkout:write', commerce.checkoutSession, 'A checkout session (with ?cs=<client_secret> and no key: the open session, without its secret)', merchant),
     query: commerce.checkoutSessionRetrieveQuery,
@@ -162,6 +186,10 @@ export const endpoints = {
     ...write('POST', '/checkout/sessions/{id}/expire', 'checkout:write', undefined, commerce.sessionExpired, 'Expire an open checkout session now', merchant),
     errors: [422],
   },
+
+  'refunds.create': {...write('POST', '/refunds', 'refunds:write', commerce.refundCreate, commerce.refundRecord, 'Refund a payment in full or in part', merchant), created: true, errors: [422]},
+  'refunds.search': list('/refunds', 'refunds:read', commerce.refundRecord, 'The refunds of one charge or payment intent (one filter required)', merchant, commerce.refundsListQuery),
+  'refunds.retrieve': get('/refunds/{id}', 'refunds:read', commerce.refundRecord, 'One refund', merchant),
 
   // ---- merchant API: billing and risk
   'subscriptions.create': {

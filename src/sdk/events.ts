@@ -23,6 +23,7 @@ const failedPaymentIntent = z.looseObject({...commerce.sandboxPayment.shape, che
 export const eventTypes = {
   'checkout.session.completed': def(commerce.checkoutSession, 'A checkout session was paid: the signal to fulfil a one-time order'),
   'checkout.session.expired': def(commerce.checkoutSession, 'A checkout session expired (expire operation or end of its lifetime)'),
+  'checkout.session.updated': def(commerce.checkoutSession, 'An open checkout session was updated (its revision incremented)'),
   'payment_intent.payment_failed': def(failedPaymentIntent, 'A declined payment attempt; carries failure_code and failure_message'),
   'payment.succeeded': def(commerce.payment, 'A payment succeeded'),
   'payment.failed': def(commerce.payment, 'A payment attempt failed'),
@@ -30,7 +31,7 @@ export const eventTypes = {
   'payment.disputed': def(commerce.payment, 'A payment was disputed'),
   'charge.refunded': def(commerce.payment, 'A charge was refunded, fully or in part'),
   'charge.dispute.created': def(commerce.dispute, 'A chargeback was opened'),
-  'refund.created': def(commerce.sandboxRefund, 'A refund was created'),
+  'refund.created': def(commerce.refundRecord, 'A refund was created'),
   'store.order.created': def(commerce.order, 'A store order was placed'),
   'store.order.updated': def(commerce.order, "A store order's status changed"),
   'product.created': def(catalog.product, 'A product was created'),

@@ -100,7 +100,9 @@ export class TestGateway {
     const store = (method: string, path: string, opts: Omit<CallOptions, 'token'> = {}) => this.request(method, `/v1/store${path}`, {token: key.secret_key, ...opts})
     /** The merchant API (`/v1/...`, full path) with the secret key. */
     const api = (method: string, path: string, opts: Omit<CallOptions, 'token'> = {}) => this.request(method, path, {token: key.secret_key, ...opts})
-    return {merchant, token: inst.token, secretKey: key.secret_key, installation: inst, app, store, api}
+    /** The merchant API with the secret key, paths relative to `/v1`. */
+    const v1 = (method: string, path: string, opts: Omit<CallOptions, 'token'> = {}) => this.request(method, `/v1${path}`, {token: key.secret_key, ...opts})
+    return {merchant, token: inst.token, secretKey: key.secret_key, installation: inst, app, store, api, v1}
   }
 }
 

@@ -135,6 +135,21 @@ const expired: Recipe = {
   },
 }
 
+const sessionUpdated: Recipe = {
+  overrides: z.strictObject({reference: z.string().max(200)}).partial(),
+  async run(deps, o, steps) {
+    const session = await merchantApi<{id: string; revision: number}>(deps, 'POST', '/v1/checkout/sessions', {
+      amount: 2000,
+      currency: 'eur',
+      customer_name: 'Test Customer',
+      customer_email: 'customer@example.com',
+    })
+    steps.push(`Created checkout session ${session.id} on the merchant API`)
+    const updated = await merchantApi<{revision: number}>(deps, 'POST', `/v1/checkout/sessions/${session.id}/update`, {reference: (o.reference as string | undefined) ?? 'trigger', revision: session.revision})
+    steps.push(`Updated checkout session ${session.id} to revision ${updated.revision}`)
+  },
+}
+
 const refunded: Recipe = {
   fixture: 'one_time',
   overrides: buyerOverrides.extend(adminRefundCreate.pick({amount: true}).partial().shape),
@@ -317,6 +332,7 @@ const subscriptionLink = (then: 'created' | 'updated' | 'archived'): Recipe => (
 export const RECIPES = {
   'checkout.session.completed': sale,
   'checkout.session.expired': expired,
+  'checkout.session.updated': sessionUpdated,
   'payment.succeeded': sale,
   'payment.failed': declined,
   'payment_intent.payment_failed': declined,

@@ -38,31 +38,41 @@ export const API_SESSION_SECONDS = 24 * 3600
 
 /** The session as served: never its reservation; its client secret only to its merchant's key. */
 export function sessionView(s: SessionDoc, withSecret: boolean): CheckoutSession {
-  const {reservation: _held, client_secret, ...rest} = s
+  const {reservation: _held, raw_amount: _raw, client_secret, ...rest} = s
   return withSecret ? {...rest, client_secret} : rest
 }
+
+export type SessionLine = CheckoutSession['line_items'][number]
 
 export interface NewSession {
   source: 'store' | 'api'
   lifetimeSeconds: number
-  line: CheckoutSession['line_items'][number]
+  lines: SessionLine[]
   amount: number
   currency: string
   successUrl: string | null
   cancelUrl: string | null
   metadata?: Record<string, string>
-  /** A stock-tracked variant to hold `line.quantity` units of, in this same transaction. */
-  reserve?: VariantDoc
+  /** A stock-tracked variant to hold units of, in this same transaction. */
+  reserve?: {variant: VariantDoc; quantity: number}
+  mode?: 'payment' | 'subscription'
+  description?: string | null
+  reference?: string | null
+  customer?: SessionDoc['customer_details']
+  rawAmount?: boolean
 }
+
+/** Store sessions follow the store's fixed flow (4); merchant API sessions the updatable one (5). */
+export const FLOW_VERSION = {store: 4, api: 5} as const
 
 /** Opens a session; reserving first, so an `out_of_stock` leaves no session behind. */
 export function openSession(gw: Platform, scope: Scope, input: NewSession): SessionDoc {
-  if (input.reserve) reserveStock(gw, input.reserve, input.line.quantity)
+  if (input.reserve) reserveStock(gw, input.reserve.variant, input.reserve.quantity)
   const base = stamp(gw, scope, 'checkout.session', newId('cs', 24))
   const secret = `cs_secret_${randomText(32)}`
   const session: SessionDoc = {
     ...base,
-    mode: 'payment',
+    mode: input.mode ?? 'payment',
     status: 'open',
     source: input.source,
     amount: input.amount,
@@ -71,14 +81,19 @@ export function openSession(gw: Platform, scope: Scope, input: NewSession): Sess
     checkout_url: `${gw.baseUrl}/checkout/${base.id}?cs=${secret}`,
     embed_url: `${gw.baseUrl}/checkout/${base.id}/embed?cs=${secret}`,
     expires_at: base.created + input.lifetimeSeconds,
-    line_items: [input.line],
+    line_items: input.lines,
     payment: null,
     order: null,
     success_url: input.successUrl,
     cancel_url: input.cancelUrl,
     metadata: input.metadata ?? {},
-    customer_details: null,
-    reservation: input.reserve ? {variant_id: input.reserve.id, quantity: input.line.quantity} : null,
+    description: input.description ?? null,
+    reference: input.reference ?? null,
+    flow_version: FLOW_VERSION[input.source],
+    revision: 0,
+    customer_details: input.customer ?? null,
+    reservation: input.reserve ? {variant_id: input.reserve.variant.id, quantity: input.reserve.quantity} : null,
+    ...(input.rawAmount ? {raw_amount: true} : {}),
   }
   gw.storage.insert('checkout_session', scope, session, {created: base.created})
   gw.scheduler.schedule(scope, EXPIRE_SESSION_JOB, session.id, session.expires_at)
@@ -223,7 +238,8 @@ export function createStoreCheckout(gw: Platform, scope: Scope, body: z.output<t
   const session = openSession(gw, scope, {
     source: 'store',
     lifetimeSeconds: STORE_SESSION_SECONDS,
-    line: {
+    lines: [
+      {
       name: !variant.is_default && variant.title ? `${product.name} (${variant.title})` : product.name,
       quantity: body.quantity,
       amount: price.unit_amount,
@@ -232,13 +248,14 @@ export function createStoreCheckout(gw: Platform, scope: Scope, body: z.output<t
       product_id: product.id,
       variant_id: variant.id,
       sku: variant.sku,
-    },
+      },
+    ],
     amount,
     currency: price.currency,
     successUrl: body.success_url ?? storefront.success,
     cancelUrl: body.cancel_url ?? storefront.cancel,
     // Stock is held only for variants that track it.
-    reserve: variant.track_inventory ? variant : undefined,
+    reserve: variant.track_inventory ? {variant, quantity: body.quantity} : undefined,
   })
 
   return {

@@ -6,10 +6,10 @@
 import type * as admin from '../../sdk/schemas/admin.js'
 import type {Store} from '../../sdk/schemas/catalog.js'
 import type {Merchant} from '../../sdk/schemas/commerce.js'
-import {notFound} from '../errors.js'
+import {ApiError, conflict, notFound} from '../errors.js'
 import {newId} from '../ids.js'
 import type {Platform} from '../platform.js'
-import type {Env, MerchantDoc} from '../storage/documents.js'
+import type {Env, Kind, MerchantDoc, Scope} from '../storage/documents.js'
 
 export function requireMerchant(gw: Platform, id: string, param: string | undefined = 'merchant'): MerchantDoc {
   const merchant = gw.merchant(id)
@@ -61,7 +61,8 @@ export function createMerchant(gw: Platform, body: admin.AdminMerchantCreateOut)
     company,
     country: (body.country ?? 'DE').toUpperCase(),
     vat_number: body.vat_number ?? null,
-    status: 'active',
+    status: body.status,
+    ...(body.plan ? {plan: body.plan} : {}),
     created: gw.now(),
     store: {
       id: newId('store', 16),
@@ -82,4 +83,22 @@ export function resetSandbox(gw: Platform, merchant: string) {
   requireMerchant(gw, merchant)
   const removed = gw.storage.wipe({merchant, env: 'test'})
   return {object: 'sandbox_reset' as const, merchant, deleted_objects: removed}
+}
+
+/**
+ * The gate of every create the merchant's plan counts: 409 `merchant_not_ready` while onboarding is
+ * unfinished, 402 once the plan's limit of that kind is used up in this environment.
+ */
+export function requireCanCreate(gw: Platform, scope: Scope, kind: Extract<Kind, 'product' | 'checkout_session'>): void {
+  const merchant = requireMerchant(gw, scope.merchant)
+  if (merchant.status === 'not_ready') {
+    throw conflict('merchant_not_ready', 'The merchant has not finished onboarding; creates are refused until it is active')
+  }
+  const limit = kind === 'product' ? merchant.plan?.product_limit : merchant.plan?.checkout_limit
+  if (limit === undefined) return
+  const used = gw.storage.ids(kind, scope, []).length
+  if (used >= limit) {
+    const code = kind === 'product' ? 'product_limit_reached' : 'checkout_limit_reached'
+    throw new ApiError(402, code, code, `The merchant's plan allows ${limit} ${kind === 'product' ? 'products' : 'checkout sessions'}; upgrade the plan to create more`)
+  }
 }

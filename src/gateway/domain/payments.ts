@@ -79,14 +79,23 @@ export const aboutPayment = <const O extends string>(gw: Platform, scope: Scope,
 /** A live payment is stored under its charge id and a sandbox one under its row id: the id the route takes. */
 export const requirePayment = (gw: Platform, scope: Scope, id: string) => requireDoc(gw, 'payment', scope, id, 'payment')
 
+/** A payment by its id, its charge or its payment intent (the merchant API takes any of the three). */
+export function findPayment(gw: Platform, scope: Scope, ref: string): PaymentDoc | undefined {
+  const byId = gw.storage.get('payment', scope, ref)
+  if (byId) return byId
+  const field = ref.startsWith('pi_') ? 'payment_intent' : ref.startsWith('ch_') ? 'charge' : undefined
+  return field ? gw.storage.where('payment', scope, [{field, eq: ref}])[0] : undefined
+}
+
 /** A page of payments as served; live filters by the status it shows, the sandbox ignores the filter (spec). */
-export function listPayments(gw: Platform, scope: Scope, query: {limit: number; offset: number; status?: string}) {
+export function listPayments(gw: Platform, scope: Scope, query: {limit: number; offset: number; status?: string; customer?: string}) {
   const status = scope.env === 'live' ? query.status : undefined
   if (status !== undefined && !LIVE_STATUSES.includes(status)) {
     throw invalid('parameter_invalid_enum', `status must be one of ${LIVE_STATUSES.join(', ')}`, 'status')
   }
   // The live view shows a processing payment as pending: the filter matches what the list shows.
   const where: Condition[] = status === undefined ? [] : [{field: 'status', in: status === 'pending' ? [status, 'processing'] : [status]}]
+  if (query.customer !== undefined) where.push({field: 'customer.id', eq: query.customer})
   return viewPage(gw, scope, where, query)
 }
 

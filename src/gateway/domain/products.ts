@@ -18,6 +18,7 @@ import {newId} from '../ids.js'
 import type {Platform} from '../platform.js'
 import type {ProductDoc, Scope} from '../storage/documents.js'
 import type {RawPage} from '../storage/storage.js'
+import {requireCanCreate} from './merchants.js'
 import {optionGroupView, optionsOf} from './option-groups.js'
 import {archivePrices, insertPrice, pricesOf} from './prices.js'
 import {mergeMetadata, requireDoc, stamp} from './shared.js'
@@ -32,8 +33,8 @@ export const requireProduct = (gw: Platform, scope: Scope, id: string) => requir
  * A page of products, newest first, as stored JSON: the hottest read, served from memory until the next
  * write. `withPrices` (the store API) splices each product's prices in, in two queries and unparsed.
  */
-export function listProducts(gw: Platform, scope: Scope, withPrices: boolean, page: {limit: number; offset: number}): RawPage {
-  const key = `products.list:${withPrices}:${scope.merchant}:${scope.env}:${page.limit}:${page.offset}`
+export function listProducts(gw: Platform, scope: Scope, withPrices: boolean, page: {limit: number; offset: number; starting_after?: string}): RawPage {
+  const key = `products.list:${withPrices}:${scope.merchant}:${scope.env}:${page.limit}:${page.offset}:${page.starting_after ?? ''}`
   return gw.cachedRead(key, withPrices ? ['product', 'price'] : ['product'], () => {
     const products = gw.storage.pageRaw('product', scope, page)
     if (!withPrices) return products
@@ -62,6 +63,7 @@ export function createProduct(gw: Platform, scope: Scope, body: ProductCreate): 
   if (body.price && body.default_price) {
     throw invalid('parameters_exclusive', 'Send the inline price as price or as default_price, not both', 'default_price')
   }
+  requireCanCreate(gw, scope, 'product')
   const base = stamp(gw, scope, 'product', newId('prod', 14))
   const product: ProductDoc = {
     ...base,

@@ -8,14 +8,15 @@
  *   refunded; events: `refund.created`, `charge.refunded`, `payment.refunded`; a full refund moves the
  *   charge's open fraud warnings to `refunded` (fraud-warnings.ts).
  */
-import type {LivePayment, SandboxPayment} from '../../sdk/schemas/commerce.js'
-import {ApiError, invalidState} from '../errors.js'
+import type {LivePayment, RefundRecord, SandboxPayment} from '../../sdk/schemas/commerce.js'
+import {ApiError, invalid, invalidState, notFound} from '../errors.js'
 import {newId} from '../ids.js'
 import type {Platform} from '../platform.js'
 import type {OrderDoc, PaymentDoc, RefundDoc, Scope} from '../storage/documents.js'
 import {onChargeRefunded} from './fraud-warnings.js'
 import {saveOrder} from './orders.js'
-import {aboutPayment, paymentView} from './payments.js'
+import {aboutPayment, findPayment, paymentView} from './payments.js'
+import {requireDoc} from './shared.js'
 import {moveStock} from './stock.js'
 
 export interface RefundResult {
@@ -72,3 +73,24 @@ export function refundPayment(gw: Platform, scope: Scope, payment: PaymentDoc, i
   }
   return {refund: {...refund}, payment: paymentView(payment), order}
 }
+
+// ---------------------------------------------------------------- the merchant API's refunds
+
+/** `POST /v1/refunds`: the same refund the admin API simulates, through `refundPayment`. */
+export function createRefund(gw: Platform, scope: Scope, body: {payment: string; amount?: number; reason?: string}): RefundRecord {
+  const payment = findPayment(gw, scope, body.payment)
+  if (!payment) throw notFound('payment', body.payment, 'resource_missing', 'payment')
+  return refundPayment(gw, scope, payment, body).refund
+}
+
+/** `GET /v1/refunds?charge=…|payment_intent=…`: the refunds of one payment, newest first. */
+export function listRefundsOf(gw: Platform, scope: Scope, query: {limit: number; offset: number; starting_after?: string; charge?: string; payment_intent?: string}) {
+  const ref = query.charge ?? query.payment_intent
+  if (ref === undefined) throw invalid('parameter_missing', 'Filter refunds by charge or payment_intent', 'charge')
+  const payment = findPayment(gw, scope, ref)
+  if (!payment) return {object: 'list' as const, has_more: false, data: []}
+  const {docs, hasMore} = gw.storage.page('refund', scope, {...query, parent: payment.id})
+  return {object: 'list' as const, has_more: hasMore, data: docs}
+}
+
+export const requireRefund = (gw: Platform, scope: Scope, id: string) => requireDoc(gw, 'refund', scope, id, 'refund')

@@ -9,7 +9,7 @@ import {analyticsSummary, balance} from '../domain/balance.js'
 import {listDisputes} from '../domain/disputes.js'
 import {listInvoices, requireInvoice} from '../domain/invoices.js'
 import {merchantView} from '../domain/merchants.js'
-import {listPayments, listRefundedPayments, paymentView, requirePayment} from '../domain/payments.js'
+import {findPayment, listPayments, listRefundedPayments, paymentView, requirePayment} from '../domain/payments.js'
 import {createLink, requireLink, updateLink} from '../domain/subscription-links.js'
 import {notFound} from '../errors.js'
 
@@ -22,7 +22,13 @@ export const accountHandlers = {
 
   // The endpoint table declares the status filter (paymentsListQuery); the runner has parsed it.
   'payments.list': ({gw, scope, query}) => listPayments(gw, scope, query),
-  'payments.retrieve': ({gw, scope, params}) => paymentView(requirePayment(gw, scope, params.id)),
+  'payments.retrieve'({gw, scope, door, params}) {
+    if (door === 'app') return paymentView(requirePayment(gw, scope, params.id))
+    // The merchant API also finds a payment by its payment intent or charge.
+    const payment = findPayment(gw, scope, params.id)
+    if (!payment) throw notFound('payment', params.id, 'resource_missing')
+    return paymentView(payment)
+  },
   // The sandbox lists refund rows; live lists the refunded charges themselves.
   'refunds.list': ({gw, scope, query}) => (scope.env === 'test' ? rawList(gw.storage.pageRaw('refund', scope, query)) : listRefundedPayments(gw, scope, query)),
   'disputes.list': ({gw, scope, query}) => listDisputes(gw, scope, query),

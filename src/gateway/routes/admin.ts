@@ -5,7 +5,7 @@
  */
 import type {AdminHandlers} from '../admin.js'
 import {advanceClock, clockView} from '../domain/clock.js'
-import {createInstallation, createSecretKey, revokeCredential} from '../domain/credentials.js'
+import {createApiKey, createInstallation, revokeCredential} from '../domain/credentials.js'
 import {disputePayment} from '../domain/disputes.js'
 import {requireFault} from '../domain/faults.js'
 import {listEvents, resendEvent} from '../domain/events.js'
@@ -42,8 +42,8 @@ export const adminHandlers: AdminHandlers = {
 
   'installations.create': ({gw, body}) => createInstallation(gw, body),
   'installations.revoke': ({gw, params}) => revokeCredential(gw, 'installation', params.id),
-  'keys.create': ({gw, body}) => createSecretKey(gw, body),
-  'keys.revoke': ({gw, params}) => revokeCredential(gw, 'secret_key', params.id),
+  'keys.create': ({gw, body}) => createApiKey(gw, body),
+  'keys.revoke': ({gw, params}) => revokeCredential(gw, 'key', params.id),
 
   'clock.retrieve': ({gw}) => clockView(gw),
   'clock.advance': ({gw, body}) => advanceClock(gw, body),

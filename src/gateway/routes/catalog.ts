@@ -34,17 +34,25 @@ export const catalogHandlers = {
   // ---------------------------------------------------------------- products and prices
 
   'products.list'({gw, scope, door, query}) {
-    return rawList(listProducts(gw, scope, door === 'store', query))
+    return rawList(listProducts(gw, scope, door !== 'app', query))
   },
-  'products.create': ({gw, scope, door, body}) => created(productDetail(gw, scope, door === 'store', createProduct(gw, scope, body))),
+  'products.create': ({gw, scope, door, body}) => created(productDetail(gw, scope, door !== 'app', createProduct(gw, scope, body))),
   'products.retrieve'({gw, scope, door, params}) {
     // Expiry is lazy: sessions past their time release their stock before variants are shown.
     sweepExpired(gw, scope)
-    return productDetail(gw, scope, door === 'store', requireProduct(gw, scope, params.id))
+    return productDetail(gw, scope, door !== 'app', requireProduct(gw, scope, params.id))
   },
   'products.update'({gw, scope, door, params, body}) {
     sweepExpired(gw, scope)
-    return productDetail(gw, scope, door === 'store', updateProduct(gw, scope, requireProduct(gw, scope, params.id), body))
+    return productDetail(gw, scope, door !== 'app', updateProduct(gw, scope, requireProduct(gw, scope, params.id), body))
+  },
+  'products.modify'({gw, scope, params, body}) {
+    sweepExpired(gw, scope)
+    return productDetail(gw, scope, true, updateProduct(gw, scope, requireProduct(gw, scope, params.id), body))
+  },
+  'products.defaultPrice'({gw, scope, params, body}) {
+    sweepExpired(gw, scope)
+    return productDetail(gw, scope, true, updateProduct(gw, scope, requireProduct(gw, scope, params.id), {default_price_id: body.price}))
   },
   'products.archive': ({gw, scope, params}) => archiveProduct(gw, scope, requireProduct(gw, scope, params.id)),
 

@@ -5,7 +5,9 @@
  */
 import {created, storedList, type HandlersFor} from '../app.js'
 import {createStoreCheckout, expireOpenSession, requireSession, retrieveSession, sessionForClientSecret, sessionGone, sessionView} from '../domain/checkout.js'
+import {createCheckoutSession, listCheckoutSessions, updateCheckoutSession} from '../domain/checkout-sessions.js'
 import {addEvidence, createOrderFixture, requireOrder, updateOrderStatus} from '../domain/orders.js'
+import {createRefund, listRefundsOf, requireRefund} from '../domain/refunds.js'
 import {notFound} from '../errors.js'
 
 export const commerceHandlers = {
@@ -20,7 +22,15 @@ export const commerceHandlers = {
     if (found.state === 'ended') throw sessionGone(params.id)
     return sessionView(found.session, false)
   },
+  'checkoutSessions.create': ({gw, scope, cred, body}) => created(createCheckoutSession(gw, scope, body, cred.kind === 'publishable_key')),
+  'checkoutSessions.list': ({gw, scope, query}) => listCheckoutSessions(gw, scope, query),
+  'checkoutSessions.update': ({gw, scope, params, body}) => updateCheckoutSession(gw, scope, params.id, body),
+  'checkoutSessions.updateViaPost': ({gw, scope, params, body}) => updateCheckoutSession(gw, scope, params.id, body),
   'checkoutSessions.expire': ({gw, scope, params}) => expireOpenSession(gw, scope, requireSession(gw, scope, params.id)),
+
+  'refunds.create': ({gw, scope, body}) => created(createRefund(gw, scope, body)),
+  'refunds.search': ({gw, scope, query}) => listRefundsOf(gw, scope, query),
+  'refunds.retrieve': ({gw, scope, params}) => requireRefund(gw, scope, params.id),
 
   'orders.list': storedList('order'),
   'orders.retrieve': ({gw, scope, params}) => requireOrder(gw, scope, params.id),

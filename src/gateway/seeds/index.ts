@@ -38,7 +38,7 @@ export function seedDemo(platform: Platform): SeedResult {
     )
     const result: SeedResult = {merchant: merchant.id, store: merchant.store.id, installations: {} as SeedResult['installations'], secret_keys: {} as SeedResult['secret_keys']}
     for (const env of ['test', 'live'] as const) {
-      const inst = platform.credentials.issue('installation', merchant.id, env, SCOPES, 'payapp demo')
+      const inst = platform.credentials.issue('installation', merchant.id, env, SCOPES, {appName: 'payapp demo'})
       const key = platform.credentials.issue('secret_key', merchant.id, env, SCOPES)
       result.installations[env] = {id: inst.id, token: inst.token}
       result.secret_keys[env] = {id: key.id, secret_key: key.token}

@@ -61,6 +61,8 @@ export const sessionDoc = closed(commerce.checkoutSession).extend({
   customer_details: z.object({name: z.string().nullable(), email: z.string().nullable()}).nullable(),
   /** Units held on a stock-tracked variant; held while open, then consumed (paid) or released. */
   reservation: z.object({variant_id: z.string(), quantity: z.number()}).nullable(),
+  /** Created with a raw `amount` (no line_items): only such a session's amount may be updated directly. */
+  raw_amount: z.boolean().optional(),
 })
 export type SessionDoc = z.output<typeof sessionDoc>
 
@@ -172,7 +174,10 @@ export type Kind = keyof Documents
 
 /** A merchant and its one store; kept apart from the documents because credentials reference it. */
 export const merchantDoc = closed(commerce.merchant).omit({livemode: true}).extend({
-  status: z.enum(['active', 'restricted', 'pending']),
+  /** `not_ready`: onboarding unfinished, creates answer 409 `merchant_not_ready`. */
+  status: z.enum(['active', 'restricted', 'pending', 'not_ready']),
+  /** Plan limits; a create beyond one answers 402 (absent: unlimited). */
+  plan: z.object({product_limit: z.number().optional(), checkout_limit: z.number().optional()}).optional(),
   store: closed(catalog.store).omit({object: true, livemode: true, url: true}).extend({
     status: z.enum(['draft', 'live', 'paused']),
     approval: z.enum(['pending', 'approved', 'rejected']),

@@ -43,7 +43,8 @@ CREATE TABLE IF NOT EXISTS credentials (
   hint TEXT NOT NULL,
   app_name TEXT,
   created INTEGER NOT NULL,
-  revoked INTEGER
+  revoked INTEGER,
+  origins TEXT
 );
 CREATE TABLE IF NOT EXISTS objects (
   seq INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -181,8 +182,11 @@ export class SqliteStorage implements Storage {
     this.db.pragma('foreign_keys = ON')
     this.db.exec(SCHEMA)
     // Databases from before app endpoints existed gain the column.
-    const columns = this.db.prepare<[], {name: string}>('PRAGMA table_info(webhook_endpoints)').all()
-    if (!columns.some((c) => c.name === 'installation')) this.db.exec('ALTER TABLE webhook_endpoints ADD COLUMN installation TEXT')
+    const endpointColumns = this.db.prepare<[], {name: string}>('PRAGMA table_info(webhook_endpoints)').all()
+    if (!endpointColumns.some((c) => c.name === 'installation')) this.db.exec('ALTER TABLE webhook_endpoints ADD COLUMN installation TEXT')
+    // Databases created before publishable keys lack their allow-listed origins.
+    const columns = this.db.prepare('PRAGMA table_info(credentials)').all() as {name: string}[]
+    if (!columns.some((c) => c.name === 'origins')) this.db.exec('ALTER TABLE credentials ADD COLUMN origins TEXT')
   }
 
   /** A cached prepared statement. */
@@ -289,10 +293,14 @@ export class SqliteStorage implements Storage {
 
   pageRaw(kind: Kind, scope: Scope, query: PageQuery): RawPage {
     let rows: {id: string; data: string}[]
-    if (query.where?.length) {
+    if (query.where?.length || query.starting_after !== undefined) {
       const [sql, args] = scoped(kind, scope, query.where, query.parent)
-      rows = this.sql<{id: string; data: string}>(`SELECT id, data FROM objects WHERE ${sql} ORDER BY seq DESC LIMIT ? OFFSET ?`).all(
+      // An unknown cursor compares with NULL: an empty page, never another scope's rows.
+      const cursor = query.starting_after === undefined ? '' : ' AND seq < (SELECT seq FROM objects WHERE id = ? AND merchant = ? AND env = ?)'
+      const cursorArgs = query.starting_after === undefined ? [] : [query.starting_after, scope.merchant, scope.env]
+      rows = this.sql<{id: string; data: string}>(`SELECT id, data FROM objects WHERE ${sql}${cursor} ORDER BY seq DESC LIMIT ? OFFSET ?`).all(
         ...args,
+        ...cursorArgs,
         query.limit + 1,
         query.offset,
       )
@@ -372,17 +380,20 @@ export class SqliteStorage implements Storage {
         hint: r.hint,
         app_name: r.appName,
         created: r.created,
+        origins: r.origins ? JSON.stringify(r.origins) : null,
       }),
     revoke: (id, kind, at) => this.sql('UPDATE credentials SET revoked = ? WHERE id = ? AND kind = ? AND revoked IS NULL').run(at, id, kind).changes > 0,
     byTokenHash: (tokenHash) => {
-      const row = this.sql<Omit<CredentialRecord, 'scopes'> & {scopes: string}>(
-        'SELECT id, kind, merchant, env, scopes, hint FROM credentials WHERE token_hash = ? AND revoked IS NULL',
+      const row = this.sql<Omit<CredentialRecord, 'scopes' | 'origins'> & {scopes: string; origins: string | null}>(
+        'SELECT id, kind, merchant, env, scopes, hint, origins FROM credentials WHERE token_hash = ? AND revoked IS NULL',
       ).get(tokenHash)
-      return row ? {...row, scopes: JSON.parse(row.scopes) as string[]} : undefined
+      return row ? {...row, scopes: JSON.parse(row.scopes) as string[], origins: row.origins ? (JSON.parse(row.origins) as string[]) : null} : undefined
     },
     byId: (id) => {
-      const row = this.sql<Omit<CredentialRecord, 'scopes'> & {scopes: string}>('SELECT id, kind, merchant, env, scopes, hint FROM credentials WHERE id = ? AND revoked IS NULL').get(id)
-      return row ? {...row, scopes: JSON.parse(row.scopes) as string[]} : undefined
+      const row = this.sql<Omit<CredentialRecord, 'scopes' | 'origins'> & {scopes: string; origins: string | null}>(
+        'SELECT id, kind, merchant, env, scopes, hint, origins FROM credentials WHERE id = ? AND revoked IS NULL',
+      ).get(id)
+      return row ? {...row, scopes: JSON.parse(row.scopes) as string[], origins: row.origins ? (JSON.parse(row.origins) as string[]) : null} : undefined
     },
   }
 

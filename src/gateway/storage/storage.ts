@@ -26,6 +26,8 @@ export interface PageQuery {
   offset: number
   /** Only the children of this document (a product's prices). */
   parent?: string
+  /** Cursor pagination: only documents older than this one (an id of the same scope; unknown: none). */
+  starting_after?: string
   where?: readonly Condition[]
 }
 
@@ -68,12 +70,14 @@ export interface DocumentStore {
 
 export interface CredentialRecord {
   id: string
-  kind: 'installation' | 'secret_key'
+  kind: 'installation' | 'secret_key' | 'publishable_key'
   merchant: string
   env: Env
   scopes: string[]
   /** Last characters of the token, for logs and listings. */
   hint: string
+  /** Browser origins a publishable key may be used from; null for other kinds. */
+  origins: string[] | null
 }
 
 export interface CredentialTable {

@@ -12,6 +12,13 @@ import {amount, currency, environment, scope, timestamp, webUrl} from './common.
 
 export const adminMerchantCreate = z.strictObject({
   company: z.string().trim().min(1).max(200).optional(),
+  status: z.enum(['active', 'not_ready']).default('active').describe('not_ready: creates answer 409 merchant_not_ready'),
+  plan: z
+    .strictObject({
+      product_limit: z.number().int().min(0).optional().describe('Products the merchant may create (then 402)'),
+      checkout_limit: z.number().int().min(0).optional().describe('Checkout sessions the merchant may create per environment (then 402)'),
+    })
+    .optional(),
   country: z.string().regex(/^[A-Za-z]{2}$/).optional(),
   vat_number: z.string().max(40).nullable().optional(),
   store: z
@@ -35,11 +42,21 @@ export const adminInstallationCreate = z.strictObject({
 export type AdminInstallationCreate = z.input<typeof adminInstallationCreate>
 export type AdminInstallationCreateOut = z.output<typeof adminInstallationCreate>
 
-export const adminKeyCreate = z.strictObject({
-  merchant: z.string().min(1),
-  mode: environment,
-  scopes: z.array(scope).default([]),
-})
+/** A browser origin as the `Origin` header carries it: scheme, host and optional port, no path. */
+const origin = z.string().regex(/^https?:\/\/[a-z0-9.-]+(:\d{1,5})?$/i, {message: 'must be an origin such as https://shop.example.com'})
+
+export const adminKeyCreate = z
+  .strictObject({
+    merchant: z.string().min(1),
+    mode: environment,
+    scopes: z.array(scope).default([]),
+    type: z.enum(['secret', 'publishable']).default('secret'),
+    allowed_origins: z.array(origin).max(50).default([]),
+  })
+  .refine((k) => k.type === 'publishable' || k.allowed_origins.length === 0, {
+    message: 'allowed_origins is for publishable keys; secret keys are server-side only',
+    path: ['allowed_origins'],
+  })
 export type AdminKeyCreate = z.input<typeof adminKeyCreate>
 export type AdminKeyCreateOut = z.output<typeof adminKeyCreate>
 
@@ -225,13 +242,28 @@ export type AdminInstallation = z.output<typeof adminInstallation>
 export const adminSecretKey = z.looseObject({
   id: z.string(),
   object: z.literal('secret_key'),
-  /** Pass it to `new StoreClient({secretKey})`. */
+  /** Pass it to `new StoreClient({secretKey})` or `new MerchantClient({secretKey})`. */
   secret_key: z.string(),
   merchant: z.string(),
   mode: environment,
   scopes: z.array(scope),
 })
 export type AdminSecretKey = z.output<typeof adminSecretKey>
+
+export const adminPublishableKey = z.looseObject({
+  id: z.string(),
+  object: z.literal('publishable_key'),
+  /** For browsers of `allowed_origins`: `new MerchantClient({publishableKey})` creates checkout sessions with line items. */
+  publishable_key: z.string(),
+  merchant: z.string(),
+  mode: environment,
+  scopes: z.array(scope),
+  allowed_origins: z.array(z.string()),
+})
+export type AdminPublishableKey = z.output<typeof adminPublishableKey>
+
+/** What `POST /keys` answers: a secret key, or a publishable key for `type: "publishable"`. */
+export const adminApiKey = z.union([adminSecretKey, adminPublishableKey])
 
 export const adminRevoked = z.looseObject({id: z.string(), object: z.string(), revoked: z.literal(true)})
 export type AdminRevoked = z.output<typeof adminRevoked>

@@ -176,6 +176,9 @@ export const productCreate = z.strictObject({
 })
 export type ProductCreate = z.input<typeof productCreate>
 
+/** Body of merchant `POST /products/{id}/default_price`. */
+export const defaultPriceSet = z.strictObject({price: z.string().startsWith('price_').describe('An active price of the product')})
+
 /** Body of `PATCH /products/{id}`. */
 export const productUpdate = z.strictObject({
   ...productFields,

@@ -16,7 +16,7 @@ export const merchant = z.looseObject({
   company: z.string(),
   country: z.string(),
   vat_number: z.string().nullable(),
-  status: openEnum(['active', 'restricted', 'pending']),
+  status: openEnum(['active', 'restricted', 'pending', 'not_ready']),
   created: timestamp,
 })
 export type Merchant = z.infer<typeof merchant>
@@ -56,6 +56,12 @@ export const checkoutSession = z.looseObject({
   success_url: z.string().nullable(),
   cancel_url: z.string().nullable(),
   metadata: z.record(z.string(), z.string()),
+  description: z.string().nullable().optional(),
+  reference: z.string().nullable().optional(),
+  /** Sessions at 5 or higher can be updated (API sessions are 5; store sessions 4, see docs/spec-gaps.md). */
+  flow_version: z.number().optional(),
+  /** Incremented by each successful update; send it back as `revision` to update only what you read. */
+  revision: z.number().optional(),
 })
 export type CheckoutSession = z.infer<typeof checkoutSession>
 
@@ -66,6 +72,51 @@ export const isLoopbackHost = (hostname: string) => /^(localhost|127(\.\d{1,3}){
 const redirectUrl = webUrl(/^https?$/).refine((u) => !URL.canParse(u) || u.startsWith('https:') || isLoopbackHost(new URL(u).hostname), {
   message: 'must be https (http is accepted only for localhost, 127.0.0.1 or [::1] in test mode)',
   params: {code: 'url_not_https'} satisfies IssueParams,
+})
+
+/** One line of `line_items`: a free line (`name`, `amount`, `currency`), or a catalogue `variant` whose price decides. */
+export const sessionLineItemInput = z.strictObject({
+  name: z.string().trim().min(1).max(250).optional().describe('What the buyer pays for (required without variant)'),
+  quantity: z.number().int().min(1).max(1000).default(1).describe('Units, default 1'),
+  amount: amount.optional().describe('Unit amount in minor units (derived from the variant\'s price for a variant)'),
+  currency: currency.optional(),
+  image_url: webUrl(/^https?$/).optional(),
+  price_id: z.string().startsWith('price_').optional().describe('Catalogue link only; the charged amount is amount'),
+  product_id: z.string().startsWith('prod_').optional(),
+  variant: z.string().min(1).max(100).optional().describe('A variant id: amount and currency come from its price; stock is reserved'),
+})
+export type SessionLineItemInput = z.output<typeof sessionLineItemInput>
+
+const sessionEditable = {
+  description: z.string().max(500).optional().describe('Short text shown on the checkout'),
+  reference: z.string().max(200).optional().describe('Merchant order id, echoed on receipts and webhooks'),
+  line_items: z.array(sessionLineItemInput).min(1).max(100).optional(),
+}
+
+/** Body of merchant `POST /checkout/sessions`. */
+export const checkoutSessionCreate = z.strictObject({
+  amount: amount.optional().describe('Raw amount in minor units (secret keys; omit with line_items and in subscription mode)'),
+  currency: currency.optional(),
+  customer_name: z.string().trim().min(2).max(120).optional().describe('Buyer name, 2 to 120 characters (required with a raw amount)'),
+  customer_email: z.email().optional().describe('Receipt address (required with a raw amount)'),
+  mode: z.enum(['payment', 'subscription']).default('payment').describe('payment (default) or subscription (one recurring price)'),
+  ...sessionEditable,
+  success_url: redirectUrl.optional().describe('Where the browser goes after payment'),
+  cancel_url: redirectUrl.optional().describe('Where the browser goes on cancel'),
+  metadata: metadata.optional(),
+})
+export type CheckoutSessionCreate = z.input<typeof checkoutSessionCreate>
+
+/** Body of `PATCH /checkout/sessions/{id}` (and `POST …/update`). */
+export const checkoutSessionUpdate = z.strictObject({
+  amount: amount.optional().describe('New raw amount (raw-amount sessions only)'),
+  ...sessionEditable,
+  revision: z.number().int().min(0).optional().describe('The revision you read: a stale one is 409 revision_conflict'),
+})
+export type CheckoutSessionUpdate = z.input<typeof checkoutSessionUpdate>
+
+export const checkoutSessionsListQuery = z.object({
+  status: z.enum(SESSION_STATUSES).optional().describe('open, complete or expired'),
 })
 
 /** Body of store `POST /checkouts`. */
@@ -237,7 +288,8 @@ export const payment = z.union([livePayment, sandboxPayment])
 export type Payment = LivePayment | SandboxPayment
 
 export const paymentsListQuery = z.object({
-  status: z.string().optional().describe('Live only: succeeded'),
+  status: z.string().optional().describe('Live only: succeeded or pending'),
+  customer: z.string().min(1).optional().describe('Merchant API: only payments of this customer (cus_…)'),
 })
 
 // ---------------------------------------------------------------- refunds, disputes, payouts, balance
@@ -255,6 +307,24 @@ export const sandboxRefund = z.looseObject({
   created: timestamp,
 })
 export const refund = z.union([sandboxRefund, livePayment])
+
+/** A refund as the merchant API serves it, in either environment. */
+export const refundRecord = sandboxRefund.extend({livemode: z.boolean(), metadata: z.record(z.string(), z.string()).optional()})
+export type RefundRecord = z.infer<typeof refundRecord>
+
+/** Body of merchant `POST /refunds`. */
+export const refundCreate = z.strictObject({
+  payment: z.string().min(1).max(100).describe('The payment (py_… in the sandbox, ch_… in live) or its payment intent (pi_…)'),
+  amount: z.number().int().min(1).optional().describe('Minor units; default: the rest of the payment'),
+  reason: z.enum(['duplicate', 'fraudulent', 'requested_by_customer']).optional(),
+})
+export type RefundCreate = z.input<typeof refundCreate>
+
+/** Merchant `GET /refunds`: the refunds of one charge or payment intent. */
+export const refundsListQuery = z.object({
+  charge: z.string().min(1).optional().describe('Charge id (ch_…) or payment id (py_…)'),
+  payment_intent: z.string().min(1).optional().describe('Payment intent id (pi_…)'),
+})
 export type SandboxRefund = z.infer<typeof sandboxRefund>
 
 export const dispute = z.looseObject({

@@ -87,6 +87,7 @@ export function openEnum<const T extends readonly [string, ...string[]]>(values:
 export const listQuery = z.object({
   limit: z.coerce.number().int().min(1).max(100).default(25).describe('Page size, 1 to 100'),
   offset: z.coerce.number().int().min(0).max(1_000_000).default(0).describe('Items to skip'),
+  starting_after: z.string().min(1).max(200).optional().describe('Cursor: the id of the last item of the previous page'),
 })
 export type ListQuery = z.infer<typeof listQuery>
 

@@ -1,0 +1,271 @@
+/**
+ * Checkout sessions of the merchant API (spec: Checkout session request, object, variant line items,
+ * states; `/v1/checkout/sessions`). Rules, in the spec's order:
+ * - a raw-amount payment (secret keys only) needs `amount` (≥ 250), `currency`, `customer_name` (2–120)
+ *   and `customer_email`; publishable keys and subscription mode must send `line_items`;
+ * - a free line item has `name`, `amount`, `currency` (one currency per session); `price_id` and
+ *   `product_id` are catalogue links, checked to exist; the charged amount is `amount × quantity`;
+ * - variant line items: (1) `variant` is a variant of the merchant; (2) `variant` and `price_id` in one
+ *   session are 400; (3) the variant's product and its price must be active, the price one-time, and
+ *   subscription mode takes no variants; (4) amount and currency come from the price, a differing sent
+ *   value is `amount_mismatch` / `currency_mismatch`; (5) a variant appears once; (6) a stock-tracked
+ *   variant reserves its units at creation and must be the only line, 409 `out_of_stock` leaves no
+ *   session; (7) the reservation is consumed on payment, released on expiry, restored by a full
+ *   refund (checkout.ts, refunds.ts); (8) lines carry `variant_id`, `product_id`, `sku`;
+ * - subscription mode: exactly one line with a recurring `price_id`, no raw `amount`; the subscription
+ *   itself is the billing module's;
+ * - a not-ready merchant is 409 `merchant_not_ready`, a used-up plan 402 (merchants.ts);
+ * - update (flow_version ≥ 5, open, no payment running): `amount` (raw sessions), `line_items`,
+ *   `description`, `reference`; a sent stale `revision` is 409 `revision_conflict`; each update
+ *   increments `revision`. After payment the status is `complete`; there is no cancelled status (an
+ *   unpaid session ends `expired`), see docs/spec-gaps.md.
+ */
+import type {z} from 'zod'
+
+import {MAX_AMOUNT, MIN_AMOUNT} from '../../sdk/schemas/common.js'
+import type {CheckoutSession, checkoutSessionCreate, checkoutSessionUpdate, SessionLineItemInput} from '../../sdk/schemas/commerce.js'
+import {ApiError, conflict, invalid, notFound} from '../errors.js'
+import type {Platform} from '../platform.js'
+import type {Scope, SessionDoc, VariantDoc} from '../storage/documents.js'
+import {API_SESSION_SECONDS, openSession, requireOpen, requireSession, sessionView, sweepExpired, type SessionLine} from './checkout.js'
+import {requireCanCreate} from './merchants.js'
+import {moveStock, reserveStock} from './stock.js'
+import {effectivePrice} from './variants.js'
+
+type CreateBody = z.output<typeof checkoutSessionCreate>
+type UpdateBody = z.output<typeof checkoutSessionUpdate>
+
+/** What the line items of a request come to: the lines as served, their total and the stock to hold. */
+interface Lines {
+  lines: SessionLine[]
+  amount: number
+  currency: string
+  reserve?: {variant: VariantDoc; quantity: number}
+}
+
+const missing = (param: string, why: string) => invalid('parameter_missing', `Missing required parameter: ${param} (${why})`, param)
+
+function checkTotal(amount: number, param: string): void {
+  if (amount < MIN_AMOUNT) throw new ApiError(400, 'amount_too_small', 'amount_too_small', `The total must be at least ${MIN_AMOUNT} minor units`, param)
+  if (amount > MAX_AMOUNT) throw new ApiError(400, 'amount_too_large', 'amount_too_large', `The total must be at most ${MAX_AMOUNT} minor units`, param)
+}
+
+/** A variant line (rules 1, 3, 4, 8): its amount and currency come from the variant's effective price. */
+function variantLine(gw: Platform, scope: Scope, item: SessionLineItemInput, param: string): {line: SessionLine; variant: VariantDoc} {
+  const variant = gw.storage.get('variant', scope, item.variant!)
+  if (!variant) throw notFound('variant', item.variant, 'variant_unavailable', `${param}.variant`)
+  const product = gw.storage.get('product', scope, variant.product)
+  if (!product || !product.active) throw notFound('product', variant.product, 'product_unavailable', `${param}.variant`)
+  const priceId = effectivePrice(variant, product)
+  const price = priceId ? gw.storage.get('price', scope, priceId) : undefined
+  if (!price || !price.active) throw conflict('price_unavailable', `Variant ${variant.id} has no active price to sell it at`, `${param}.variant`)
+  if (price.type === 'recurring') throw invalid('unsupported_price', 'Variant line items sell one-time prices; this price is recurring', `${param}.variant`)
+  if (item.amount !== undefined && item.amount !== price.unit_amount) {
+    throw invalid('amount_mismatch', `amount ${item.amount} differs from the variant's price (${price.unit_amount}); omit it`, `${param}.amount`)
+  }
+  if (item.currency !== undefined && item.currency !== price.currency) {
+    throw invalid('currency_mismatch', `currency ${item.currency} differs from the variant's price (${price.currency}); omit it`, `${param}.currency`)
+  }
+  const title = !variant.is_default && variant.title ? `${product.name} (${variant.title})` : product.name
+  return {
+    variant,
+    line: {
+      name: item.name ?? title,
+      quantity: item.quantity,
+      amount: price.unit_amount,
+      currency: price.currency,
+      price_id: price.id,
+      product_id: product.id,
+      variant_id: variant.id,
+      sku: variant.sku,
+      ...(item.image_url ? {image_url: item.image_url} : {}),
+    },
+  }
+}
+
+/** A free line: name, amount and currency sent; price_id and product_id are links that must exist. */
+function freeLine(gw: Platform, scope: Scope, item: SessionLineItemInput, param: string): SessionLine {
+  if (item.name === undefined) throw missing(`${param}.name`, 'a line item without variant needs name')
+  if (item.amount === undefined) throw missing(`${param}.amount`, 'a line item without variant needs amount')
+  if (item.currency === undefined) throw missing(`${param}.currency`, 'a line item without variant needs currency')
+  const price = item.price_id === undefined ? undefined : gw.storage.get('price', scope, item.price_id)
+  if (item.price_id !== undefined && !price) throw notFound('price', item.price_id, 'price_not_found', `${param}.price_id`)
+  if (item.product_id !== undefined && !gw.storage.get('product', scope, item.product_id)) throw notFound('product', item.product_id, 'resource_missing', `${param}.product_id`)
+  return {
+    name: item.name,
+    quantity: item.quantity,
+    amount: item.amount,
+    currency: item.currency,
+    price_id: item.price_id ?? null,
+    product_id: item.product_id ?? price?.product ?? null,
+    variant_id: null,
+    sku: null,
+    ...(item.image_url ? {image_url: item.image_url} : {}),
+  }
+}
+
+/** Every line-item rule of a payment-mode session (variant rules 1–6 and 8). */
+function paymentLines(gw: Platform, scope: Scope, items: SessionLineItemInput[]): Lines {
+  const hasVariant = items.some((i) => i.variant !== undefined)
+  if (hasVariant && items.some((i) => i.price_id !== undefined)) {
+    throw invalid('parameters_exclusive', 'variant and price_id cannot be combined in one session: a variant brings its own price', 'line_items')
+  }
+  const seen = new Set<string>()
+  let reserve: Lines['reserve']
+  const lines = items.map((item, i) => {
+    const param = `line_items[${i}]`
+    if (item.variant === undefined) return freeLine(gw, scope, item, param)
+    if (seen.has(item.variant)) throw invalid('duplicate_variant', `Variant ${item.variant} appears more than once; use quantity`, `${param}.variant`)
+    seen.add(item.variant)
+    const {line, variant} = variantLine(gw, scope, item, param)
+    if (variant.track_inventory) {
+      if (items.length > 1) throw invalid('variant_not_alone', 'A variant with inventory tracking must be the only line item of its session', `${param}.variant`)
+      reserve = {variant, quantity: item.quantity}
+    }
+    return line
+  })
+  const currency = lines[0]!.currency
+  const other = lines.findIndex((l) => l.currency !== currency)
+  if (other >= 0) throw invalid('currency_mismatch', `Every line item must be in one currency (${currency})`, `line_items[${other}].currency`)
+  const amount = lines.reduce((sum, l) => sum + l.amount * l.quantity, 0)
+  checkTotal(amount, 'line_items')
+  return {lines, amount, currency, reserve}
+}
+
+/** Subscription mode: one line with a recurring price of the merchant; the total is its amount × quantity. */
+function subscriptionLines(gw: Platform, scope: Scope, items: SessionLineItemInput[]): Lines {
+  if (items.length !== 1) throw invalid('invalid_line_items', 'Subscription mode takes exactly one line item with a recurring price_id', 'line_items')
+  const item = items[0]!
+  if (item.variant !== undefined) throw invalid('variant_not_supported', 'Variants are not supported in subscription mode', 'line_items[0].variant')
+  if (item.price_id === undefined) throw missing('line_items[0].price_id', 'subscription mode needs a recurring price')
+  const price = gw.storage.get('price', scope, item.price_id)
+  if (!price) throw notFound('price', item.price_id, 'price_not_found', 'line_items[0].price_id')
+  if (!price.active || price.type !== 'recurring') throw invalid('price_not_recurring', `Price ${price.id} is not an active recurring price`, 'line_items[0].price_id')
+  const product = gw.storage.get('product', scope, price.product)
+  const amount = price.unit_amount * item.quantity
+  checkTotal(amount, 'line_items')
+  return {
+    lines: [
+      {
+        name: item.name ?? product?.name ?? price.nickname ?? 'Subscription',
+        quantity: item.quantity,
+        amount: price.unit_amount,
+        currency: price.currency,
+        price_id: price.id,
+        product_id: price.product,
+        variant_id: null,
+        sku: null,
+      },
+    ],
+    amount,
+    currency: price.currency,
+  }
+}
+
+/** `POST /v1/checkout/sessions`. `publishable`: the caller holds a publishable key (line_items only). */
+export function createCheckoutSession(gw: Platform, scope: Scope, body: CreateBody, publishable: boolean): CheckoutSession {
+  if (publishable && !body.line_items) {
+    throw new ApiError(403, 'permission_error', 'publishable_key_forbidden', 'A publishable key creates checkout sessions with line_items only; a raw amount needs the secret key')
+  }
+  sweepExpired(gw, scope)
+  requireCanCreate(gw, scope, 'checkout_session')
+
+  let lines: Lines
+  if (body.mode === 'subscription') {
+    if (body.amount !== undefined) throw invalid('parameter_unknown', 'amount is derived from the recurring price in subscription mode; omit it', 'amount')
+    if (!body.line_items) throw missing('line_items', 'subscription mode needs a line item with a recurring price')
+    lines = subscriptionLines(gw, scope, body.line_items)
+  } else if (body.line_items) {
+    if (body.amount !== undefined) throw invalid('parameters_exclusive', 'Send a raw amount or line_items, not both: the amount is their total', 'amount')
+    lines = paymentLines(gw, scope, body.line_items)
+  } else {
+    if (body.amount === undefined) throw missing('amount', 'a payment without line_items charges a raw amount')
+    if (body.currency === undefined) throw missing('currency', 'a raw-amount payment needs it')
+    if (body.customer_name === undefined) throw missing('customer_name', 'a raw-amount payment needs it')
+    if (body.customer_email === undefined) throw missing('customer_email', 'a raw-amount payment needs it')
+    const line: SessionLine = {name: body.description ?? 'Payment', quantity: 1, amount: body.amount, currency: body.currency, price_id: null, product_id: null, variant_id: null, sku: null}
+    lines = {lines: [line], amount: body.amount, currency: body.currency}
+  }
+  if (body.currency !== undefined && body.currency !== lines.currency) {
+    throw invalid('currency_mismatch', `currency ${body.currency} differs from the line items' currency (${lines.currency})`, 'currency')
+  }
+
+  const session = openSession(gw, scope, {
+    source: 'api',
+    lifetimeSeconds: API_SESSION_SECONDS,
+    mode: body.mode,
+    lines: lines.lines,
+    amount: lines.amount,
+    currency: lines.currency,
+    successUrl: body.success_url ?? null,
+    cancelUrl: body.cancel_url ?? null,
+    metadata: body.metadata,
+    description: body.description,
+    reference: body.reference,
+    customer: body.customer_name || body.customer_email ? {name: body.customer_name ?? null, email: body.customer_email ?? null} : null,
+    reserve: lines.reserve,
+    rawAmount: !body.line_items,
+  })
+  return sessionView(session, true)
+}
+
+/** `GET /v1/checkout/sessions`: newest first, optionally one status. */
+export function listCheckoutSessions(gw: Platform, scope: Scope, query: {limit: number; offset: number; starting_after?: string; status?: string}) {
+  sweepExpired(gw, scope)
+  const where = query.status ? [{field: 'status', in: [query.status]}] : []
+  const {docs, hasMore} = gw.storage.page('checkout_session', scope, {...query, where})
+  return {object: 'list' as const, has_more: hasMore, data: docs.map((d) => sessionView(d, true))}
+}
+
+/**
+ * `PATCH /v1/checkout/sessions/{id}`: open sessions at flow version 5 or higher, while no payment runs;
+ * the update is all or nothing and increments `revision`.
+ */
+export function updateCheckoutSession(gw: Platform, scope: Scope, id: string, body: UpdateBody): CheckoutSession {
+  const session = requireSession(gw, scope, id)
+  requireOpen(session)
+  if ((session.flow_version ?? 0) < 5) {
+    throw conflict('immutable_session', `Checkout session ${id} has flow_version ${session.flow_version ?? 0}; only sessions at 5 or higher can be updated`)
+  }
+  if (session.payment !== null) {
+    throw conflict('confirmation_in_progress', `A payment of checkout session ${id} is being confirmed; wait for it to finish`)
+  }
+  if (body.revision !== undefined && body.revision !== session.revision) {
+    throw conflict('revision_conflict', `Checkout session ${id} is at revision ${session.revision}, not ${body.revision}; re-read it and retry`, 'revision')
+  }
+  if (body.amount !== undefined && body.line_items !== undefined) {
+    throw invalid('parameters_exclusive', 'Send amount or line_items, not both: the amount is their total', 'amount')
+  }
+  if (body.amount !== undefined) {
+    if (!session.raw_amount) throw invalid('amount_derived', 'This session charges its line items; update line_items instead of amount', 'amount')
+    session.amount = body.amount
+    session.line_items = [{...session.line_items[0]!, amount: body.amount}]
+  }
+  if (body.line_items !== undefined) applyLines(gw, scope, session, body.line_items)
+  if (body.description !== undefined) session.description = body.description
+  if (body.reference !== undefined) session.reference = body.reference
+  session.revision = (session.revision ?? 0) + 1
+  gw.storage.save(session)
+  gw.emit(scope, 'checkout.session.updated', sessionView(session, false))
+  return sessionView(session, true)
+}
+
+/** New line items for an open session: the old reservation goes back before the new one is taken. */
+function applyLines(gw: Platform, scope: Scope, session: SessionDoc, items: SessionLineItemInput[]): void {
+  if (session.mode === 'subscription') throw invalid('immutable_field', 'The line item of a subscription-mode session cannot change; create a new session', 'line_items')
+  if (session.reservation) {
+    moveStock(gw, scope, session.reservation.variant_id, {reserved: -session.reservation.quantity})
+    session.reservation = null
+  }
+  const lines = paymentLines(gw, scope, items)
+  if (lines.reserve) {
+    // Re-read: the release above may have changed the variant's counts.
+    const variant = gw.storage.get('variant', scope, lines.reserve.variant.id)!
+    reserveStock(gw, variant, lines.reserve.quantity)
+    session.reservation = {variant_id: variant.id, quantity: lines.reserve.quantity}
+  }
+  session.line_items = lines.lines
+  session.amount = lines.amount
+  session.currency = lines.currency
+  session.raw_amount = false
+}
