@@ -19,6 +19,7 @@ export type {
   AdminMerchant,
   AdminInstallation,
   AdminSecretKey,
+  AdminPublishableKey,
   AdminRevoked,
   AdminClock,
   AdminSandboxReset,

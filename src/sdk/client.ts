@@ -12,6 +12,7 @@ import {parsePage, parseResponse} from './parse.js'
 import {path as encodePath} from './path.js'
 import {catalogResources} from './resources/catalog.js'
 import {commerceResources} from './resources/commerce.js'
+import {merchantResources} from './resources/merchant.js'
 import {Transport, type RequestEvent, type RequestOptions as TransportRequest, type ResponseEvent} from './transport.js'
 import type {CallArgs, CallResult, DefineMethod, EndpointIdFor} from './types.js'
 
@@ -48,6 +49,13 @@ export interface StoreClientOptions extends ClientOptions {
   secretKey: string
 }
 
+/** The merchant API takes either key: a secret key server-side, or a publishable key in a browser. */
+export type MerchantClientOptions = ClientOptions &
+  (
+    | {/** A secret key (`sk_live_…` / `sk_test_…`); server-side only. */ secretKey: string; publishableKey?: undefined}
+    | {/** A publishable key (`pk_…`): only from an allow-listed origin, only `checkout.sessions.create` with line items. */ publishableKey: string; secretKey?: undefined}
+  )
+
 /** The namespace tree with only the methods of door D, and no namespace left empty. */
 export type NamespacesFor<T, D extends Door> = {
   [K in keyof T as Serves<T[K], D> extends true ? K : never]: T[K] extends {endpoint: EndpointId} ? T[K] : NamespacesFor<T[K], D>
@@ -65,6 +73,7 @@ function allNamespaces(define: DefineMethod) {
   return {...catalogResources(define), ...commerceResources(define)}
 }
 export type AllNamespaces = ReturnType<typeof allNamespaces>
+export type MerchantNamespaces = ReturnType<typeof merchantResources>
 
 // ---------------------------------------------------------------- the call core
 
@@ -94,6 +103,8 @@ function toQuery(query: object | undefined): Record<string, string | number | bo
   return out
 }
 
+const API_NAME: Record<Door, string> = {app: 'App API', store: 'store API', merchant: 'merchant API'}
+
 /** The one function every namespace method runs through. */
 export class ApiCore<D extends Door> {
   constructor(
@@ -115,7 +126,7 @@ export class ApiCore<D extends Door> {
         const res = await this.transport.request({...request, query: toQuery(page)})
         return parsePage<ResultOf<Id>>(def!.response, res.data, id)
       }
-      return new PagePromise(fetchPage, {...(args.query as object)}) as CallResult<Id>
+      return new PagePromise(fetchPage, {...(args.query as object)}, this.door === 'merchant') as CallResult<Id>
     }
     return this.transport.request(request).then((res) => parseResponse(def!.response, res.data, id) as ResultOf<Id>) as CallResult<Id>
   }
@@ -124,7 +135,7 @@ export class ApiCore<D extends Door> {
     // Plain-JS callers and casts can get here with another door's id; the server would only 404.
     if (!def || !def.doors.includes(this.door)) {
       throw new InvalidRequestError({
-        message: `${id} is not an endpoint of the ${this.door === 'app' ? 'App API' : 'store API'}`,
+        message: `${id} is not an endpoint of the ${API_NAME[this.door]}`,
         code: 'unknown_endpoint',
         param: 'endpoint',
       })
@@ -180,7 +191,7 @@ function requireBaseUrl(baseUrl: unknown, door: Door): string {
 abstract class ApiClient<D extends Door> {
   readonly #core: ApiCore<D>
 
-  protected constructor(door: D, credential: string, opts: ClientOptions) {
+  protected constructor(door: D, credential: string, opts: ClientOptions, namespaces: (define: DefineMethod) => object = allNamespaces) {
     const transport = new Transport({
       baseUrl: requireBaseUrl(opts.baseUrl, door),
       authorization: `Bearer ${credential}`,
@@ -198,7 +209,7 @@ abstract class ApiClient<D extends Door> {
       const call = (args?: CallArgs<EndpointIdFor<D>>) => core.call(id as never, args)
       return Object.assign(make(call as never), {endpoint: id})
     }
-    Object.assign(this, keepDoor(allNamespaces(define), door))
+    Object.assign(this, keepDoor(namespaces(define) as Record<string, unknown>, door))
   }
 
   /** Calls any endpoint of this client's API by its id in the endpoint table; the namespaces are built on it. */
@@ -223,6 +234,20 @@ export interface StoreClient extends NamespacesFor<AllNamespaces, 'store'> {}
 export class StoreClient extends ApiClient<'store'> {
   constructor(opts: StoreClientOptions) {
     super('store', requireCredential(opts?.secretKey, 'secretKey'), opts)
+  }
+}
+/**
+ * The merchant API (`/v1`): checkout sessions, products and prices, refunds, payments. With a secret key
+ * server-side; with a publishable key in a browser of an allow-listed origin (sessions with line items only).
+ */
+export interface MerchantClient extends NamespacesFor<MerchantNamespaces, 'merchant'> {}
+export class MerchantClient extends ApiClient<'merchant'> {
+  constructor(opts: MerchantClientOptions) {
+    if (opts?.secretKey !== undefined && opts.publishableKey !== undefined) {
+      throw new InvalidRequestError({message: 'Pass secretKey or publishableKey, not both', code: 'invalid_option', param: 'publishableKey'})
+    }
+    const key = opts?.publishableKey !== undefined ? requireCredential(opts.publishableKey, 'publishableKey') : requireCredential(opts?.secretKey, 'secretKey')
+    super('merchant', key, opts, merchantResources)
   }
 }
 /* eslint-enable @typescript-eslint/no-unsafe-declaration-merging, @typescript-eslint/no-empty-object-type */

@@ -1,5 +1,6 @@
 /**
- * Offset pagination for list calls. A list call returns a `PagePromise`: `await` it for the first
+ * Pagination for list calls: by offset (App and store APIs) or by cursor (`starting_after`, the
+ * merchant API). A list call returns a `PagePromise`: `await` it for the first
  * page, or `for await` over it for every item across pages. One generator (`iterPages`) drives every form.
  */
 import {InvalidRequestError} from './errors.js'
@@ -14,6 +15,8 @@ export interface Page<T> {
 export interface PageParams {
   limit?: number
   offset?: number
+  /** Cursor: the id of the last item of the previous page (the merchant API pages this way). */
+  starting_after?: string
 }
 
 export type FetchPage<T> = (params: PageParams) => Promise<Page<T>>
@@ -26,15 +29,17 @@ export class PagePromise<T> extends Promise<Page<T>> implements AsyncIterable<T>
 
   readonly #fetchPage: FetchPage<T>
   readonly #params: PageParams
+  readonly #cursor: boolean
 
-  /** Starts fetching the first page at once, as a plain list call would. */
-  constructor(fetchPage: FetchPage<T>, params: PageParams = {}) {
+  /** Starts fetching the first page at once, as a plain list call would. `cursor`: page by `starting_after`. */
+  constructor(fetchPage: FetchPage<T>, params: PageParams = {}, cursor = false) {
     const first = fetchPage({...params})
     super((resolve, reject) => {
       first.then(resolve, reject)
     })
     this.#fetchPage = fetchPage
     this.#params = {...params}
+    this.#cursor = cursor
   }
 
   /** Every page in order; the first is the one already requested, never fetched twice. */
@@ -46,6 +51,12 @@ export class PagePromise<T> extends Promise<Page<T>> implements AsyncIterable<T>
       yield page
       // An empty page with has_more=true would otherwise request the same offset forever.
       if (!page.has_more || page.data.length === 0) return
+      if (this.#cursor) {
+        const last = page.data[page.data.length - 1] as {id?: unknown}
+        if (typeof last?.id !== 'string') return
+        page = await this.#fetchPage({...this.#params, starting_after: last.id})
+        continue
+      }
       offset += page.data.length
       page = await this.#fetchPage({...this.#params, offset})
     }

@@ -1,0 +1,64 @@
+/**
+ * The merchant API's namespaces (`/v1`, MerchantClient): checkout sessions, products with their
+ * prices, refunds and payments. Its own tree, because two of its methods share a name with another
+ * door's but not its endpoint (`products.update` is POST here, PATCH on the App and store APIs;
+ * `refunds.list` needs a charge or payment intent here).
+ */
+import type {BodyOf} from '../endpoints.js'
+import type {DefineMethod, ListParams, RequestOptions} from '../types.js'
+
+export function merchantResources(define: DefineMethod) {
+  return {
+    checkout: {
+      sessions: {
+        /** A raw-amount session (secret key), or one of `line_items` (any key; variants reserve stock). */
+        create: define('checkoutSessions.create', (call) => (body: BodyOf<'checkoutSessions.create'>, opts?: RequestOptions) => call({...opts, body})),
+        list: define('checkoutSessions.list', (call) => (params?: ListParams<'checkoutSessions.list'>, opts?: RequestOptions) => call({...opts, query: params})),
+        retrieve: define('checkoutSessions.retrieve', (call) => (sessionId: string, opts?: RequestOptions) => call({...opts, params: {id: sessionId}})),
+        /** Pass the `revision` you read to fail with `revision_conflict` instead of overwriting a concurrent change. */
+        update: define('checkoutSessions.update', (call) => (sessionId: string, body: BodyOf<'checkoutSessions.update'>, opts?: RequestOptions) =>
+          call({...opts, params: {id: sessionId}, body}),
+        ),
+        /** The same update as POST `/update`, for networks that block PATCH. */
+        updateViaPost: define('checkoutSessions.updateViaPost', (call) => (sessionId: string, body: BodyOf<'checkoutSessions.updateViaPost'>, opts?: RequestOptions) =>
+          call({...opts, params: {id: sessionId}, body}),
+        ),
+        expire: define('checkoutSessions.expire', (call) => (sessionId: string, opts?: RequestOptions) => call({...opts, params: {id: sessionId}})),
+      },
+    },
+
+    products: {
+      list: define('products.list', (call) => (params?: ListParams<'products.list'>, opts?: RequestOptions) => call({...opts, query: params})),
+      retrieve: define('products.retrieve', (call) => (productId: string, opts?: RequestOptions) => call({...opts, params: {id: productId}})),
+      create: define('products.create', (call) => (body: BodyOf<'products.create'>, opts?: RequestOptions) => call({...opts, body})),
+      update: define('products.modify', (call) => (productId: string, body: BodyOf<'products.modify'>, opts?: RequestOptions) =>
+        call({...opts, params: {id: productId}, body}),
+      ),
+      archive: define('products.archive', (call) => (productId: string, opts?: RequestOptions) => call({...opts, params: {id: productId}})),
+      setDefaultPrice: define('products.defaultPrice', (call) => (productId: string, priceId: string, opts?: RequestOptions) =>
+        call({...opts, params: {id: productId}, body: {price: priceId}}),
+      ),
+      prices: {
+        list: define('prices.list', (call) => (productId: string, params?: ListParams<'prices.list'>, opts?: RequestOptions) =>
+          call({...opts, params: {id: productId}, query: params}),
+        ),
+        create: define('prices.create', (call) => (productId: string, body: BodyOf<'prices.create'>, opts?: RequestOptions) =>
+          call({...opts, params: {id: productId}, body}),
+        ),
+      },
+    },
+
+    refunds: {
+      create: define('refunds.create', (call) => (body: BodyOf<'refunds.create'>, opts?: RequestOptions) => call({...opts, body})),
+      /** The refunds of one payment: pass `charge` (or `payment_intent`). */
+      list: define('refunds.search', (call) => (params: ListParams<'refunds.search'>, opts?: RequestOptions) => call({...opts, query: params})),
+      retrieve: define('refunds.retrieve', (call) => (refundId: string, opts?: RequestOptions) => call({...opts, params: {id: refundId}})),
+    },
+
+    payments: {
+      list: define('payments.list', (call) => (params?: ListParams<'payments.list'>, opts?: RequestOptions) => call({...opts, query: params})),
+      /** By payment id, charge id or payment intent id. */
+      retrieve: define('payments.retrieve', (call) => (paymentId: string, opts?: RequestOptions) => call({...opts, params: {id: paymentId}})),
+    },
+  }
+}
