@@ -125,6 +125,14 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     return new StoreClient({secretKey, baseUrl: ctx.baseUrl, ...this.httpLogging()})
   }
 
+  /** A merchant API client (`/v1`, the same secret key as the store API) for this run's profile and environment. */
+  protected async merchantClient() {
+    const ctx = await this.context()
+    const secretKey = await this.resolveCredential('secret_key', ctx)
+    const {MerchantClient} = await import('../sdk/index.js')
+    return new MerchantClient({secretKey, baseUrl: ctx.baseUrl, ...this.httpLogging()})
+  }
+
   protected httpLogging(): {onRequest?: (e: RequestEvent) => void; onResponse?: (e: ResponseEvent) => void} {
     if (!this.#verbose()) return {}
     const log = (line: string) => process.stderr.write(line + '\n')

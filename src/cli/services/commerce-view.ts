@@ -6,6 +6,8 @@
 import type {
   AnalyticsSummary,
   Balance,
+  CheckoutSession,
+  RefundRecord,
   Dispute,
   Invoice,
   LivePayment,
@@ -112,8 +114,8 @@ export function paymentDetails(p: Payment): string {
 }
 
 /** Sandbox refund rows, or (live) the refunded charges with their running `amount_refunded`. */
-type RefundRow = SandboxRefund | LivePayment
-const isRefundRow = (r: RefundRow): r is SandboxRefund => r.object === 'refund'
+type RefundRow = SandboxRefund | RefundRecord | LivePayment
+const isRefundRow = (r: RefundRow): r is SandboxRefund | RefundRecord => r.object === 'refund'
 export const refundColumns: Column<RefundRow>[] = [
   {key: 'id'},
   {key: 'payment', get: (r) => (isRefundRow(r) ? r.payment : r.id)},
@@ -275,5 +277,53 @@ export function storeCheckoutDetails(c: StoreCheckout): string {
     ['Checkout URL', c.checkout_url],
     ['Embed URL', c.embed_url],
     ['Expires at', c.expires_at],
+  ])
+}
+
+// ---------------------------------------------------------------- merchant API: checkout sessions, refunds
+
+export const sessionColumns: Column<CheckoutSession>[] = [
+  {key: 'id'},
+  {key: 'status'},
+  {key: 'mode'},
+  {key: 'amount', align: 'right', get: (c) => money(c.amount, c.currency)},
+  {key: 'items', align: 'right', get: (c) => String(c.line_items.length)},
+  {key: 'reference', get: (c) => c.reference ?? ''},
+  {key: 'created', get: (c) => date(c.created)},
+]
+
+export function sessionDetails(c: CheckoutSession): string {
+  return block([
+    ['ID', c.id],
+    ['Status', c.status],
+    ['Mode', `${c.mode} (${mode(c.livemode)})`],
+    ['Amount', money(c.amount, c.currency)],
+    ['Revision', c.revision === undefined ? null : `${c.revision} (flow version ${c.flow_version})`],
+    ['Reference', c.reference],
+    ['Description', c.description],
+    ['Payment', c.payment],
+    ['Checkout URL', c.checkout_url],
+    ['Expires', date(c.expires_at)],
+    ['Created', date(c.created)],
+  ]) + `\n\nLine items\n${table(c.line_items, lineItemColumns)}`
+}
+
+const lineItemColumns: Column<CheckoutSession['line_items'][number]>[] = [
+  {key: 'name'},
+  {key: 'quantity', header: 'QTY', align: 'right', get: (l) => String(l.quantity)},
+  {key: 'amount', align: 'right', get: (l) => money(l.amount, l.currency)},
+  {key: 'variant', get: (l) => l.variant_id ?? ''},
+  {key: 'sku', get: (l) => l.sku ?? ''},
+]
+
+export function refundDetails(r: RefundRecord): string {
+  return block([
+    ['ID', r.id],
+    ['Payment', r.payment],
+    ['Amount', money(r.amount, r.currency)],
+    ['Status', r.status],
+    ['Reason', r.reason],
+    ['Mode', mode(r.livemode)],
+    ['Created', date(r.created)],
   ])
 }

@@ -1,0 +1,72 @@
+import {expect} from 'chai'
+
+import {runCli, type CliResult} from '../helpers/cli.js'
+import {type Account, pay, sellable} from '../helpers/commerce.js'
+import {TestGateway} from '../helpers/gateway.js'
+
+/** The merchant API's commands: `payapp sessions …` and `payapp refunds create|get|list --charge`, with PAYAPP_SECRET_KEY. */
+describe('payapp sessions and merchant refunds', function () {
+  this.timeout(60_000)
+  let gw: TestGateway
+  let acct: Account
+  const outputs: CliResult[] = []
+
+  async function cli(args: string[]): Promise<CliResult> {
+    const res = await runCli(args, {env: {PAYAPP_BASE_URL: gw.url, PAYAPP_SECRET_KEY: acct.secretKey, PAYAPP_ENV: 'test'}})
+    outputs.push(res)
+    return res
+  }
+  const ok = (res: CliResult) => {
+    expect(res.code, res.stderr).to.equal(0)
+    return res
+  }
+
+  before(async () => {
+    gw = await TestGateway.start()
+    acct = await gw.account('test')
+  })
+  after(async () => {
+    for (const res of outputs) expect(res.stdout + res.stderr).not.to.include(acct.secretKey)
+    await gw.close()
+  })
+
+  it('creates, lists, updates, gets and expires sessions', async () => {
+    const created = ok(await cli(['sessions', 'create', '--amount', '1999', '--currency', 'eur', '--customer-name', 'Ada Buyer', '--customer-email', 'ada@example.com', '--reference', 'o-1', '--json'])).json()
+    expect(created).to.include({object: 'checkout.session', status: 'open', amount: 1999, reference: 'o-1', revision: 0})
+
+    const human = ok(await cli(['sessions', 'get', created.id]))
+    expect(human.stdout).to.include(created.id).and.include('19.99 EUR').and.include('Line items')
+
+    const updated = ok(await cli(['sessions', 'update', created.id, '--amount', '2500', '--revision', '0', '--json'])).json()
+    expect(updated).to.include({amount: 2500, revision: 1})
+    const stale = await cli(['sessions', 'update', created.id, '--amount', '2600', '--revision', '0', '--json'])
+    expect(stale.code).to.not.equal(0)
+    expect(JSON.parse(stale.stdout).error).to.include({code: 'revision_conflict', status: 409})
+
+    const item = await sellable(acct, {stock: 2})
+    const variantSession = ok(await cli(['sessions', 'create', '--data', JSON.stringify({line_items: [{variant: item.variant.id, quantity: 2}]}), '--json'])).json()
+    expect(variantSession.line_items[0]).to.include({variant_id: item.variant.id})
+
+    const list = ok(await cli(['sessions', 'list', '--status', 'open', '--json'])).json()
+    expect(list.data.map((s: any) => s.id)).to.deep.equal([variantSession.id, created.id])
+    const after = ok(await cli(['sessions', 'list', '--starting-after', variantSession.id, '--json'])).json()
+    expect(after.data.map((s: any) => s.id)).to.deep.equal([created.id])
+
+    expect(ok(await cli(['sessions', 'expire', variantSession.id, '--json'])).json()).to.deep.equal({id: variantSession.id, status: 'expired'})
+    const gone = await cli(['sessions', 'get', variantSession.id, '--json'])
+    expect(JSON.parse(gone.stdout).error).to.include({code: 'session_expired', status: 410})
+  })
+
+  it('refunds a payment and reads its refunds', async () => {
+    const created = (await acct.api('POST', '/checkout/sessions', {body: {amount: 3000, currency: 'eur', customer_name: 'Ada Buyer', customer_email: 'ada@example.com'}})).body
+    const payment = (await pay(gw, created.id)).body.payment
+    const refund = ok(await cli(['refunds', 'create', '--payment', payment.id, '--amount', '1000', '--json'])).json()
+    expect(refund).to.include({object: 'refund', amount: 1000, payment: payment.id})
+    expect(ok(await cli(['refunds', 'get', refund.id])).stdout).to.include(refund.id)
+    const list = ok(await cli(['refunds', 'list', '--charge', payment.id, '--json'])).json()
+    expect(list.data.map((r: any) => r.id)).to.deep.equal([refund.id])
+    ok(await cli(['refunds', 'create', '--payment', payment.id]))
+    const again = await cli(['refunds', 'create', '--payment', payment.id, '--json'])
+    expect(JSON.parse(again.stdout).error).to.include({code: 'already_refunded', status: 422})
+  })
+})
