@@ -251,6 +251,20 @@ describe('merchant API', () => {
       expect(relined.body).to.include({amount: 2500, revision: 1})
     })
 
+    it('refuses updates while a payment is being confirmed (confirmation_in_progress), then settles that one payment', async () => {
+      const s = await session(raw)
+      const started = await pay(gw, s.id, {outcome: 'processing'})
+      expect(started.status, started.text).to.equal(200)
+      expect(started.body.payment.status).to.equal('processing')
+      expectError(await acct.api('PATCH', `/checkout/sessions/${s.id}`, {body: {description: 'late'}}), 409, 'confirmation_in_progress')
+      expectError(await pay(gw, s.id, {outcome: 'processing'}), 409, 'confirmation_in_progress')
+      const paid = await pay(gw, s.id)
+      expect(paid.body.payment).to.include({id: started.body.payment.id, status: 'succeeded'})
+      expect((await acct.api('GET', `/checkout/sessions/${s.id}`)).body).to.include({status: 'complete', payment: started.body.payment.id})
+      const payments = (await acct.api('GET', '/payments?limit=100')).body.data.filter((p: any) => p.session_id === s.id)
+      expect(payments).to.have.length(1)
+    })
+
     it('moves a reservation when an update changes the variant lines', async () => {
       const item = await sellable(acct, {stock: 4})
       const s = await session({line_items: [{variant: item.variant.id, quantity: 1}]})

@@ -27,7 +27,7 @@ import type {OrderDoc, Scope, SessionDoc, VariantDoc} from '../storage/documents
 import type {Job} from '../storage/storage.js'
 import {storefrontUrls, storeView} from './merchants.js'
 import {newOrder} from './orders.js'
-import {paymentForSession, paymentView, type Buyer} from './payments.js'
+import {paymentForSession, paymentView, settlePayment, type Buyer} from './payments.js'
 import {stamp} from './shared.js'
 import {moveStock, reserveStock} from './stock.js'
 import {defaultVariantOf, effectivePrice} from './variants.js'
@@ -280,10 +280,24 @@ export interface Completion {
  * consumed, a payment and (store sessions) an order exist. Declined: a failed payment is recorded and
  * the session stays open, its stock still held, for another attempt.
  */
-export function completeSession(gw: Platform, scope: Scope, session: SessionDoc, outcome: 'paid' | 'declined', buyer: Buyer): Completion {
+export function completeSession(gw: Platform, scope: Scope, session: SessionDoc, outcome: 'paid' | 'declined' | 'processing', buyer: Buyer): Completion {
   requireOpen(session)
-  const payment = paymentForSession(gw, scope, session, buyer, outcome)
+  // A payment already being confirmed is settled by this attempt instead of a second payment.
+  const pending = session.payment ? gw.storage.get('payment', scope, session.payment) : undefined
+  if (outcome === 'processing') {
+    if (pending) throw conflict('confirmation_in_progress', `A payment of checkout session ${session.id} is already being confirmed`)
+    const started = paymentForSession(gw, scope, session, buyer, 'processing')
+    session.payment = started.id
+    gw.storage.save(session)
+    gw.emit(scope, 'payment.processing', paymentView(started))
+    return {session: sessionView(session, true), payment: paymentView(started), order: null}
+  }
+  const payment = pending ? settlePayment(gw, pending, outcome) : paymentForSession(gw, scope, session, buyer, outcome)
   if (outcome === 'declined') {
+    if (pending) {
+      session.payment = null
+      gw.storage.save(session)
+    }
     const failed = paymentView(payment)
     gw.emit(scope, 'payment_intent.payment_failed', {...failed, checkout_session: session.id})
     gw.emit(scope, 'payment.failed', failed)

@@ -151,28 +151,45 @@ export function recordPayment(gw: Platform, scope: Scope, fields: PaymentFields,
   return gw.storage.insert('payment', scope, payment, {parent, created: payment.created})
 }
 
-/** The buyer's attempt on a session: a succeeded payment, or a failed one with the card's decline. */
-export function paymentForSession(gw: Platform, scope: Scope, session: SessionDoc, buyer: Buyer, outcome: 'paid' | 'declined'): PaymentDoc {
-  const now = gw.now()
+/** What a buyer's attempt settles a payment as: succeeded, or failed with the card's decline. */
+function settledFields(outcome: 'paid' | 'declined', currency: string, now: number): Partial<PaymentDoc> {
   const paid = outcome === 'paid'
+  return {
+    status: paid ? 'succeeded' : 'failed',
+    ...(paid ? {} : {fee: noFee(currency)}),
+    card: SANDBOX_CARDS[outcome],
+    failure_code: paid ? null : 'card_declined',
+    failure_message: paid ? null : 'Your card was declined.',
+    succeeded_at: paid ? now : null,
+  }
+}
+
+/** Settles a session's processing payment with the buyer's outcome. */
+export function settlePayment(gw: Platform, payment: PaymentDoc, outcome: 'paid' | 'declined'): PaymentDoc {
+  Object.assign(payment, settledFields(outcome, payment.currency, gw.now()))
+  return gw.storage.save(payment)
+}
+
+/**
+ * The buyer's attempt on a session: a succeeded payment, a failed one with the card's decline, or
+ * (`processing`) one still being confirmed, settled later by `settlePayment`.
+ */
+export function paymentForSession(gw: Platform, scope: Scope, session: SessionDoc, buyer: Buyer, outcome: 'paid' | 'declined' | 'processing'): PaymentDoc {
+  const now = gw.now()
   return recordPayment(
     gw,
     scope,
     {
-      status: paid ? 'succeeded' : 'failed',
+      ...(outcome === 'processing' ? {status: 'processing', succeeded_at: null} : settledFields(outcome, session.currency, now)),
       amount: session.amount,
       currency: session.currency,
       created: now,
-      ...(paid ? {} : {fee: noFee(session.currency)}),
       session_id: session.id,
       customer: {id: null, name: buyer.name, email: buyer.email},
-      card: SANDBOX_CARDS[outcome],
       description: session.line_items[0]?.name ?? null,
+      reference: session.reference ?? null,
       metadata: session.metadata,
       source: session.source === 'store' ? 'store' : 'api',
-      failure_code: paid ? null : 'card_declined',
-      failure_message: paid ? null : 'Your card was declined.',
-      succeeded_at: paid ? now : null,
     },
     session.id,
   )

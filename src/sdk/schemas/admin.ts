@@ -78,7 +78,8 @@ export const adminClockAdvance = z
 export const adminSandboxReset = z.strictObject({merchant: z.string().min(1)})
 
 export const adminCheckoutComplete = z.strictObject({
-  outcome: z.enum(['paid', 'declined']).default('paid'),
+  /** `processing`: the payment starts and stays unconfirmed (updates then get `confirmation_in_progress`) until paid or declined. */
+  outcome: z.enum(['paid', 'declined', 'processing']).default('paid'),
   customer_name: z.string().trim().min(2).max(120).optional(),
   customer_email: z.email().optional(),
 })
