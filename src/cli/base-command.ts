@@ -129,7 +129,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   protected async merchantClient() {
     const ctx = await this.context()
     const secretKey = await this.resolveCredential('secret_key', ctx)
-    const {MerchantClient} = await import('../sdk/index.js')
+    const {MerchantClient} = await import('../sdk/client.js')
     return new MerchantClient({secretKey, baseUrl: ctx.baseUrl, ...this.httpLogging()})
   }
 
