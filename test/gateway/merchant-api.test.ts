@@ -183,6 +183,41 @@ describe('merchant API', () => {
       expect(v.stock_available).to.equal(0)
     })
 
+    it('answers malformed line items with a 4xx and creates nothing', async () => {
+      const item = await sellable(acct, {stock: 1})
+      const before = (await acct.api('GET', '/checkout/sessions?limit=100')).body.data.length
+      const WRONG: unknown[] = [null, true, -1, 1.5, 1e308, '', 'x'.repeat(5000), [], [null], {}, '__proto__']
+      for (const field of ['name', 'quantity', 'amount', 'currency', 'image_url', 'price_id', 'product_id', 'variant']) {
+        for (const value of WRONG) {
+          if (field === 'name' && value === '__proto__') continue // a valid name
+          const res = await acct.api('POST', '/checkout/sessions', {body: {line_items: [{variant: item.variant.id, [field]: value}]}})
+          expect(res.status, `${field}=${JSON.stringify(value)?.slice(0, 40)}: ${res.text.slice(0, 200)}`).to.be.within(400, 499)
+        }
+      }
+      for (const lineItems of [null, 'x', {}, [[]], Array.from({length: 101}, () => line), [{...line, quantity: 1e9}], [{...line, amount: 99_999_999, quantity: 1000}]]) {
+        const res = await acct.api('POST', '/checkout/sessions', {body: {line_items: lineItems}})
+        expect(res.status, res.text.slice(0, 200)).to.be.within(400, 499)
+      }
+      for (const revision of [-1, 'x', 1.5, null]) {
+        const s = await session(raw)
+        const res = await acct.api('PATCH', `/checkout/sessions/${s.id}`, {body: {revision}})
+        expect(res.status, res.text).to.equal(400)
+      }
+      expect((await acct.api('GET', '/checkout/sessions?limit=100')).body.data.length).to.equal(before + 4)
+      expect((await readVariant(acct, item.product.id, item.variant.id)).stock_reserved).to.equal(0)
+    })
+
+    it('replays a create with the same Idempotency-Key, holding stock once', async () => {
+      const item = await sellable(acct, {stock: 5})
+      const body = {line_items: [{variant: item.variant.id, quantity: 2}]}
+      const first = await acct.api('POST', '/checkout/sessions', {body, idempotencyKey: 'order-42'})
+      const again = await acct.api('POST', '/checkout/sessions', {body, idempotencyKey: 'order-42'})
+      expect(again.body.id).to.equal(first.body.id)
+      expect(again.headers.get('idempotent-replayed')).to.equal('true')
+      expect((await readVariant(acct, item.product.id, item.variant.id)).stock_reserved).to.equal(2)
+      expectError(await acct.api('POST', '/checkout/sessions', {body: {line_items: [{variant: item.variant.id}]}, idempotencyKey: 'order-42'}), 409, 'idempotency_key_reused')
+    })
+
     it('opens subscription-mode sessions for one recurring price', async () => {
       const monthly = await sellable(acct, {recurring: true, unit_amount: 900})
       const s = await session({mode: 'subscription', line_items: [{price_id: monthly.price, quantity: 2}]})
