@@ -12,3 +12,13 @@ export async function rejection(promise: Promise<unknown>): Promise<PayappError>
   }
   throw new Error('expected the call to fail')
 }
+
+/** Every endpoint id reachable from a client's namespaces, sorted. */
+export function endpointsOf(tree: object): string[] {
+  const out: string[] = []
+  for (const value of Object.values(tree)) {
+    if (typeof value === 'function' && 'endpoint' in value) out.push(value.endpoint as string)
+    else if (value && typeof value === 'object') out.push(...endpointsOf(value))
+  }
+  return out.sort()
+}

@@ -20,22 +20,13 @@ import {
   type Product,
   type RequestEvent,
 } from '../../src/sdk/index.js'
-import {rejection} from '../helpers/sdk.js'
+import {endpointsOf, rejection} from '../helpers/sdk.js'
 import {TestGateway} from '../helpers/gateway.js'
 
 /** Smallest PNG signature plus a few bytes: enough for the upload to be named and typed as an image. */
 const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3, 4])
 
 
-/** Every endpoint id reachable from a client's namespaces. */
-function endpointsOf(tree: object): string[] {
-  const out: string[] = []
-  for (const value of Object.values(tree)) {
-    if (typeof value === 'function' && 'endpoint' in value) out.push(value.endpoint as string)
-    else if (value && typeof value === 'object') out.push(...endpointsOf(value))
-  }
-  return out.sort()
-}
 
 describe('sdk/clients', function () {
   this.timeout(30_000)

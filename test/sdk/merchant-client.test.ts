@@ -2,16 +2,8 @@ import {expect} from 'chai'
 
 import {ConflictError, endpoints, GatewayAdmin, InvalidRequestError, MerchantClient, PermissionError, type EndpointId} from '../../src/sdk/index.js'
 import {TestGateway} from '../helpers/gateway.js'
-import {rejection} from '../helpers/sdk.js'
+import {endpointsOf, rejection} from '../helpers/sdk.js'
 
-function endpointsOf(tree: object): string[] {
-  const out: string[] = []
-  for (const value of Object.values(tree)) {
-    if (typeof value === 'function' && 'endpoint' in value) out.push(value.endpoint as string)
-    else if (value && typeof value === 'object') out.push(...endpointsOf(value))
-  }
-  return out.sort()
-}
 
 describe('sdk/MerchantClient', function () {
   this.timeout(30_000)

@@ -27,7 +27,7 @@ import type {CheckoutSession, checkoutSessionCreate, checkoutSessionUpdate, Sess
 import {ApiError, conflict, invalid, notFound} from '../errors.js'
 import type {Platform} from '../platform.js'
 import type {Scope, SessionDoc, VariantDoc} from '../storage/documents.js'
-import {API_SESSION_SECONDS, openSession, requireOpen, requireSession, sessionView, sweepExpired, type SessionLine} from './checkout.js'
+import {API_SESSION_SECONDS, openSession, requireOpen, requireSession, sessionView, sweepExpired, variantLine, type SessionLine} from './checkout.js'
 import {requireCanCreate} from './merchants.js'
 import {moveStock, reserveStock} from './stock.js'
 import {effectivePrice} from './variants.js'
@@ -51,7 +51,7 @@ function checkTotal(amount: number, param: string): void {
 }
 
 /** A variant line (rules 1, 3, 4, 8): its amount and currency come from the variant's effective price. */
-function variantLine(gw: Platform, scope: Scope, item: SessionLineItemInput, param: string): {line: SessionLine; variant: VariantDoc} {
+function variantItem(gw: Platform, scope: Scope, item: SessionLineItemInput, param: string): {line: SessionLine; variant: VariantDoc} {
   const variant = gw.storage.get('variant', scope, item.variant!)
   if (!variant) throw notFound('variant', item.variant, 'variant_unavailable', `${param}.variant`)
   const product = gw.storage.get('product', scope, variant.product)
@@ -66,21 +66,8 @@ function variantLine(gw: Platform, scope: Scope, item: SessionLineItemInput, par
   if (item.currency !== undefined && item.currency !== price.currency) {
     throw invalid('currency_mismatch', `currency ${item.currency} differs from the variant's price (${price.currency}); omit it`, `${param}.currency`)
   }
-  const title = !variant.is_default && variant.title ? `${product.name} (${variant.title})` : product.name
-  return {
-    variant,
-    line: {
-      name: item.name ?? title,
-      quantity: item.quantity,
-      amount: price.unit_amount,
-      currency: price.currency,
-      price_id: price.id,
-      product_id: product.id,
-      variant_id: variant.id,
-      sku: variant.sku,
-      ...(item.image_url ? {image_url: item.image_url} : {}),
-    },
-  }
+  const line = variantLine(product, variant, price, item.quantity, item.name)
+  return {variant, line: item.image_url ? {...line, image_url: item.image_url} : line}
 }
 
 /** A free line: name, amount and currency sent; price_id and product_id are links that must exist. */
@@ -117,7 +104,7 @@ function paymentLines(gw: Platform, scope: Scope, items: SessionLineItemInput[])
     if (item.variant === undefined) return freeLine(gw, scope, item, param)
     if (seen.has(item.variant)) throw invalid('duplicate_variant', `Variant ${item.variant} appears more than once; use quantity`, `${param}.variant`)
     seen.add(item.variant)
-    const {line, variant} = variantLine(gw, scope, item, param)
+    const {line, variant} = variantItem(gw, scope, item, param)
     if (variant.track_inventory) {
       if (items.length > 1) throw invalid('variant_not_alone', 'A variant with inventory tracking must be the only line item of its session', `${param}.variant`)
       reserve = {variant, quantity: item.quantity}

@@ -23,7 +23,7 @@ import type {CheckoutSession, LivePayment, SandboxPayment, StoreCheckout, storeC
 import {ApiError, conflict, invalid, invalidState, notFound} from '../errors.js'
 import {newId, randomText} from '../ids.js'
 import type {Platform} from '../platform.js'
-import type {OrderDoc, Scope, SessionDoc, VariantDoc} from '../storage/documents.js'
+import type {OrderDoc, PriceDoc, ProductDoc, Scope, SessionDoc, VariantDoc} from '../storage/documents.js'
 import type {Job} from '../storage/storage.js'
 import {storefrontUrls, storeView} from './merchants.js'
 import {newOrder} from './orders.js'
@@ -60,6 +60,20 @@ export interface NewSession {
   reference?: string | null
   customer?: SessionDoc['customer_details']
   rawAmount?: boolean
+}
+
+/** A line item selling a variant at its price: named after the product and the variant's title; ids and sku carried (rule 8). */
+export function variantLine(product: ProductDoc, variant: VariantDoc, price: PriceDoc, quantity: number, name?: string): SessionLine {
+  return {
+    name: name ?? (!variant.is_default && variant.title ? `${product.name} (${variant.title})` : product.name),
+    quantity,
+    amount: price.unit_amount,
+    currency: price.currency,
+    price_id: price.id,
+    product_id: product.id,
+    variant_id: variant.id,
+    sku: variant.sku,
+  }
 }
 
 /** Store sessions follow the store's fixed flow (4); merchant API sessions the updatable one (5). */
@@ -238,18 +252,7 @@ export function createStoreCheckout(gw: Platform, scope: Scope, body: z.output<t
   const session = openSession(gw, scope, {
     source: 'store',
     lifetimeSeconds: STORE_SESSION_SECONDS,
-    lines: [
-      {
-      name: !variant.is_default && variant.title ? `${product.name} (${variant.title})` : product.name,
-      quantity: body.quantity,
-      amount: price.unit_amount,
-      currency: price.currency,
-      price_id: price.id,
-      product_id: product.id,
-      variant_id: variant.id,
-      sku: variant.sku,
-      },
-    ],
+    lines: [variantLine(product, variant, price, body.quantity)],
     amount,
     currency: price.currency,
     successUrl: body.success_url ?? storefront.success,

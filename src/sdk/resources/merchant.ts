@@ -6,8 +6,13 @@
  */
 import type {BodyOf} from '../endpoints.js'
 import type {DefineMethod, ListParams, RequestOptions} from '../types.js'
+import {catalogResources} from './catalog.js'
+import {commerceResources} from './commerce.js'
 
 export function merchantResources(define: DefineMethod) {
+  // The methods the merchant API shares with the other doors are the same methods.
+  const {products} = catalogResources(define)
+  const {payments} = commerceResources(define)
   return {
     checkout: {
       sessions: {
@@ -28,24 +33,17 @@ export function merchantResources(define: DefineMethod) {
     },
 
     products: {
-      list: define('products.list', (call) => (params?: ListParams<'products.list'>, opts?: RequestOptions) => call({...opts, query: params})),
-      retrieve: define('products.retrieve', (call) => (productId: string, opts?: RequestOptions) => call({...opts, params: {id: productId}})),
-      create: define('products.create', (call) => (body: BodyOf<'products.create'>, opts?: RequestOptions) => call({...opts, body})),
+      list: products.list,
+      retrieve: products.retrieve,
+      create: products.create,
       update: define('products.modify', (call) => (productId: string, body: BodyOf<'products.modify'>, opts?: RequestOptions) =>
         call({...opts, params: {id: productId}, body}),
       ),
-      archive: define('products.archive', (call) => (productId: string, opts?: RequestOptions) => call({...opts, params: {id: productId}})),
+      archive: products.archive,
       setDefaultPrice: define('products.defaultPrice', (call) => (productId: string, priceId: string, opts?: RequestOptions) =>
         call({...opts, params: {id: productId}, body: {price: priceId}}),
       ),
-      prices: {
-        list: define('prices.list', (call) => (productId: string, params?: ListParams<'prices.list'>, opts?: RequestOptions) =>
-          call({...opts, params: {id: productId}, query: params}),
-        ),
-        create: define('prices.create', (call) => (productId: string, body: BodyOf<'prices.create'>, opts?: RequestOptions) =>
-          call({...opts, params: {id: productId}, body}),
-        ),
-      },
+      prices: {list: products.prices.list, create: products.prices.create},
     },
 
     refunds: {
@@ -55,10 +53,6 @@ export function merchantResources(define: DefineMethod) {
       retrieve: define('refunds.retrieve', (call) => (refundId: string, opts?: RequestOptions) => call({...opts, params: {id: refundId}})),
     },
 
-    payments: {
-      list: define('payments.list', (call) => (params?: ListParams<'payments.list'>, opts?: RequestOptions) => call({...opts, query: params})),
-      /** By payment id, charge id or payment intent id. */
-      retrieve: define('payments.retrieve', (call) => (paymentId: string, opts?: RequestOptions) => call({...opts, params: {id: paymentId}})),
-    },
+    payments,
   }
 }
