@@ -66,6 +66,17 @@ describe('payapp api', function () {
     expect(ok(await cli(['get', '/v1/store/products', '--json'], {env: {PAYAPP_TOKEN: undefined}})).json()).to.deep.equal(expected)
   })
 
+  it('--merchant uses the secret key and /v1; any other /v1 path picks the merchant API too', async function () {
+    const created = ok(
+      await cli(['post', '/v1/checkout/sessions', '--data', JSON.stringify({amount: 1500, currency: 'eur', customer_name: 'Ada Buyer', customer_email: 'ada@example.com'}), '--json'], {
+        env: {PAYAPP_TOKEN: undefined},
+      }),
+    ).json()
+    expect(created).to.include({object: 'checkout.session', amount: 1500})
+    const expected = (await acct.api('GET', '/checkout/sessions?limit=25')).body
+    expect(ok(await cli(['get', '/checkout/sessions', '--merchant', '--json'], {env: {PAYAPP_TOKEN: undefined}})).json()).to.deep.equal(expected)
+  })
+
   it('POST with --data; the same --idempotency-key replays the first result', async function () {
     const body = JSON.stringify({name: 'Keyed', price: {currency: 'eur', unit_amount: 1000}})
     const first = ok(await cli(['post', '/products', '--data', body, '--idempotency-key', 'cli-api-test-1', '--json'])).json()
@@ -115,7 +126,8 @@ describe('payapp api', function () {
     usage(await cli(['FETCH', '/products']), /METHOD must be one of GET, POST, PATCH, DELETE, PUT/)
     usage(await cli(['GET', '/products', '--data', '{}']), /A GET request has no body: pass --query/)
     usage(await cli(['GET', `${gw.url}/v1/app/products`]), /not a URL/)
-    usage(await cli(['GET', '/v1/checkout_sessions']), /start with \/v1\/app or \/v1\/store/)
+    usage(await cli(['GET', '/v1']), /start with \/v1\/app, \/v1\/store or \/v1\/<resource>/)
+    usage(await cli(['GET', '/v1/checkout/sessions', '--store']), /PATH starts with \/v1 \(the merchant API\)/)
     usage(await cli(['GET', '/v1/app/products', '--store']), /PATH starts with \/v1\/app/)
     usage(await cli(['GET', '/products', '--query', 'limit']), /--query takes key=value/)
     usage(await cli(['POST', '/products', '--data', '[1]']), /--data must be a JSON object/)
