@@ -185,37 +185,37 @@ describe('merchant API', () => {
 
     it('answers malformed line items with a 4xx and creates nothing', async () => {
       const item = await sellable(acct, {stock: 1})
-      const before = (await acct.api('GET', '/checkout/sessions?limit=100')).body.data.length
+      const before = (await acct.v1('GET', '/checkout/sessions?limit=100')).body.data.length
       const WRONG: unknown[] = [null, true, -1, 1.5, 1e308, '', 'x'.repeat(5000), [], [null], {}, '__proto__']
       for (const field of ['name', 'quantity', 'amount', 'currency', 'image_url', 'price_id', 'product_id', 'variant']) {
         for (const value of WRONG) {
           if (field === 'name' && value === '__proto__') continue // a valid name
-          const res = await acct.api('POST', '/checkout/sessions', {body: {line_items: [{variant: item.variant.id, [field]: value}]}})
+          const res = await acct.v1('POST', '/checkout/sessions', {body: {line_items: [{variant: item.variant.id, [field]: value}]}})
           expect(res.status, `${field}=${JSON.stringify(value)?.slice(0, 40)}: ${res.text.slice(0, 200)}`).to.be.within(400, 499)
         }
       }
       for (const lineItems of [null, 'x', {}, [[]], Array.from({length: 101}, () => line), [{...line, quantity: 1e9}], [{...line, amount: 99_999_999, quantity: 1000}]]) {
-        const res = await acct.api('POST', '/checkout/sessions', {body: {line_items: lineItems}})
+        const res = await acct.v1('POST', '/checkout/sessions', {body: {line_items: lineItems}})
         expect(res.status, res.text.slice(0, 200)).to.be.within(400, 499)
       }
       for (const revision of [-1, 'x', 1.5, null]) {
         const s = await session(raw)
-        const res = await acct.api('PATCH', `/checkout/sessions/${s.id}`, {body: {revision}})
+        const res = await acct.v1('PATCH', `/checkout/sessions/${s.id}`, {body: {revision}})
         expect(res.status, res.text).to.equal(400)
       }
-      expect((await acct.api('GET', '/checkout/sessions?limit=100')).body.data.length).to.equal(before + 4)
+      expect((await acct.v1('GET', '/checkout/sessions?limit=100')).body.data.length).to.equal(before + 4)
       expect((await readVariant(acct, item.product.id, item.variant.id)).stock_reserved).to.equal(0)
     })
 
     it('replays a create with the same Idempotency-Key, holding stock once', async () => {
       const item = await sellable(acct, {stock: 5})
       const body = {line_items: [{variant: item.variant.id, quantity: 2}]}
-      const first = await acct.api('POST', '/checkout/sessions', {body, idempotencyKey: 'order-42'})
-      const again = await acct.api('POST', '/checkout/sessions', {body, idempotencyKey: 'order-42'})
+      const first = await acct.v1('POST', '/checkout/sessions', {body, idempotencyKey: 'order-42'})
+      const again = await acct.v1('POST', '/checkout/sessions', {body, idempotencyKey: 'order-42'})
       expect(again.body.id).to.equal(first.body.id)
       expect(again.headers.get('idempotent-replayed')).to.equal('true')
       expect((await readVariant(acct, item.product.id, item.variant.id)).stock_reserved).to.equal(2)
-      expectError(await acct.api('POST', '/checkout/sessions', {body: {line_items: [{variant: item.variant.id}]}, idempotencyKey: 'order-42'}), 409, 'idempotency_key_reused')
+      expectError(await acct.v1('POST', '/checkout/sessions', {body: {line_items: [{variant: item.variant.id}]}, idempotencyKey: 'order-42'}), 409, 'idempotency_key_reused')
     })
 
     it('opens subscription-mode sessions for one recurring price', async () => {
@@ -291,12 +291,12 @@ describe('merchant API', () => {
       const started = await pay(gw, s.id, {outcome: 'processing'})
       expect(started.status, started.text).to.equal(200)
       expect(started.body.payment.status).to.equal('processing')
-      expectError(await acct.api('PATCH', `/checkout/sessions/${s.id}`, {body: {description: 'late'}}), 409, 'confirmation_in_progress')
+      expectError(await acct.v1('PATCH', `/checkout/sessions/${s.id}`, {body: {description: 'late'}}), 409, 'confirmation_in_progress')
       expectError(await pay(gw, s.id, {outcome: 'processing'}), 409, 'confirmation_in_progress')
       const paid = await pay(gw, s.id)
       expect(paid.body.payment).to.include({id: started.body.payment.id, status: 'succeeded'})
-      expect((await acct.api('GET', `/checkout/sessions/${s.id}`)).body).to.include({status: 'complete', payment: started.body.payment.id})
-      const payments = (await acct.api('GET', '/payments?limit=100')).body.data.filter((p: any) => p.session_id === s.id)
+      expect((await acct.v1('GET', `/checkout/sessions/${s.id}`)).body).to.include({status: 'complete', payment: started.body.payment.id})
+      const payments = (await acct.v1('GET', '/payments?limit=100')).body.data.filter((p: any) => p.session_id === s.id)
       expect(payments).to.have.length(1)
     })
 
@@ -401,6 +401,10 @@ describe('merchant API', () => {
       const viaStore = await acct.store('GET', `/products/${id}`)
       expect(viaStore.body.default_price).to.equal(created.body.default_price)
 
+      const a = await gw.account('test')
+      for (let i = 0; i < 21; i++) await a.v1('POST', '/products', {body: {name: `P${i}`}})
+      expect((await a.v1('GET', '/products')).body.data).to.have.length(20)
+      expect((await a.app('GET', '/products')).body.data).to.have.length(21)
       const page = await acct.v1('GET', `/products?limit=1&starting_after=${id}`)
       expect(page.body.data.map((p: any) => p.id)).to.not.include(id)
       const archived = await acct.v1('DELETE', `/products/${id}`)

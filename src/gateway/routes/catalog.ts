@@ -24,6 +24,8 @@ import {archiveProduct, createProduct, listProducts, productDetail, requireProdu
 import {createVariant, deleteVariant, listVariants, requireVariant, updateVariant, variantView} from '../domain/variants.js'
 import {notFound} from '../errors.js'
 
+const MERCHANT_PRODUCTS_LIMIT = 20
+
 export const catalogHandlers = {
   'store.retrieve'({gw, scope}) {
     const merchant = gw.merchant(scope.merchant)
@@ -33,8 +35,10 @@ export const catalogHandlers = {
 
   // ---------------------------------------------------------------- products and prices
 
-  'products.list'({gw, scope, door, query}) {
-    return rawList(listProducts(gw, scope, door !== 'app', query))
+  'products.list'({gw, scope, door, query, request}) {
+    // The merchant API's product list defaults to 20 (spec); the App and store APIs' lists to 25.
+    const limit = door === 'merchant' && (request.query as {limit?: unknown}).limit === undefined ? MERCHANT_PRODUCTS_LIMIT : query.limit
+    return rawList(listProducts(gw, scope, door !== 'app', {...query, limit}))
   },
   'products.create': ({gw, scope, door, body}) => created(productDetail(gw, scope, door !== 'app', createProduct(gw, scope, body))),
   'products.retrieve'({gw, scope, door, params}) {
