@@ -27,6 +27,7 @@ export const eventTypes = {
   'payment_intent.payment_failed': def(failedPaymentIntent, 'A declined payment attempt; carries failure_code and failure_message'),
   'payment.succeeded': def(commerce.payment, 'A payment succeeded'),
   'payment.failed': def(commerce.payment, 'A payment attempt failed'),
+  'payment.processing': def(commerce.payment, 'A payment started and awaits confirmation (settled by the next attempt)'),
   'payment.refunded': def(commerce.payment, 'A payment was refunded, fully or in part'),
   'payment.disputed': def(commerce.payment, 'A payment was disputed'),
   'charge.refunded': def(commerce.payment, 'A charge was refunded, fully or in part'),

@@ -47,7 +47,8 @@ const SECURITY_SCHEMES = {
     type: 'http',
     scheme: 'bearer',
     bearerFormat: 'pk_live_… / pk_test_…',
-    description: 'A merchant publishable key: usable from a browser on an allow-listed domain (no operation here takes one yet).',
+    description:
+      'A merchant publishable key: only from a browser whose Origin is on the key\'s allow-list (else 403 origin_not_allowed), and only for creating checkout sessions with line_items.',
   },
 } as const
 type SchemeName = keyof typeof SECURITY_SCHEMES
@@ -63,8 +64,8 @@ interface DoorInfo {
 const DOOR_INFO: Record<Door, DoorInfo> & Partial<Record<string, DoorInfo>> = {
   app: {title: 'App API', description: 'For installed apps, with an installation token.', schemes: ['installationToken']},
   store: {title: 'Store API', description: "The merchant's store catalogue, with a secret key.", schemes: ['secretKey']},
-  // Publishable keys are the spec's browser credential; no route the table holds takes one yet.
-  merchant: {title: 'Merchant API', description: 'Checkout sessions and payments, with a secret key.', schemes: ['secretKey']},
+  // Publishable keys are admitted only where the table says `publishable` (checkout session creation).
+  merchant: {title: 'Merchant API', description: 'Checkout sessions, products and prices, refunds and payments, with a secret key.', schemes: ['secretKey']},
 }
 
 /** The error statuses and what they mean (spec: Errors). */
@@ -232,7 +233,11 @@ export function openapiDocument(opts: OpenApiOptions = {}): Json {
         description: notes.join(' '),
         tags: [info.title],
         // A route that a client secret may authorise instead also admits a request with no credential.
-        security: [...info.schemes.map((scheme) => ({[scheme]: [def.scope]})), ...(def.clientSecret ? [{}] : [])],
+        security: [
+          ...info.schemes.map((scheme) => ({[scheme]: [def.scope]})),
+          ...(def.publishable ? [{publishableKey: [def.scope]}] : []),
+          ...(def.clientSecret ? [{}] : []),
+        ],
         'x-payapp-scope': def.scope,
         'x-payapp-rate-limit-bucket': def.bucket,
         ...(def.env ? {'x-payapp-environment': def.env} : {}),

@@ -54,11 +54,14 @@ describe('OpenAPI document', () => {
     const ref = list.responses[200].content['application/json'].schema.$ref
     expect(ref).to.equal('#/components/schemas/ProductList')
     expect(doc.components.schemas.ProductList.properties.data.items.$ref).to.equal('#/components/schemas/Product')
-    expect(list.parameters.map((p: Json) => p.name)).to.deep.equal(['limit', 'offset'])
+    expect(list.parameters.map((p: Json) => p.name)).to.deep.equal(['limit', 'offset', 'starting_after'])
     expect(doc.components.responses.NotFound.content['application/json'].schema.$ref).to.equal('#/components/schemas/ErrorEnvelope')
     expect(doc.components.schemas.ErrorEnvelope.properties.error.required).to.include.members(['type', 'message', 'request_id'])
     expect(Object.keys(doc.components.securitySchemes)).to.have.members(['installationToken', 'secretKey', 'publishableKey'])
     expect(doc.paths['/v1/store/products'].get.security).to.deep.equal([{secretKey: ['products:read']}])
+    // A publishable key is admitted on checkout session creation only.
+    expect(doc.paths['/v1/checkout/sessions'].post.security).to.deep.equal([{secretKey: ['checkout:write']}, {publishableKey: ['checkout:write']}])
+    expect(doc.paths['/v1/checkout/sessions'].get.security).to.deep.equal([{secretKey: ['checkout:write']}])
     // Request bodies are what a caller sends: strict, with defaults optional.
     const body = doc.components.schemas.ProductCreate
     expect(body.additionalProperties).to.equal(false)
@@ -79,8 +82,17 @@ describe('OpenAPI document', () => {
     expect(Object.keys(app.paths).every((p) => p.startsWith('/v1/app/'))).to.equal(true)
     expect(Object.keys(app.paths)).to.include('/v1/app/subscription_links')
     const merchant = openapiDocument({doors: ['merchant']}) as Json
-    expect(Object.keys(merchant.paths)).to.include.members(['/v1/checkout/sessions/{id}', '/v1/checkout/sessions/{id}/expire', '/v1/subscriptions', '/v1/fraud_warnings/{id}'])
     expect(Object.keys(merchant.paths).every((p) => p.startsWith('/v1/') && !p.startsWith('/v1/app/') && !p.startsWith('/v1/store/'))).to.equal(true)
+    expect(Object.keys(merchant.paths)).to.include.members([
+      '/v1/checkout/sessions',
+      '/v1/checkout/sessions/{id}',
+      '/v1/checkout/sessions/{id}/expire',
+      '/v1/refunds',
+      '/v1/payments',
+      '/v1/products',
+      '/v1/subscriptions',
+      '/v1/fraud_warnings/{id}',
+    ])
     expect(merchant.paths['/v1/checkout/sessions/{id}'].get.parameters.map((p: Json) => p.name)).to.deep.equal(['id', 'cs'])
   })
 
