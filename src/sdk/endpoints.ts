@@ -165,7 +165,8 @@ export const endpoints = {
     bucket: 'checkout',
     publishable: true,
     created: true,
-    errors: [402],
+    // 404: a line item's variant, price or product that is not the merchant's.
+    errors: [402, 404],
   },
   'checkoutSessions.list': list('/checkout/sessions', 'checkout:write', commerce.checkoutSession, 'Checkout sessions, newest first', merchant, commerce.checkoutSessionsListQuery),
   'checkoutSessions.update': {
@@ -187,7 +188,7 @@ export const endpoints = {
     errors: [422],
   },
 
-  'refunds.create': {...write('POST', '/refunds', 'refunds:write', commerce.refundCreate, commerce.refundRecord, 'Refund a payment in full or in part', merchant), created: true, errors: [422]},
+  'refunds.create': {...write('POST', '/refunds', 'refunds:write', commerce.refundCreate, commerce.refundRecord, 'Refund a payment in full or in part', merchant), created: true, errors: [404, 422]},
   'refunds.search': list('/refunds', 'refunds:read', commerce.refundRecord, 'The refunds of one charge or payment intent (one filter required)', merchant, commerce.refundsListQuery),
   'refunds.retrieve': get('/refunds/{id}', 'refunds:read', commerce.refundRecord, 'One refund', merchant),
 
