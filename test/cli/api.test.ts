@@ -73,7 +73,7 @@ describe('payapp api', function () {
       }),
     ).json()
     expect(created).to.include({object: 'checkout.session', amount: 1500})
-    const expected = (await acct.api('GET', '/checkout/sessions?limit=25')).body
+    const expected = (await acct.v1('GET', '/checkout/sessions?limit=25')).body
     expect(ok(await cli(['get', '/checkout/sessions', '--merchant', '--json'], {env: {PAYAPP_TOKEN: undefined}})).json()).to.deep.equal(expected)
   })
 

@@ -58,7 +58,7 @@ describe('payapp sessions and merchant refunds', function () {
   })
 
   it('refunds a payment and reads its refunds', async () => {
-    const created = (await acct.api('POST', '/checkout/sessions', {body: {amount: 3000, currency: 'eur', customer_name: 'Ada Buyer', customer_email: 'ada@example.com'}})).body
+    const created = (await acct.v1('POST', '/checkout/sessions', {body: {amount: 3000, currency: 'eur', customer_name: 'Ada Buyer', customer_email: 'ada@example.com'}})).body
     const payment = (await pay(gw, created.id)).body.payment
     const refund = ok(await cli(['refunds', 'create', '--payment', payment.id, '--amount', '1000', '--json'])).json()
     expect(refund).to.include({object: 'refund', amount: 1000, payment: payment.id})

@@ -135,6 +135,16 @@ const expired: Recipe = {
   },
 }
 
+const processing: Recipe = {
+  fixture: 'one_time',
+  overrides: buyerOverrides,
+  async run(deps, o, steps) {
+    const session = await checkoutFor(deps, o, steps)
+    const done = await deps.admin.checkouts.complete(session, {outcome: 'processing', ...buyer(o)})
+    steps.push(`Started a payment awaiting confirmation: payment ${done.payment.id}`)
+  },
+}
+
 const sessionUpdated: Recipe = {
   overrides: z.strictObject({reference: z.string().max(200)}).partial(),
   async run(deps, o, steps) {
@@ -335,6 +345,7 @@ export const RECIPES = {
   'checkout.session.updated': sessionUpdated,
   'payment.succeeded': sale,
   'payment.failed': declined,
+  'payment.processing': processing,
   'payment_intent.payment_failed': declined,
   'store.order.created': sale,
   'store.order.updated': orderUpdated,
