@@ -12,7 +12,7 @@ import {commerceResources} from './commerce.js'
 export function merchantResources(define: DefineMethod) {
   // The methods the merchant API shares with the other doors are the same methods.
   const {products} = catalogResources(define)
-  const {payments} = commerceResources(define)
+  const {payments, invoices, subscriptions, customers, fraudWarnings} = commerceResources(define)
   return {
     checkout: {
       sessions: {
@@ -54,5 +54,10 @@ export function merchantResources(define: DefineMethod) {
     },
 
     payments,
+    // The billing routes of the merchant door (keepDoor drops the App-API-only methods of these namespaces).
+    invoices,
+    subscriptions,
+    customers,
+    fraudWarnings,
   }
 }
