@@ -227,6 +227,20 @@ describe('merchant API', () => {
       const oneTime = await sellable(acct)
       expectError(await acct.v1('POST', '/checkout/sessions', {body: {mode: 'subscription', line_items: [{price_id: oneTime.price}]}}), 400, 'price_not_recurring')
     })
+
+    it('starts an active subscription when a subscription-mode session is paid', async () => {
+      const monthly = await sellable(acct, {recurring: true, unit_amount: 900})
+      const s = await session({mode: 'subscription', line_items: [{price_id: monthly.price, quantity: 2}], metadata: {plan: 'club'}})
+      expect((await pay(gw, s.id)).status).to.equal(200)
+      const read = (await acct.v1('GET', `/checkout/sessions/${s.id}`)).body
+      expect(read.status).to.equal('complete')
+      expect(read.subscription).to.match(/^sub_/)
+      const sub = (await acct.v1('GET', `/subscriptions/${read.subscription}`)).body
+      expect(sub).to.include({status: 'active', price_id: monthly.price, quantity: 2, amount: 1800, currency: 'eur'})
+      expect(sub.customer).to.match(/^cus_/)
+      const created = (await events(gw, acct.merchant.id, 'test', 'subscription.created')).find((e) => e.data.object.id === sub.id)
+      expect(created, 'subscription.created emitted').to.exist
+    })
   })
 
   describe('checkout sessions: read, update, expire', () => {

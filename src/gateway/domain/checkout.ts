@@ -28,6 +28,7 @@ import type {Job} from '../storage/storage.js'
 import {storefrontUrls, storeView} from './merchants.js'
 import {newOrder} from './orders.js'
 import {paymentForSession, paymentView, settlePayment, type Buyer} from './payments.js'
+import {subscriptionFromCheckout} from './subscriptions.js'
 import {stamp} from './shared.js'
 import {moveStock, reserveStock} from './stock.js'
 import {defaultVariantOf, effectivePrice} from './variants.js'
@@ -329,6 +330,11 @@ export function completeSession(gw: Platform, scope: Scope, session: SessionDoc,
   if (order) {
     payment.order = order.id
     gw.storage.save(payment)
+  }
+  // Subscription mode: the paid session starts the subscription, its first invoice paid by this payment.
+  if (session.mode === 'subscription' && line?.price_id) {
+    const metadata = session.metadata
+    session.subscription = subscriptionFromCheckout(gw, scope, {price_id: line.price_id, quantity: line.quantity, buyer, payment, metadata}).id
   }
   session.status = 'complete'
   session.payment = payment.id

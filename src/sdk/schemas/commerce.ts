@@ -53,6 +53,8 @@ export const checkoutSession = z.looseObject({
   line_items: z.array(sessionLineItem),
   payment: z.string().nullable(),
   order: z.string().nullable(),
+  /** The subscription a paid subscription-mode session started (`sub_`); null otherwise. */
+  subscription: z.string().nullable().optional(),
   success_url: z.string().nullable(),
   cancel_url: z.string().nullable(),
   metadata: z.record(z.string(), z.string()),
