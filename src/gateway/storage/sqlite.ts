@@ -63,7 +63,10 @@ DROP INDEX IF EXISTS objects_by_parent;
 CREATE INDEX IF NOT EXISTS objects_by_parent_scope ON objects (parent, kind, merchant, env, seq);
 -- Catalogue uniqueness checks (a variant's option combination, its SKU) and the default sort order
 -- are index lookups, so creating the 10,000th variant costs what the first did.
-CREATE INDEX IF NOT EXISTS variants_by_combination ON objects (parent, json_extract(data, '$.options')) WHERE kind = 'variant';
+-- Scoped lookups (parent, kind, merchant, env, …) must find a combination by seeking, not by scanning every
+-- variant of the product through objects_by_parent_scope: the index leads with that index's columns.
+DROP INDEX IF EXISTS variants_by_combination;
+CREATE INDEX IF NOT EXISTS variants_by_combination_scoped ON objects (parent, kind, merchant, env, json_extract(data, '$.options')) WHERE kind = 'variant';
 CREATE INDEX IF NOT EXISTS variants_by_sku ON objects (merchant, env, json_extract(data, '$.sku')) WHERE kind = 'variant';
 -- The expiry sweep reads only open sessions that are due, not every session.
 CREATE INDEX IF NOT EXISTS checkout_sessions_open_by_expiry ON objects (merchant, env, json_extract(data, '$.expires_at'))
