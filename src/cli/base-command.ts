@@ -6,12 +6,16 @@
  */
 import {Command, Errors, Flags, type Interfaces} from '@oclif/core'
 
-import {PayappError} from '../sdk/errors.js'
+import {ConnectionError, PayappError} from '../sdk/errors.js'
+import {isLoopbackHost} from '../sdk/hosts.js'
 import type {RequestEvent, ResponseEvent} from '../sdk/transport.js'
 import {type ConfigFile, type Env, ENV_VARS, type ResolvedContext, readConfig, resolveContext} from './config.js'
-import {type CredentialKind, CredentialStore, type SetResult, saveCredential} from './credentials.js'
+import {type CredentialKind, CredentialStore, envOfCredential, mask, type SetResult, saveCredential} from './credentials.js'
+import {errorHint} from './error-hints.js'
 import {CliError, ExitCode, exitCodeFor, missingCredentialError, usageError} from './exit-codes.js'
 import {type Spinner, spinner} from './output.js'
+import {canPrompt, promptLine} from './prompt.js'
+import {bodyFromFlags, type DerivedFlags, missingRequired, parsePrompted, setPath} from './schema-flags.js'
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>
 export type BaseArgs<T extends typeof Command> = Interfaces.InferredArgs<T['args']>
@@ -25,26 +29,69 @@ const truthy = (value: string | undefined) => Boolean(value && !['0', 'false', '
 
 // Exit without waiting for a timed-out keychain call still pending in libuv's thread pool.
 const HUNG_KEYCHAIN_EXIT_DELAY_MS = 200
+/** A CLI call gives up after this long, retries included, unless --timeout says otherwise. */
+const DEFAULT_TIMEOUT_S = 60
+
+/** Which credential each kind is read from in the environment. */
+const CREDENTIAL_ENV: Record<CredentialKind, string> = {
+  token: ENV_VARS.token, secret_key: ENV_VARS.secretKey, admin_key: 'PAYAPP_ADMIN_KEY', webhook_secret: 'PAYAPP_WEBHOOK_SECRET',
+}
+const CREDENTIAL_NAME: Record<CredentialKind, string> = {
+  token: 'installation token', secret_key: 'secret key', admin_key: 'gateway admin key', webhook_secret: 'webhook signing secret',
+}
+
+/** The global flags a command of the platform's APIs takes; a command that uses none of some hides them (see `globalFlags`). */
+const GLOBAL_FLAGS = {
+  env: Flags.option({
+    options: ['live', 'test'] as const,
+    env: ENV_VARS.env,
+    helpGroup: 'GLOBAL',
+    description: "Environment: the profile's saved one, else test.",
+  })(),
+  profile: Flags.string({env: ENV_VARS.profile, helpGroup: 'GLOBAL', description: 'Profile to use (default: the current profile).'}),
+  'base-url': Flags.string({env: ENV_VARS.baseUrl, helpGroup: 'GLOBAL', description: 'Platform base URL (default: the profile\'s, else http://127.0.0.1:4242).'}),
+  'max-retries': Flags.integer({
+    env: ENV_VARS.maxRetries,
+    min: 0,
+    max: 10,
+    helpGroup: 'GLOBAL',
+    description: 'Retries of a request after 429, 5xx or a dropped connection (each wait is shown on stderr). [default: 4]',
+  }),
+  timeout: Flags.integer({
+    env: ENV_VARS.timeout,
+    min: 1,
+    helpGroup: 'GLOBAL',
+    description: `Give up after this many seconds, retries and waits included. [default: ${DEFAULT_TIMEOUT_S}]`,
+  }),
+  verbose: Flags.boolean({env: ENV_VARS.verbose, helpGroup: 'GLOBAL', description: 'Log HTTP requests and stack traces to stderr.'}),
+}
+type GlobalFlagName = keyof typeof GLOBAL_FLAGS
+
+/** The global flags with those a command does not use hidden from its help (still accepted, so scripts that pass them keep working). */
+export function globalFlags<K extends GlobalFlagName>(...used: K[]): typeof GLOBAL_FLAGS {
+  const out: Record<string, unknown> = {}
+  for (const [name, flag] of Object.entries(GLOBAL_FLAGS)) out[name] = used.includes(name as K) ? flag : {...flag, hidden: true}
+  return out as typeof GLOBAL_FLAGS
+}
+
+/** Seconds as a human wait: `56 s`, `2 min 5 s`, `800 ms`. */
+function waitText(ms: number): string {
+  if (ms < 1000) return `${ms} ms`
+  const s = Math.round(ms / 1000)
+  return s < 120 ? `${s} s` : `${Math.floor(s / 60)} min${s % 60 ? ` ${s % 60} s` : ''}`
+}
 
 export abstract class BaseCommand<T extends typeof Command> extends Command {
   static override enableJsonFlag = true
 
-  static override baseFlags = {
-    env: Flags.option({
-      options: ['live', 'test'] as const,
-      env: ENV_VARS.env,
-      helpGroup: 'GLOBAL',
-      description: "Environment: the profile's saved one, else test.",
-    })(),
-    profile: Flags.string({env: ENV_VARS.profile, helpGroup: 'GLOBAL', description: 'Profile to use (default: the current profile).'}),
-    'base-url': Flags.string({env: ENV_VARS.baseUrl, helpGroup: 'GLOBAL', description: 'Platform base URL (default: the profile\'s, else http://127.0.0.1:4242).'}),
-    verbose: Flags.boolean({env: ENV_VARS.verbose, helpGroup: 'GLOBAL', description: 'Log HTTP requests and stack traces to stderr.'}),
-  }
+  static override baseFlags = GLOBAL_FLAGS
 
   protected flags!: BaseFlags<T>
   protected args!: BaseArgs<T>
 
   #config?: Promise<ConfigFile>
+  /** The context of this run, once resolved: error messages name its base URL. */
+  #ctx?: ResolvedContext
   #store?: CredentialStore
   #spinners = new Set<Spinner>()
 
@@ -70,7 +117,8 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   /** Profile, environment and base URL for this run: flags > env vars > profile > defaults. */
   protected async context(): Promise<ResolvedContext> {
     const flags = (this.flags ?? {}) as {profile?: string; env?: string; 'base-url'?: string}
-    return resolveContext(await this.loadConfig(), flags)
+    this.#ctx = resolveContext(await this.loadConfig(), flags)
+    return this.#ctx
   }
 
   protected credentialStore(): CredentialStore {
@@ -90,22 +138,41 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   }
 
   /**
-   * The credential for this run: `PAYAPP_TOKEN`/`PAYAPP_SECRET_KEY` first (nothing is written), then the
-   * store. Missing → exit 3 with a message that names the way to provide it.
+   * The credential for this run: its env var first (`PAYAPP_TOKEN`, `PAYAPP_SECRET_KEY`, `PAYAPP_ADMIN_KEY`;
+   * nothing is written), then the store. Missing → exit 3 with a message that names the way to provide it.
+   * A credential whose prefix names the other environment is refused (exit 2), as `login` refuses it.
    */
   protected async resolveCredential(kind: CredentialKind, ctx?: ResolvedContext): Promise<string> {
-    const envVar = kind === 'token' ? ENV_VARS.token : ENV_VARS.secretKey
-    const fromEnv = process.env[envVar]
-    if (fromEnv) return fromEnv
+    const found = await this.findCredential(kind, ctx)
+    if (found) return found.secret
     const {profile, env} = ctx ?? (await this.context())
-    const stored = await this.credentialStore().get(profile, kind, env)
-    if (stored) return stored
-    const what = kind === 'token' ? 'installation token' : 'secret key'
-    const flag = kind === 'token' ? '--token' : '--secret-key'
+    const envVar = CREDENTIAL_ENV[kind]
     const profileArg = profile === 'default' ? '' : ` --profile ${profile}`
-    throw missingCredentialError(
-      `No ${env} ${what} for profile "${profile}": run "payapp login --env ${env}${profileArg} ${flag} …" or set ${envVar}`,
-      envVar,
+    const how = kind === 'admin_key'
+      ? `pass --admin-key, set ${envVar}, or use the profile "payapp gateway start --seed" saved (--profile local)`
+      : `run "payapp login --env ${env}${profileArg} ${kind === 'token' ? '--token' : '--secret-key'} …" or set ${envVar}`
+    throw missingCredentialError(`No ${env} ${CREDENTIAL_NAME[kind]} for profile "${profile}": ${how}`, envVar)
+  }
+
+  /** The credential of this kind and where it came from, or undefined; checks its environment (see `resolveCredential`). */
+  protected async findCredential(kind: CredentialKind, ctx?: ResolvedContext): Promise<{secret: string; source: 'env' | 'store'} | undefined> {
+    const context = ctx ?? (await this.context())
+    const fromEnv = process.env[CREDENTIAL_ENV[kind]]
+    const found = fromEnv
+      ? {secret: fromEnv, source: 'env' as const}
+      : await this.credentialStore().get(context.profile, kind, context.env).then((secret) => (secret ? {secret, source: 'store' as const} : undefined))
+    if (found) this.checkCredentialEnv(kind, found.secret, context, found.source === 'env' ? CREDENTIAL_ENV[kind] : `profile "${context.profile}"`)
+    return found
+  }
+
+  /** Refuses (exit 2) a credential whose prefix (`app_test_…`) names another environment than this run's. */
+  protected checkCredentialEnv(kind: CredentialKind, secret: string, ctx: ResolvedContext, from: string): void {
+    const own = envOfCredential(secret)
+    if (!own || own === ctx.env) return
+    const envFrom = ctx.source.env === 'flag' ? '--env' : ctx.source.env === 'env' ? ENV_VARS.env : `profile "${ctx.profile}"`
+    throw usageError(
+      `The ${CREDENTIAL_NAME[kind]} from ${from} (${mask(secret)}) is a ${own} credential, but the environment is ${ctx.env} (from ${envFrom}): use --env ${own}, or a ${ctx.env} credential`,
+      from.startsWith('PAYAPP_') ? from : '--env',
     )
   }
 
@@ -114,7 +181,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     const ctx = await this.context()
     const token = await this.resolveCredential('token', ctx)
     const {AppClient} = await import('../sdk/client.js')
-    return new AppClient({token, baseUrl: ctx.baseUrl, ...this.httpLogging()})
+    return new AppClient({token, baseUrl: ctx.baseUrl, ...this.clientOptions()})
   }
 
   /** A Store API client (secret key) for this run's profile and environment. */
@@ -122,7 +189,60 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     const ctx = await this.context()
     const secretKey = await this.resolveCredential('secret_key', ctx)
     const {StoreClient} = await import('../sdk/client.js')
-    return new StoreClient({secretKey, baseUrl: ctx.baseUrl, ...this.httpLogging()})
+    return new StoreClient({secretKey, baseUrl: ctx.baseUrl, ...this.clientOptions()})
+  }
+
+  /**
+   * Transport options of every client this run makes: the retry budget and total time bound from the
+   * flags, a refused connection to this machine reported at once, each retry's wait shown on stderr,
+   * and with --verbose every request.
+   */
+  protected clientOptions() {
+    const flags = (this.flags ?? {}) as {'max-retries'?: number; timeout?: number}
+    const verbose = this.httpLogging()
+    const onResponse = (e: ResponseEvent) => {
+      verbose.onResponse?.(e)
+      if (e.retry && !this.#verbose()) process.stderr.write(retryLine(e, this.#ctx?.baseUrl) + '\n')
+    }
+    return {
+      ...(flags['max-retries'] === undefined ? {} : {maxRetries: flags['max-retries']}),
+      totalTimeout: (flags.timeout ?? DEFAULT_TIMEOUT_S) * 1000,
+      loopbackRefused: 'fail' as const,
+      onRequest: verbose.onRequest,
+      onResponse,
+    }
+  }
+
+  /** Per-call SDK options from the flags: the `--idempotency-key` of write commands. */
+  protected requestOptions(): {idempotencyKey?: string} {
+    const key = (this.flags as {'idempotency-key'?: string} | undefined)?.['idempotency-key']
+    return key ? {idempotencyKey: key} : {}
+  }
+
+  /**
+   * The request body from derived flags and `--data`, with every field the schema requires present:
+   * a missing one is prompted for on a terminal, and otherwise fails at once (exit 2) naming its flag,
+   * before any request is sent.
+   */
+  protected async requestBody(derived: DerivedFlags, extraRequired: string[] = []): Promise<Record<string, unknown>> {
+    const flags = this.flags as Record<string, unknown>
+    const body = await bodyFromFlags(derived, flags, flags.data as string | undefined)
+    const missing = [...missingRequired(derived, body), ...extraRequired.filter((f) => flags[f] === undefined)]
+    if (missing.length === 0) return body
+    if (!canPrompt() || this.jsonEnabled()) {
+      const names = missing.map((f) => `--${f}`)
+      throw usageError(
+        `Missing required ${names.length === 1 ? 'flag' : 'flags'} ${names.join(', ')} (or the field${names.length === 1 ? '' : 's'} in --data; not prompting: ${this.jsonEnabled() ? '--json is set' : 'stdin is not a terminal'})`,
+        names[0],
+      )
+    }
+    for (const flag of missing) {
+      const answer = await promptLine(`${flag.replace(/-/g, ' ')}: `)
+      if (!answer) throw usageError(`Missing --${flag}`, `--${flag}`)
+      if (derived.fields[flag]) setPath(body, derived.fields[flag].path, parsePrompted(derived, flag, answer))
+      else flags[flag] = answer
+    }
+    return body
   }
 
   /** A merchant API client (`/v1`, the same secret key as the store API) for this run's profile and environment. */
@@ -138,7 +258,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     const log = (line: string) => process.stderr.write(line + '\n')
     return {
       onRequest: (e) => {
-        log(`→ ${e.method} ${e.url}${e.attempt > 1 ? ` (attempt ${e.attempt}/${e.maxAttempts})` : ''}`)
+        log(`→ ${e.method} ${e.url}${e.query ? `?${e.query}` : ''}${e.attempt > 1 ? ` (attempt ${e.attempt}/${e.maxAttempts})` : ''}`)
         for (const [name, value] of Object.entries(e.headers ?? {})) {
           // The SDK already redacts; never trust that alone for a header that carries the secret.
           const redacted = /…|\[REDACTED\]/.test(value) ? value : `${value.split(/\s+/)[0]} [REDACTED]`
@@ -188,7 +308,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     }
     if (value) return value
     const how = `--${name}${options.envVar ? ` or set ${options.envVar}` : ''}`
-    if (!process.stdin.isTTY || !process.stderr.isTTY || this.jsonEnabled()) {
+    if (!canPrompt() || this.jsonEnabled()) {
       throw usageError(`Missing ${how} (not prompting: stdin is not a terminal${this.jsonEnabled() ? ' or --json is set' : ''})`, `--${name}`)
     }
     const answer = await promptLine(options.message ?? `${name}: `, Boolean(options.secret))
@@ -201,6 +321,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     for (const s of this.#spinners) s.stop()
     // `this.exit(n)` inside a command: pass it through untouched.
     if (err instanceof Errors.ExitError) throw err
+    err = this.#explain(err)
     const code = exitCodeFor(err)
     if (this.jsonEnabled()) {
       this.logJson(toJsonError(err))
@@ -210,6 +331,18 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     }
     // oclif's handler exits with this code without printing anything more.
     this.exit(code === ExitCode.OK ? ExitCode.UNEXPECTED : code)
+  }
+
+  /** A failure in the user's terms: where the CLI could not connect, and which command fixes a refusal. */
+  #explain<E extends Error>(err: E): E {
+    if (err instanceof ConnectionError && err.code === 'ECONNREFUSED' && this.#ctx) {
+      const local = isLoopbackHost(new URL(this.#ctx.baseUrl).hostname)
+      const hint = local ? ' — is "payapp gateway start" running?' : ' (connection refused)'
+      return new ConnectionError({message: `cannot reach ${this.#ctx.baseUrl}${hint}`, type: err.type, code: err.code, cause: err}) as unknown as E
+    }
+    const hint = errorHint(err)
+    if (hint && err instanceof PayappError && !err.message.includes(hint)) err.message = `${err.message} (${hint})`
+    return err
   }
 
   protected override async finally(err: Error | undefined): Promise<unknown> {
@@ -246,21 +379,10 @@ export function toJsonError(err: unknown): JsonError {
   return {error: {type: usage ? 'usage_error' : 'cli_error', code: usage ? 'invalid_usage' : null, param: null, message, request_id: null, status: null}}
 }
 
-/** Reads one line from the terminal, prompting on stderr so stdout stays clean; secrets are not echoed. */
-async function promptLine(message: string, secret: boolean): Promise<string> {
-  const {createInterface} = await import('node:readline')
-  const rl = createInterface({input: process.stdin, output: process.stderr, terminal: true})
-  if (secret) {
-    // Echo nothing while a secret is typed; readline writes everything through `_writeToOutput`.
-    const internal = rl as unknown as {_writeToOutput: (s: string) => void}
-    internal._writeToOutput = (s: string) => {
-      if (s.startsWith(message)) process.stderr.write(message)
-    }
-  }
-  try {
-    return await new Promise<string>((resolve) => rl.question(message, (answer) => resolve(answer.trim())))
-  } finally {
-    rl.close()
-    if (secret) process.stderr.write('\n')
-  }
+/** The stderr line for a retry: `rate limited; retrying in 56 s (attempt 2/5)`. */
+export function retryLine(e: ResponseEvent, baseUrl?: string): string {
+  const wait = `retrying in ${waitText(e.retry?.delayMs ?? 0)} (attempt ${e.attempt + 1}/${e.maxAttempts})`
+  if (e.status === 429) return `rate limited; ${wait}`
+  if (e.status === undefined) return `cannot reach ${baseUrl ?? new URL(e.url).origin} (${e.errorCode ?? 'no response'}); ${wait}`
+  return `${e.retry?.reason ?? `HTTP ${e.status}`}; ${wait}`
 }

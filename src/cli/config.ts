@@ -15,6 +15,8 @@ export const ENVS: readonly Env[] = ['live', 'test']
 export interface Profile {
   base_url?: string
   env?: Env
+  /** The merchant of a local gateway's profile (`gateway start --seed`, `gateway merchants create --save`), for the admin commands. */
+  merchant?: string
 }
 
 export interface ConfigFile {
@@ -36,6 +38,8 @@ export const ENV_VARS = {
   keychain: 'PAYAPP_KEYCHAIN',
   keychainTimeout: 'PAYAPP_KEYCHAIN_TIMEOUT_MS',
   verbose: 'PAYAPP_VERBOSE',
+  maxRetries: 'PAYAPP_MAX_RETRIES',
+  timeout: 'PAYAPP_TIMEOUT',
 } as const
 
 export const CONFIG_FILE = 'config.json'
@@ -79,6 +83,7 @@ export async function readConfig(configDir: string): Promise<ConfigFile> {
     profiles[name] = {
       ...(typeof p.base_url === 'string' ? {base_url: p.base_url} : {}),
       ...(isEnv(p.env) ? {env: p.env} : {}),
+      ...(typeof p.merchant === 'string' ? {merchant: p.merchant} : {}),
     }
   }
   return {
@@ -157,13 +162,21 @@ export function resolveContext(config: ConfigFile, flags: ContextFlags = {}, env
   const [mode, envSource] = pick<Env>(flags.env as Env | undefined, envFromVar as Env | undefined, saved.env, DEFAULTS.env)
 
   const [baseUrl, baseUrlSource] = pick(flags['base-url'], env[ENV_VARS.baseUrl], saved.base_url, DEFAULTS.baseUrl)
-  try {
-    new URL(baseUrl)
-  } catch {
-    throw usageError(`Invalid base URL "${baseUrl}" (from ${baseUrlSource === 'flag' ? '--base-url' : baseUrlSource === 'env' ? ENV_VARS.baseUrl : `profile "${profile}"`})`, '--base-url')
-  }
+  checkBaseUrl(baseUrl, baseUrlSource === 'flag' ? '--base-url' : baseUrlSource === 'env' ? ENV_VARS.baseUrl : `profile "${profile}"`)
 
   return {profile, env: mode, baseUrl: baseUrl.replace(/\/+$/, ''), source: {profile: profileSource, env: envSource, baseUrl: baseUrlSource}}
+}
+
+/**
+ * A base URL must be an absolute http(s) URL. `localhost:4343` parses as a URL with the scheme
+ * `localhost:`, so the scheme is checked by name, and the error suggests the likely intent.
+ */
+export function checkBaseUrl(value: string, from: string): string {
+  const param = from.startsWith('--') ? from : '--base-url'
+  if (/^https?:\/\/[^/]/i.test(value) && URL.canParse(value)) return value
+  const hasScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(value)
+  const suggestion = hasScheme ? '' : ` (did you mean "http://${value.replace(/^\/+/, '')}"?)`
+  throw usageError(`Invalid base URL "${value}" (from ${from}): it must start with http:// or https://${suggestion}`, param)
 }
 
 /** Every profile name known to the config (plus `default`, which always exists implicitly). */
@@ -184,6 +197,18 @@ export async function useProfile(configDir: string, name: string): Promise<Confi
     config.profiles[name] ??= {}
     config.current_profile = name
   })
+}
+
+/** Removes a profile from the config (its credentials are the caller's to delete); false if it was not there. */
+export async function deleteProfile(configDir: string, name: string): Promise<boolean> {
+  assertProfileName(name)
+  let existed = false
+  await updateConfig(configDir, (config) => {
+    existed = name in config.profiles
+    delete config.profiles[name]
+    if (config.current_profile === name) delete config.current_profile
+  })
+  return existed
 }
 
 /** Creates or updates a profile; the first profile saved becomes the current one. */

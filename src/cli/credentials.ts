@@ -9,8 +9,14 @@ import {join} from 'node:path'
 
 import {ENV_VARS, type Env, readConfig, saveProfile, updateConfig, writePrivateFile} from './config.js'
 
-export type CredentialKind = 'token' | 'secret_key'
-export const CREDENTIAL_KINDS: readonly CredentialKind[] = ['token', 'secret_key']
+/**
+ * `admin_key`: a local gateway's admin key, saved by `gateway start --seed` for `listen`, `trigger` and
+ * `gateway tokens create`; `webhook_secret`: the signing secret `listen` registers its endpoints with.
+ */
+export type CredentialKind = 'token' | 'secret_key' | 'admin_key' | 'webhook_secret'
+/** The credentials of the platform's APIs, which `login` stores. */
+export const CREDENTIAL_KINDS = ['token', 'secret_key'] as const satisfies readonly CredentialKind[]
+export const ALL_CREDENTIAL_KINDS: readonly CredentialKind[] = ['token', 'secret_key', 'admin_key', 'webhook_secret']
 export type BackendName = 'keychain' | 'file'
 
 export const KEYCHAIN_SERVICE = 'payapp'
@@ -54,12 +60,26 @@ export function accountFor(profile: string, env: Env, kind: CredentialKind): str
 }
 
 function parseAccount(account: string): {profile: string; env: Env; kind: CredentialKind} | undefined {
-  const match = /^(.+):(live|test):(token|secret_key)$/.exec(account)
+  const match = /^(.+):(live|test):(token|secret_key|admin_key|webhook_secret)$/.exec(account)
   return match ? {profile: match[1], env: match[2] as Env, kind: match[3] as CredentialKind} : undefined
 }
 
 /** The one masking rule (src/sdk/mask.ts), re-exported where the CLI's credential code has always offered it. */
 export {mask} from '../sdk/mask.js'
+
+/** The environment a credential's prefix names (`app_live_…`, `sk_test_…`), if it names one. */
+export function envOfCredential(secret: string): Env | undefined {
+  return /^(?:app|sk)_(live|test)_/.exec(secret)?.[1] as Env | undefined
+}
+
+/** What to do about an unusable keychain, by its reason; nothing when the user turned it off. */
+export function keychainAdvice(reason: string): string {
+  if (reason.startsWith('disabled by')) return ''
+  if (reason.startsWith('keytar could not be loaded')) {
+    return '. To use the OS keychain: install libsecret (Debian/Ubuntu: sudo apt-get install libsecret-1-dev; Fedora: libsecret-devel), then run "npm rebuild keytar" where payapp is installed; or set PAYAPP_KEYCHAIN=off to use the file without this warning'
+  }
+  return '. To use the OS keychain: unlock or start a Secret Service (e.g. gnome-keyring) in this session; or set PAYAPP_KEYCHAIN=off to use the file without this warning'
+}
 
 class KeychainTimeout extends Error {}
 
@@ -173,7 +193,9 @@ export class CredentialStore {
     try {
       this.#keychain ??= await loadKeytar()
     } catch (error) {
-      this.#keychainUnusable = `keytar could not be loaded: ${(error as Error).message.split('\n')[0]}`
+      // keytar is optional: a missing module or native library is a setup matter, not an error to quote in full.
+      const code = (error as NodeJS.ErrnoException).code
+      this.#keychainUnusable = code === 'ERR_MODULE_NOT_FOUND' ? 'keytar could not be loaded: it is not installed' : `keytar could not be loaded: ${(error as Error).message.split('\n')[0]}`
       return {ok: false, reason: this.#keychainUnusable}
     }
     const keychain = this.#keychain
@@ -192,7 +214,7 @@ export class CredentialStore {
   async #warnOnce(reason: string): Promise<void> {
     const config = await readConfig(this.configDir)
     if (config.keychain_fallback_warned) return
-    this.#warn(`Warning: no usable OS keychain (${reason}); storing credentials in ${this.filePath} (mode 0600)`)
+    this.#warn(`Warning: no usable OS keychain (${reason}); storing credentials in ${this.filePath} (mode 0600)${keychainAdvice(reason)}`)
     await updateConfig(this.configDir, (c) => {
       c.keychain_fallback_warned = true
     })

@@ -10,7 +10,9 @@ import {readFile} from 'node:fs/promises'
 import {Flags, type Interfaces} from '@oclif/core'
 import type {z} from 'zod'
 
+import {isImmutable} from '../sdk/schemas/catalog.js'
 import {usageError} from './exit-codes.js'
+import {readStdin} from './prompt.js'
 
 type AnyFlag = Interfaces.Flag<any>
 
@@ -69,24 +71,29 @@ function isInt(s: Schema): boolean {
 export interface DerivedFlags {
   flags: Record<string, AnyFlag>
   fields: Record<string, FieldMap>
+  /** Flags of the fields the schema requires (a nested one only when its object is sent at all). */
+  required: string[]
 }
 
 /**
- * Flags for every field of a body schema. `exclude` leaves fields to the command (e.g. `options`,
- * which takes names); a field required by the schema is still optional as a flag, because `--data`
- * may carry it and the API names what is missing.
+ * Flags for every field of a body schema, except immutable ones (marked in the schema's metadata).
+ * `exclude` leaves fields to the command (e.g. `options`, which takes names). A field required by the
+ * schema is not a required flag to oclif, because `--data` may carry it: `missingRequired` checks the
+ * merged body instead, before anything is sent.
  */
 export function flagsFromSchema(schema: z.ZodType, opts: {exclude?: readonly string[]; prefix?: string[]} = {}): DerivedFlags {
-  const out: DerivedFlags = {flags: {}, fields: {}}
+  const out: DerivedFlags = {flags: {}, fields: {}, required: []}
   const root = unwrap(schema as unknown as Schema).core
   const shape = root._zod.def.shape ?? root.shape ?? {}
   for (const [name, field] of Object.entries(shape)) {
-    if (opts.exclude?.includes(name)) continue
+    if (opts.exclude?.includes(name) || isImmutable(field as unknown as z.ZodType)) continue
     const path = [...(opts.prefix ?? []), name]
     const flagName = path.map(kebab).join('-')
-    const {core} = unwrap(field)
+    const {core, optional} = unwrap(field)
+    const required = !optional && core._zod.def.type !== 'object'
+    if (required) out.required.push(flagName)
     const def = core._zod.def
-    const description = describe(field) ?? name.replace(/_/g, ' ')
+    const description = `${describe(field) ?? name.replace(/_/g, ' ')}${required ? ' (required)' : ''}`
     switch (def.type) {
       case 'string':
         out.flags[flagName] = Flags.string({description})
@@ -124,6 +131,7 @@ export function flagsFromSchema(schema: z.ZodType, opts: {exclude?: readonly str
           const nested = flagsFromSchema(core as unknown as z.ZodType, {prefix: path})
           Object.assign(out.flags, nested.flags)
           Object.assign(out.fields, nested.fields)
+          out.required.push(...nested.required)
         } else {
           out.flags[flagName] = Flags.string({description: `${description} (JSON object)`})
           out.fields[flagName] = {path, kind: 'json'}
@@ -169,9 +177,7 @@ export async function readData(data: string | undefined): Promise<Record<string,
   if (data === undefined) return {}
   let text = data
   if (data === '-') {
-    const chunks: Buffer[] = []
-    for await (const chunk of process.stdin) chunks.push(chunk as Buffer)
-    text = Buffer.concat(chunks).toString('utf8')
+    text = await readStdin()
   } else if (data.startsWith('@')) {
     try {
       text = await readFile(data.slice(1), 'utf8')
@@ -182,11 +188,62 @@ export async function readData(data: string | undefined): Promise<Record<string,
   let parsed: unknown
   try {
     parsed = JSON.parse(text)
-  } catch {
-    throw usageError('--data is not valid JSON', '--data')
+  } catch (error) {
+    throw usageError(`--data${data === '-' ? ' (stdin)' : data.startsWith('@') ? ` ${data}` : ''} is not valid JSON: ${jsonErrorWhere(text, error as Error)}`, '--data')
   }
   if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw usageError('--data must be a JSON object', '--data')
   return parsed as Record<string, unknown>
+}
+
+/** The parser's complaint with its line and column, e.g. `Unexpected token } at line 3, column 5`. */
+export function jsonErrorWhere(text: string, error: Error): string {
+  const message = error.message.replace(/\s*in JSON at position \d+.*$/s, '').replace(/\s*\(line \d+ column \d+\)$/, '')
+  const position = /position (\d+)/.exec(error.message)?.[1]
+  if (position === undefined) return message
+  const before = text.slice(0, Number(position))
+  const line = before.split('\n').length
+  const column = Number(position) - before.lastIndexOf('\n')
+  return `${message} at line ${line}, column ${column}`
+}
+
+/**
+ * The required fields' flags that have no value in the body (flags and `--data` merged). A nested
+ * field (`--price-currency`) counts only when its object is sent at all.
+ */
+export function missingRequired(derived: DerivedFlags, body: Record<string, unknown>): string[] {
+  return derived.required.filter((flag) => {
+    const path = derived.fields[flag]!.path
+    let target: unknown = body
+    for (const key of path.slice(0, -1)) {
+      target = (target as Record<string, unknown>)[key]
+      // The optional object is not sent at all: its required fields are not needed.
+      if (!target || typeof target !== 'object') return false
+    }
+    const value = (target as Record<string, unknown>)[path.at(-1)!]
+    return value === undefined || value === ''
+  })
+}
+
+/** Parses a prompted answer the way the flag would have been parsed. */
+export function parsePrompted(derived: DerivedFlags, flag: string, answer: string): unknown {
+  const map = derived.fields[flag]!
+  if (map.kind === 'int') {
+    if (!/^-?\d+$/.test(answer)) throw usageError(`--${flag} must be an integer`, `--${flag}`)
+    return Number(answer)
+  }
+  if (map.kind === 'boolean') return /^(y|yes|true|1)$/i.test(answer)
+  if (map.kind === 'strings' || map.kind === 'record') return parseValue(flag, map, answer.split(/\s*,\s*/))
+  return parseValue(flag, map, answer)
+}
+
+/** Sets a value at a field's path in the body. */
+export function setPath(body: Record<string, unknown>, path: readonly string[], value: unknown): void {
+  let target = body
+  for (const key of path.slice(0, -1)) {
+    if (typeof target[key] !== 'object' || target[key] === null) target[key] = {}
+    target = target[key] as Record<string, unknown>
+  }
+  target[path.at(-1)!] = value
 }
 
 /** The request body: `--data` first, then every flag given, by its field path. */
@@ -195,15 +252,15 @@ export async function bodyFromFlags(derived: DerivedFlags, flags: Record<string,
   for (const [flag, map] of Object.entries(derived.fields)) {
     const raw = flags[flag]
     if (raw === undefined || (Array.isArray(raw) && raw.length === 0)) continue
-    let target = body
-    for (const key of map.path.slice(0, -1)) {
-      if (typeof target[key] !== 'object' || target[key] === null) target[key] = {}
-      target = target[key] as Record<string, unknown>
-    }
-    target[map.path.at(-1)!] = parseValue(flag, map, raw)
+    setPath(body, map.path, parseValue(flag, map, raw))
   }
   return body
 }
+
+/** The shared `--idempotency-key` flag of every command that creates or changes something. */
+export const idempotencyKeyFlag = Flags.string({
+  description: 'Idempotency-Key to send: a repeat with the same key returns the first result instead of writing again (safe re-runs of a script). [default: a new key per run]',
+})
 
 /** The shared `--data` flag of every command that sends a body. */
 export const dataFlag = Flags.string({

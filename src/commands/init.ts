@@ -1,6 +1,6 @@
 import {Args, Flags} from '@oclif/core'
 
-import {BaseCommand} from '../cli/base-command.js'
+import {BaseCommand, globalFlags} from '../cli/base-command.js'
 import {usageError} from '../cli/exit-codes.js'
 
 export default class Init extends BaseCommand<typeof Init> {
@@ -19,6 +19,9 @@ Refuses a directory that is not empty unless --force is given. Never prompts wit
     '<%= config.bin %> init my-app --template ./company-template --dry-run',
     'cd my-shop-app && npm install && npm test',
   ]
+
+  // Scaffolding talks to no platform: the profile, environment and base URL flags do not apply.
+  static override baseFlags = globalFlags('verbose')
 
   static override args = {
     name: Args.string({description: 'npm package name of the app (lower-case, digits, "-"); also the default directory.'}),

@@ -2,41 +2,35 @@ import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../cli/base-command.js'
 import {ENV_VARS, type Env, readConfig} from '../cli/config.js'
-import {mask, type SetResult} from '../cli/credentials.js'
+import {envOfCredential, mask, type SetResult} from '../cli/credentials.js'
 import {usageError} from '../cli/exit-codes.js'
+import {readStdin} from '../cli/prompt.js'
 import {PermissionError} from '../sdk/errors.js'
-
-/** The environment a credential's prefix names (`app_live_…`, `sk_test_…`), if it names one. */
-function envOfPrefix(secret: string, prefix: 'app' | 'sk'): Env | undefined {
-  return new RegExp(`^${prefix}_(live|test)_`).exec(secret)?.[1] as Env | undefined
-}
 
 export default class Login extends BaseCommand<typeof Login> {
   static override summary = 'Check an installation token against the platform, then store it for a profile.'
   static override description = `The token goes to the OS keychain, or to a file readable by you only (mode 0600) when there is no usable keychain. The profile records the base URL and, if it has none yet, the environment.
 The environment is the token's own (app_live_… or app_test_…); --env, if given, must match it.
 A token that cannot read the merchant (403, no merchant:read scope) is still valid and is stored.
-Without --token, the token is prompted for on a terminal; in CI pass --token (nothing ever waits for input without a terminal).
+Without --token, the token is prompted for on a terminal; in CI pass --token - to read it from stdin (so it is not in the process list or shell history), or --token (nothing ever waits for input without a terminal).
 To use a token without storing it, set ${ENV_VARS.token} instead.`
 
   static override examples = [
     '<%= config.bin %> login --token app_test_…',
     '<%= config.bin %> login --env live --token app_live_… --secret-key sk_live_… --profile shop2',
-    '<%= config.bin %> login --token "$PAYAPP_CI_TOKEN" --base-url https://platform.example.com --json',
-    'printf %s "$PAYAPP_CI_TOKEN" | <%= config.bin %> login --token - --json',
+    'printenv PAYAPP_CI_TOKEN | <%= config.bin %> login --token - --base-url https://platform.example.com --json',
   ]
 
   static override flags = {
-    token: Flags.string({
-      description: 'Installation access token (app_live_… or app_test_…); - reads it from stdin, the safe way in scripts. Prompted for on a terminal when absent.',
-    }),
-    'secret-key': Flags.string({env: ENV_VARS.secretKey, description: 'Secret key for the store API (sk_live_… or sk_test_…), checked and stored the same way.'}),
+    token: Flags.string({description: 'Installation access token (app_live_… or app_test_…); - reads it from stdin. Prompted for on a terminal when absent.'}),
+    'secret-key': Flags.string({env: ENV_VARS.secretKey, description: 'Secret key for the store API (sk_live_… or sk_test_…), checked and stored the same way; - reads it from stdin.'}),
   }
 
   async run() {
     const ctx = await this.context()
-    const token = await this.requireFlag('token', this.flags.token, {secret: true, message: 'Installation token: '})
-    const secretKey = this.flags['secret-key']
+    if (this.flags.token === '-' && this.flags['secret-key'] === '-') throw usageError('Only one of --token and --secret-key can be read from stdin', '--secret-key')
+    const token = await this.requireFlag('token', await fromStdin(this.flags.token, '--token'), {secret: true, message: 'Installation token: '})
+    const secretKey = await fromStdin(this.flags['secret-key'], '--secret-key')
 
     // --env (or PAYAPP_ENV) is a claim to check; otherwise the token says which environment it is for.
     const claimed = ctx.source.env === 'flag' || ctx.source.env === 'env' ? ctx.env : undefined
@@ -74,7 +68,7 @@ To use a token without storing it, set ${ENV_VARS.token} instead.`
 
   /** Refuses a credential whose prefix names another environment than the one claimed (exit 2). */
   #envFor(secret: string, prefix: 'app' | 'sk', claimed: Env | undefined): Env | undefined {
-    const own = envOfPrefix(secret, prefix)
+    const own = envOfCredential(secret)
     if (own && claimed && own !== claimed) {
       const what = prefix === 'app' ? 'installation token' : 'secret key'
       const flag = prefix === 'app' ? '--token' : '--secret-key'
@@ -82,6 +76,14 @@ To use a token without storing it, set ${ENV_VARS.token} instead.`
     }
     return own
   }
+}
+
+/** `-` means the value comes on stdin (first line, trimmed); anything else is the value itself. */
+async function fromStdin(value: string | undefined, flag: string): Promise<string | undefined> {
+  if (value !== '-') return value
+  const text = (await readStdin()).split(/\r?\n/)[0]!.trim()
+  if (!text) throw usageError(`${flag} - read nothing from stdin`, flag)
+  return text
 }
 
 /** A 403 (missing scope) still proves the credential authentic: accept it, with nothing to show. */

@@ -15,10 +15,13 @@ export default class Whoami extends BaseCommand<typeof Whoami> {
     const ctx = await this.context()
     const stored = await this.credentialStore().list()
     const find = (kind: CredentialKind): {secret: string; source: Source} | undefined => {
-      const fromEnv = process.env[kind === 'token' ? ENV_VARS.token : ENV_VARS.secretKey]
-      if (fromEnv) return {secret: fromEnv, source: 'env'}
+      const envVar = kind === 'token' ? ENV_VARS.token : ENV_VARS.secretKey
+      const fromEnv = process.env[envVar]
       const hit = stored.find((c) => c.profile === ctx.profile && c.env === ctx.env && c.kind === kind)
-      return hit && {secret: hit.secret, source: hit.backend}
+      const found = fromEnv ? {secret: fromEnv, source: 'env' as const} : hit && {secret: hit.secret, source: hit.backend}
+      // PAYAPP_TOKEN=app_test_… with PAYAPP_ENV=live would read test data while saying live.
+      if (found) this.checkCredentialEnv(kind, found.secret, ctx, found.source === 'env' ? envVar : `profile "${ctx.profile}"`)
+      return found
     }
     const token = find('token')
     const secretKey = find('secret_key')

@@ -43,6 +43,9 @@ export interface GatewayAdminOptions {
   /** Default 0: a local gateway that fails will not succeed a second later. */
   maxRetries?: number
   timeout?: number
+  /** See ClientOptions: a bound on the whole call, and whether a refused localhost connection fails at once. */
+  totalTimeout?: number
+  loopbackRefused?: 'retry' | 'fail'
   onRequest?: (event: RequestEvent) => void
   onResponse?: (event: ResponseEvent) => void
 }
@@ -75,6 +78,8 @@ export class GatewayAdmin {
       authorization: `Bearer ${opts.adminKey}`,
       maxRetries: opts.maxRetries ?? 0,
       timeout: opts.timeout,
+      totalTimeout: opts.totalTimeout,
+      loopbackRefused: opts.loopbackRefused,
       onRequest: opts.onRequest,
       onResponse: opts.onResponse,
     })

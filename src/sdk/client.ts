@@ -27,6 +27,10 @@ export interface ClientOptions {
   maxRetries?: number
   /** Milliseconds per attempt; default 30 000. */
   timeout?: number
+  /** Milliseconds for a whole call, retries and waits included; default unbounded (retries are). */
+  totalTimeout?: number
+  /** `'fail'`: a refused connection to localhost fails at once instead of being retried (default `'retry'`). */
+  loopbackRefused?: 'retry' | 'fail'
   /** Called before every attempt; the Authorization header arrives redacted. */
   onRequest?: (event: RequestEvent) => void
   /** Called after every attempt, with the status, request id, timing and any retry decision. */
@@ -197,6 +201,8 @@ abstract class ApiClient<D extends Door> {
       authorization: `Bearer ${credential}`,
       maxRetries: opts.maxRetries,
       timeout: opts.timeout,
+      totalTimeout: opts.totalTimeout,
+      loopbackRefused: opts.loopbackRefused,
       retryDelays: opts.retryDelays,
       userAgent: opts.userAgent,
       headers: opts.headers,

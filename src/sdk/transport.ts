@@ -19,6 +19,7 @@ import {
   errorFromResponse,
   parseRetryAfter,
 } from './errors.js'
+import {isLoopbackHost} from './hosts.js'
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'PUT'
 export type ResponseHeaders = Record<string, string | string[] | undefined>
@@ -27,6 +28,8 @@ export interface RequestEvent {
   method: HttpMethod
   /** Origin and path, without the query string (which may carry a client secret). */
   url: string
+  /** The query string without `?`, values of secret-looking parameters (`*secret*`, `*token*`, `*key*`) redacted; absent when empty. */
+  query?: string
   /** 1 for the first try, 2 for the first retry, ... */
   attempt: number
   maxAttempts: number
@@ -39,6 +42,7 @@ export interface ResponseEvent {
   method: HttpMethod
   url: string
   attempt: number
+  maxAttempts: number
   /** Absent when no response arrived (connection error or timeout). */
   status?: number
   requestId?: string
@@ -60,6 +64,13 @@ export interface TransportOptions {
   maxRetries?: number
   /** Milliseconds per attempt; default 30 000. */
   timeout?: number
+  /** Milliseconds for the whole call, every attempt and wait included; default none. A retry that would end past it is not made. */
+  totalTimeout?: number
+  /**
+   * A refused connection to a loopback address (127.0.0.1, ::1, localhost): `'retry'` (default) like any
+   * refused connection, or `'fail'` at once, for interactive tools where it means a local server is not running.
+   */
+  loopbackRefused?: 'retry' | 'fail'
   /** Backoff base and cap; default 1000 → 1 s, 2 s, 4 s, 8 s, capped at 8000. */
   retryDelays?: {initialMs?: number; maxMs?: number}
   /** Appended after `payapp-sdk/<version> node/<version>`. */
@@ -85,6 +96,7 @@ export interface RequestOptions {
   signal?: AbortSignal
   maxRetries?: number
   timeout?: number
+  totalTimeout?: number
 }
 
 export interface ApiResponse<T> {
@@ -149,6 +161,12 @@ function redactHeaders(headers: Record<string, string>): Record<string, string> 
   return out
 }
 
+function redactQuery(params: URLSearchParams): string {
+  const shown = new URLSearchParams()
+  for (const [name, value] of params) shown.append(name, /secret|token|key|password/i.test(name) ? '[REDACTED]' : value)
+  return shown.toString()
+}
+
 function lowerKeys(headers: Record<string, string> | undefined): Record<string, string> {
   const out: Record<string, string> = {}
   for (const [name, value] of Object.entries(headers ?? {})) out[name.toLowerCase()] = value
@@ -167,10 +185,10 @@ function nonNegativeInt(value: number | undefined, fallback: number, name: strin
   return value
 }
 
-function positiveTimeout(value: number | undefined, fallback: number): number {
+function positiveTimeout(value: number | undefined, fallback: number, name = 'timeout'): number {
   // Zero would time every request out at once rather than mean "no timeout".
   if (value !== undefined && !(Number.isInteger(value) && value > 0)) {
-    throw new InvalidRequestError({message: `timeout must be a positive number of ms, got ${value}`, code: 'invalid_option', param: 'timeout'})
+    throw new InvalidRequestError({message: `${name} must be a positive number of ms, got ${value}`, code: 'invalid_option', param: name})
   }
   return value ?? fallback
 }
@@ -193,18 +211,27 @@ type Outcome =
 
 type Decision = {retry: false} | {retry: true; reason: string; retryAfterMs?: number}
 
+interface RetryPolicy {
+  maxRetries: number
+  /** Refused connections to this machine are final (nothing listens; it will not start within the backoff). */
+  refusedIsFinal: boolean
+  signal?: AbortSignal
+}
+
 /**
  * Every retry rule, each with its reason (spec, "Client handling": never retry a 4xx except 429;
  * retry 5xx and 429 with backoff using the same key).
  */
-function retryDecision(outcome: Outcome, retriesDone: number, maxRetries: number, signal?: AbortSignal): Decision {
+function retryDecision(outcome: Outcome, retriesDone: number, policy: RetryPolicy): Decision {
   // The caller gave up; a retry would ignore their abort.
-  if (signal?.aborted) return {retry: false}
+  if (policy.signal?.aborted) return {retry: false}
   // Out of budget: report the last failure as it is.
-  if (retriesDone >= maxRetries) return {retry: false}
+  if (retriesDone >= policy.maxRetries) return {retry: false}
 
   if (outcome.kind === 'error') {
     const code = outcome.error instanceof TimeoutError ? 'ETIMEDOUT' : outcome.error.code
+    // Nothing listens on this machine's port: the caller chose to hear that at once rather than after the backoff.
+    if (code === 'ECONNREFUSED' && policy.refusedIsFinal) return {retry: false}
     // Reset, refused, timed out: the request probably never completed, and the key makes a repeat harmless.
     if (RETRYABLE_CONNECTION_CODES.has(code)) return {retry: true, reason: `connection error ${code}`}
     // DNS failures (ENOTFOUND), TLS errors and the like will not fix themselves within seconds.
@@ -247,6 +274,8 @@ export class Transport {
   readonly #authorization?: string
   readonly #maxRetries: number
   readonly #timeout: number
+  readonly #totalTimeout?: number
+  readonly #loopbackRefused: 'retry' | 'fail'
   readonly #initialDelayMs: number
   readonly #maxDelayMs: number
   readonly #userAgent: string
@@ -269,6 +298,8 @@ export class Transport {
     this.#authorization = opts.authorization
     this.#maxRetries = nonNegativeInt(opts.maxRetries, DEFAULT_MAX_RETRIES, 'maxRetries')
     this.#timeout = positiveTimeout(opts.timeout, DEFAULT_TIMEOUT_MS)
+    this.#totalTimeout = opts.totalTimeout === undefined ? undefined : positiveTimeout(opts.totalTimeout, 0, 'totalTimeout')
+    this.#loopbackRefused = opts.loopbackRefused ?? 'retry'
     this.#initialDelayMs = nonNegativeInt(opts.retryDelays?.initialMs, DEFAULT_INITIAL_DELAY_MS, 'retryDelays.initialMs')
     this.#maxDelayMs = nonNegativeInt(opts.retryDelays?.maxMs, DEFAULT_MAX_DELAY_MS, 'retryDelays.maxMs')
     const extra = opts.userAgent?.trim()
@@ -292,12 +323,15 @@ export class Transport {
     }
     const maxRetries = nonNegativeInt(req.maxRetries, this.#maxRetries, 'maxRetries')
     const timeout = positiveTimeout(req.timeout, this.#timeout)
+    const totalTimeout = req.totalTimeout === undefined ? this.#totalTimeout : positiveTimeout(req.totalTimeout, 0, 'totalTimeout')
+    const deadline = totalTimeout === undefined ? Infinity : performance.now() + totalTimeout
 
     const url = new URL(this.#baseUrl + req.path)
     for (const [name, value] of Object.entries(req.query ?? {})) {
       if (value !== undefined) url.searchParams.append(name, String(value))
     }
     const displayUrl = `${url.origin}${url.pathname}`
+    const displayQuery = redactQuery(url.searchParams)
 
     // Serialised once so every retry sends identical bytes (the server fingerprints the body per key).
     const payload = req.form ?? (req.body === undefined ? undefined : JSON.stringify(req.body))
@@ -329,11 +363,14 @@ export class Transport {
     if (req.form !== undefined) delete headers['content-type']
 
     const maxAttempts = maxRetries + 1
+    const policy: RetryPolicy = {maxRetries, refusedIsFinal: this.#loopbackRefused === 'fail' && isLoopbackHost(url.hostname), signal: req.signal}
     for (let attempt = 1; ; attempt++) {
       if (req.signal?.aborted) throw aborted(req.method, displayUrl, req.signal)
-      this.#emit(this.#onRequest, {method: req.method, url: displayUrl, attempt, maxAttempts, headers: redactHeaders(headers), idempotencyKey})
+      this.#emit(this.#onRequest, {method: req.method, url: displayUrl, ...(displayQuery ? {query: displayQuery} : {}), attempt, maxAttempts, headers: redactHeaders(headers), idempotencyKey})
 
       const started = performance.now()
+      // The last attempt before the deadline gets only the time that is left.
+      const attemptTimeout = Math.max(1, Math.min(timeout, Math.round(deadline - started)))
       let outcome: Outcome
       try {
         const res = await got(url, {
@@ -345,7 +382,7 @@ export class Transport {
           retry: {limit: 0},
           // An API never redirects; following one could replay a POST or carry the token to another host.
           followRedirect: false,
-          timeout: {request: timeout},
+          timeout: {request: attemptTimeout},
           ...(req.signal ? {signal: req.signal} : {}),
         })
         outcome = {kind: 'response', status: res.statusCode, headers: {...res.headers}, text: res.body, ...parseBody(res.body)}
@@ -357,12 +394,15 @@ export class Transport {
       const elapsedMs = Math.round(performance.now() - started)
       const requestId = outcome.kind === 'response' ? firstHeader(outcome.headers['x-request-id']) : undefined
 
-      const decision = retryDecision(outcome, attempt - 1, maxRetries, req.signal)
+      let decision = retryDecision(outcome, attempt - 1, policy)
       const delayMs = decision.retry ? (decision.retryAfterMs ?? this.#backoff(attempt)) : 0
+      // A wait that ends past the total time bound cannot lead to an answer in time: report the failure now.
+      if (decision.retry && performance.now() + delayMs >= deadline) decision = {retry: false}
       this.#emit(this.#onResponse, {
         method: req.method,
         url: displayUrl,
         attempt,
+        maxAttempts,
         status: outcome.kind === 'response' ? outcome.status : undefined,
         requestId,
         headers: outcome.kind === 'response' ? outcome.headers : undefined,
@@ -375,7 +415,7 @@ export class Transport {
         await this.#wait(delayMs, req.signal)
         continue
       }
-      if (outcome.kind === 'error') throw connectionError(outcome.error, req.method, displayUrl, attempt, timeout)
+      if (outcome.kind === 'error') throw connectionError(outcome.error, req.method, displayUrl, attempt, attemptTimeout)
       if (outcome.status >= 300) throw errorFromResponse(outcome.status, outcome.body, outcome.headers)
       if (!outcome.isJson) {
         throw new ResponseValidationError({

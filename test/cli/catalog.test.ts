@@ -149,7 +149,7 @@ describe('catalogue commands', function () {
     it('create: --data that is not JSON fails at once (exit 2) without calling the API', async function () {
       const res = await cli(['products', 'create', '--data', '{name'])
       expect(res.code).to.equal(2)
-      expect(res.stderr).to.equal('Error: --data is not valid JSON\n')
+      expect(res.stderr).to.equal("Error: --data is not valid JSON: Expected property name or '}' at line 1, column 2\n")
       expect(res.stdout).to.equal('')
     })
 
@@ -302,7 +302,7 @@ describe('catalogue commands', function () {
       const started = Date.now()
       const cases: Array<[string[], number, RegExp]> = [
         [['products', 'get'], 2, /Missing 1 required arg/],
-        [['products', 'create', '--data', '-'], 2, /--data is not valid JSON/],
+        [['products', 'create', '--data', '-'], 2, /--data \(stdin\) is not valid JSON: Unexpected end of JSON input/],
         [['products', 'variants', 'create'], 2, /Missing 1 required arg/],
         [['products', 'prices', 'update', 'prod_x'], 2, /Missing 1 required arg/],
       ]
@@ -485,11 +485,16 @@ describe('catalogue commands', function () {
       expect((await api('GET', `/products/${p.id}/variants`)).data).to.have.length(1)
     })
 
-    it('an incomplete combination is the API\'s to reject (invalid_options, exit 6)', async function () {
+    it('an incomplete combination fails before anything is written, naming the group left out (exit 2)', async function () {
       const {product: p} = await tee()
       const res = await cli(['products', 'variants', 'create', p.id, '--option', 'Size=M'])
-      expect(res.code).to.equal(6)
-      expect(res.stderr).to.match(/^invalid_options: .+ \(req_\w+\)\n$/)
+      expect(res.code).to.equal(2)
+      expect(res.stderr).to.equal('Error: Missing --option for the product\'s option group "Color": a variant takes one value of every group, e.g. --option Color=Red\n')
+      const none = await cli(['products', 'variants', 'create', p.id, '--sku', 'NO-OPTIONS'])
+      expect(none.code).to.equal(2)
+      expect(none.stderr).to.match(/Missing --option for the product's option groups "Size", "Color"/)
+      // Only the default variant: nothing was created.
+      expect((await api('GET', `/products/${p.id}/variants`)).data.filter((v: {sku: string | null}) => v.sku)).to.deep.equal([])
     })
 
     it('create takes the combination from --data when no --option is given', async function () {

@@ -79,11 +79,11 @@ describe('payapp gateway tokens create, gateway reset, and the seeded local prof
       expect(block(who.stdout)).to.include({'Base URL': gw.url, Merchant: `Demo Merchant (${merchant})`})
     })
 
-    it('requires --merchant (or PAYAPP_MERCHANT) and says why it cannot be guessed (exit 2)', async function () {
+    it('without --merchant, a profile merchant or a token, says how to get one (exit 2)', async function () {
       const res = await cli(['gateway', 'tokens', 'create'], admin())
       expect(res.code).to.equal(2)
       expect(res.stderr).to.equal(
-        'Error: Missing --merchant or set PAYAPP_MERCHANT: the gateway\'s admin API does not say which merchant was seeded; "payapp gateway start --seed" prints it (seed.merchant in its --json line)\n',
+        'Error: Missing --merchant (or PAYAPP_MERCHANT): profile "default" has no merchant and no test token that can read one. "payapp gateway start --seed" saves one to the profile "local" (--profile local); on an unseeded gateway, "payapp gateway merchants create --save" makes one\n',
       )
     })
 
@@ -140,7 +140,8 @@ describe('payapp gateway tokens create, gateway reset, and the seeded local prof
           child.once('exit', (code) => reject(new Error(`gateway exited ${code} before its first line: ${stderr}`)))
         })
         const started = JSON.parse(first)
-        expect(started).to.have.keys('url', 'admin_key', 'db', 'seed')
+        expect(started).to.have.keys('url', 'admin_key', 'db', 'seed', 'profile')
+        expect(started.profile).to.deep.include({name: 'local', saved: true})
         expect(started.seed.merchant).to.match(/^mch_/)
 
         const res = await runCli(['products', 'list', '--profile', 'local', '--json'], {home})

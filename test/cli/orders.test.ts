@@ -82,7 +82,7 @@ describe('payapp orders, subscription links and store checkouts', function () {
       const res = await cli(test, ['orders', 'update', order.id, '--status', 'shipped'])
       expect(res.code).to.equal(6)
       expect(res.stdout).to.equal('')
-      expect(res.stderr).to.match(new RegExp(`^evidence_required: Attach delivery evidence \\(POST /orders/${order.id}/evidence\\) before marking the order shipped \\(req_\\w+\\)\\n$`))
+      expect(res.stderr).to.match(new RegExp(`^evidence_required: Attach delivery evidence \\(POST /orders/${order.id}/evidence\\) before marking the order shipped \\(attach it first: payapp orders evidence add ORDER_ID .+\\) \\(req_\\w+\\)\\n$`))
     })
 
     it('evidence add: a tracking number with its carrier, then the order ships', async function () {

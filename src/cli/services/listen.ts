@@ -11,6 +11,10 @@ import {SIGNATURE_HEADER} from '../../sdk/webhooks.js'
 /** Below the gateway's 15 s delivery timeout, so a slow app is reported here rather than there. */
 const FORWARD_TIMEOUT_MS = 10_000
 export const WEBHOOK_SECRET_ENV = 'PAYAPP_WEBHOOK_SECRET'
+/** The relay's path: marks an endpoint as one `listen` registered, so a later run can find it if stale. */
+export const RELAY_PATH = '/payapp-listen/webhooks'
+/** How often `listen` checks that the gateway is still there. */
+export const HEALTH_INTERVAL_MS = 2000
 
 /** One delivery as relayed: what the gateway sent and what the app answered. */
 export interface RelayedEvent {
@@ -46,6 +50,8 @@ function describe(err: unknown): string {
 /** Starts the relay on 127.0.0.1 (a free port); `onEvent` is called once per delivery, after the app answered. */
 export async function startRelay(forwardTo: string, onEvent: (event: RelayedEvent) => void): Promise<Relay> {
   const server: Server = createServer((req, res) => {
+    // Only deliveries are forwarded; anything else (a liveness probe of a later `listen`) is answered here.
+    if (req.method !== 'POST') return void res.writeHead(405, {allow: 'POST'}).end()
     void (async () => {
       const body = await readBody(req)
       let id: string | null = null
@@ -82,7 +88,7 @@ export async function startRelay(forwardTo: string, onEvent: (event: RelayedEven
   })
   const {port} = server.address() as AddressInfo
   return {
-    url: `http://127.0.0.1:${port}/webhooks`,
+    url: `http://127.0.0.1:${port}${RELAY_PATH}`,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve())
@@ -94,4 +100,79 @@ export async function startRelay(forwardTo: string, onEvent: (event: RelayedEven
 /** The line `listen` prints per event: `2026-… checkout.session.completed evt_… → 200`. */
 export function eventLine(e: RelayedEvent): string {
   return `${e.received} ${e.type ?? '(unknown type)'} ${e.id ?? '(no id)'} → ${e.status ?? `error: ${e.error}`}`
+}
+
+/** What `listen` needs of the admin API's webhook endpoints. */
+export interface EndpointAdmin {
+  list(merchant: string): Promise<{data: Array<{id: string; url: string}>}>
+  delete(id: string): Promise<unknown>
+}
+
+/** Whether a relay of an earlier `listen` still answers (a live one says 405 to a GET). */
+async function relayAlive(url: string): Promise<boolean> {
+  try {
+    await fetch(url, {signal: AbortSignal.timeout(1000)})
+    return true
+  } catch {
+    return false
+  }
+}
+
+/**
+ * Deletes the endpoints of earlier `listen` runs whose relay is gone (killed without Ctrl-C, or the
+ * terminal closed), so the gateway stops retrying deliveries nobody receives. Returns their ids.
+ */
+export async function removeStaleEndpoints(endpoints: EndpointAdmin, merchant: string): Promise<string[]> {
+  const mine = (await endpoints.list(merchant)).data.filter((e) => /^http:\/\/127\.0\.0\.1:\d+\/payapp-listen\//.test(e.url))
+  const stale: string[] = []
+  for (const endpoint of mine) {
+    if (await relayAlive(endpoint.url)) continue
+    await endpoints.delete(endpoint.id)
+    stale.push(endpoint.id)
+  }
+  return stale
+}
+
+export interface Watch {
+  stop(): void
+}
+
+/**
+ * Checks every `intervalMs` that the gateway still holds `endpointId`: says so once when the gateway
+ * stops answering, and when it answers again without the endpoint (a restart with a fresh database),
+ * calls `reRegister` and reports the new id. Never throws: `listen` keeps running until Ctrl-C.
+ */
+export function watchGateway(opts: {
+  endpoints: EndpointAdmin
+  merchant: string
+  endpointId: () => string
+  reRegister: () => Promise<string>
+  say: (line: string) => void
+  baseUrl: string
+  intervalMs?: number
+}): Watch {
+  let up = true
+  let busy = false
+  const timer = setInterval(() => {
+    if (busy) return
+    busy = true
+    void (async () => {
+      try {
+        const present = (await opts.endpoints.list(opts.merchant)).data.some((e) => e.id === opts.endpointId())
+        if (!up) opts.say(`The gateway at ${opts.baseUrl} is back.`)
+        up = true
+        if (!present) {
+          const id = await opts.reRegister()
+          opts.say(`Registered webhook endpoint ${id} again (same signing secret); forwarding resumes.`)
+        }
+      } catch (error) {
+        if (up) opts.say(`Lost the gateway at ${opts.baseUrl} (${(error as Error).message.split('\n')[0]}); waiting for it to come back…`)
+        up = false
+      } finally {
+        busy = false
+      }
+    })()
+  }, opts.intervalMs ?? HEALTH_INTERVAL_MS)
+  timer.unref()
+  return {stop: () => clearInterval(timer)}
 }

@@ -60,3 +60,17 @@ export function resolveVariantOptions(groups: readonly OptionGroupLike[], pairs:
     return {group: group.id, value: value.id}
   })
 }
+
+/**
+ * Fails (exit 2, before the variant is written) when the combination leaves out an option group of
+ * the product: a variant needs one value of each group.
+ */
+export function requireEveryGroup(groups: readonly OptionGroupLike[], refs: readonly OptionRef[]): void {
+  const missing = groups.filter((g) => !refs.some((r) => r.group === g.id))
+  if (missing.length === 0) return
+  const each = missing.map((g) => `${g.name}=${g.values[0]?.value ?? 'VALUE'}`)
+  throw usageError(
+    `Missing ${PARAM} for the product's option group${missing.length === 1 ? '' : 's'} ${quoted(missing.map((g) => g.name))}: a variant takes one value of every group, e.g. ${each.map((e) => `${PARAM} ${e}`).join(' ')}`,
+    PARAM,
+  )
+}

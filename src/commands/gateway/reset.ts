@@ -1,7 +1,7 @@
-import {BaseCommand} from '../../cli/base-command.js'
-import {ADMIN_KEY_ENV, adminFlags, gatewayAdmin, requireMerchant} from '../../cli/services/gateway-admin.js'
+import {AdminCommand} from '../../cli/admin-command.js'
+import {adminFlags} from '../../cli/services/gateway-admin.js'
 
-export default class GatewayReset extends BaseCommand<typeof GatewayReset> {
+export default class GatewayReset extends AdminCommand<typeof GatewayReset> {
   static override summary = "Wipe a merchant's sandbox (test-environment data) on a running gateway; live data and credentials stay."
   static override examples = [
     '<%= config.bin %> gateway reset --merchant mch_123 --admin-key adm_…',
@@ -10,9 +10,8 @@ export default class GatewayReset extends BaseCommand<typeof GatewayReset> {
   static override flags = {...adminFlags}
 
   async run() {
-    const merchant = requireMerchant(this.flags.merchant)
-    const adminKey = await this.requireFlag('admin-key', this.flags['admin-key'], {envVar: ADMIN_KEY_ENV, secret: true})
-    const admin = await gatewayAdmin((await this.context()).baseUrl, adminKey)
+    const merchant = await this.merchant()
+    const admin = await this.admin()
     const result = await admin.sandbox.reset(merchant)
     return this.render(result, (r) => this.log(`Wiped the sandbox of ${r.merchant}: ${r.deleted_objects} objects deleted`))
   }

@@ -1,24 +1,31 @@
 import {Flags} from '@oclif/core'
 
-import {BaseCommand} from '../../cli/base-command.js'
+import {BaseCommand, globalFlags} from '../../cli/base-command.js'
+import {saveProfile} from '../../cli/config.js'
 import {mask} from '../../cli/credentials.js'
 import {usageError} from '../../cli/exit-codes.js'
 import type {RateLimitConfig} from '../../gateway/platform.js'
 import type {Bucket} from '../../sdk/endpoints.js'
+import {canPrompt, confirm} from '../../cli/prompt.js'
 
 export default class GatewayStart extends BaseCommand<typeof GatewayStart> {
   static override summary = 'Run the reference gateway (the platform on localhost) until interrupted.'
   static override description = `Serves the App API (/v1/app), the store API (/v1/store) and the admin API (/_admin) with SQLite storage.
 With --json, the first line on stdout, printed once connections are accepted, is one JSON object with url, admin_key and, with --seed, the seeded credentials.
-With --seed, a demo merchant with a sample catalogue in both environments is created (once per database) and its test and live credentials are saved to the profile named by --profile (default "local"), so the printed next step works as is.`
+With --seed, a demo merchant with a sample catalogue in both environments is created (once per database), and the profile named by --profile (default "local") gets what every command needs for it: the base URL, the test and live tokens and secret keys, the admin key (stored like the tokens) and the merchant, so "products list", "listen", "trigger" and "gateway tokens create" work with --profile local alone.
+The profile is written when it is new or already points at this gateway's URL; a profile that points elsewhere is changed only with consent (a prompt on a terminal, or --save-profile); --no-save-profile never writes it.`
 
   static override examples = [
     '<%= config.bin %> gateway start --seed',
+    '<%= config.bin %> gateway start --seed --db :memory: --port 0 --no-save-profile --json',
     '<%= config.bin %> gateway start --port 0 --db :memory: --json',
     '<%= config.bin %> gateway start --rate-limit off --db ./ci-gateway.sqlite',
     '<%= config.bin %> gateway start --rate-limit writes=600,reads=1000',
     '<%= config.bin %> gateway start --faults ci/faults.yaml --json',
   ]
+
+  // Only --profile applies (where --seed saves); the platform's --env and --base-url do not.
+  static override baseFlags = globalFlags('profile', 'verbose')
 
   static override flags = {
     port: Flags.integer({description: 'Port to listen on; 0 picks a free one.', default: 4242, min: 0, max: 65535, env: 'PAYAPP_GATEWAY_PORT'}),
@@ -31,7 +38,10 @@ With --seed, a demo merchant with a sample catalogue in both environments is cre
       description:
         'on (the spec\'s limits), off (bulk local work), or per-minute limits such as writes=600,reads=300,checkout=120 (unnamed buckets keep the spec\'s; window=SECONDS shortens the window for tests).',
     }),
-    'save-profile': Flags.boolean({default: true, allowNo: true, description: 'With --seed, save the seeded credentials to the profile.'}),
+    'save-profile': Flags.boolean({
+      allowNo: true,
+      description: 'With --seed: --save-profile writes the profile even if it points at another gateway; --no-save-profile never writes it. [default: write it if it is new or already points here; otherwise ask on a terminal]',
+    }),
     faults: Flags.string({
       description: 'JSON or YAML file of fault-injection rules to start with (a list, or {faults: [...]}; fields as "gateway faults add").',
     }),
@@ -55,17 +65,12 @@ With --seed, a demo merchant with a sample catalogue in both environments is cre
     }
 
     const profile = flags.profile ?? 'local'
-    if (gateway.seed && flags['save-profile']) {
-      const ctx = {profile, baseUrl: gateway.url}
-      for (const env of ['test', 'live'] as const) {
-        await this.saveCredential('token', gateway.seed.installations[env].token, {...ctx, env})
-        await this.saveCredential('secret_key', gateway.seed.secret_keys[env].secret_key, {...ctx, env})
-      }
-    }
+    const saved = gateway.seed ? await this.#saveSeedProfile(profile, gateway.url, gateway.adminKey, gateway.seed) : undefined
 
     if (this.jsonEnabled()) {
       // One line, written once the server accepts connections: scripts read it and go.
-      process.stdout.write(JSON.stringify({url: gateway.url, admin_key: gateway.adminKey, db: gateway.db, seed: gateway.seed ?? null}) + '\n')
+      const profileJson = saved ? {name: profile, saved: saved.saved, note: saved.note} : null
+      process.stdout.write(JSON.stringify({url: gateway.url, admin_key: gateway.adminKey, db: gateway.db, seed: gateway.seed ?? null, profile: profileJson}) + '\n')
     } else {
       this.log(`payapp gateway listening on ${gateway.url}`)
       this.log(`  database   ${gateway.db}`)
@@ -77,8 +82,10 @@ With --seed, a demo merchant with a sample catalogue in both environments is cre
         for (const env of ['test', 'live'] as const) {
           this.log(`  ${env} token ${mask(gateway.seed.installations[env].token)}   ${env} secret key ${mask(gateway.seed.secret_keys[env].secret_key)}`)
         }
-        if (flags['save-profile']) {
-          this.log(`\nSaved to profile "${profile}". Next, in another terminal:\n  payapp products list --profile ${profile}`)
+        if (saved?.saved) {
+          this.log(`\n${saved.note}. Next, in another terminal:\n  payapp products list --profile ${profile}\n  payapp listen --forward-to http://localhost:3000/webhooks --profile ${profile}`)
+        } else if (saved) {
+          this.log(`\n${saved.note}`)
         }
       }
       this.log('Press Ctrl-C to stop.')
@@ -92,6 +99,34 @@ With --seed, a demo merchant with a sample catalogue in both environments is cre
       process.once('SIGINT', stop)
       process.once('SIGTERM', stop)
     })
+  }
+
+  /**
+   * Saves the seeded credentials to the profile when that cannot repoint another gateway's profile
+   * silently: it is new, already points at this URL, or the user agreed (prompt or --save-profile).
+   */
+  async #saveSeedProfile(profile: string, url: string, adminKey: string, seed: {merchant: string; installations: Record<'test' | 'live', {token: string}>; secret_keys: Record<'test' | 'live', {secret_key: string}>}) {
+    const choice = this.flags['save-profile']
+    if (choice === false) return {saved: false, note: `Profile "${profile}" not written (--no-save-profile)`}
+    const existing = (await this.loadConfig()).profiles[profile]
+    const elsewhere = existing?.base_url !== undefined && existing.base_url !== url
+    if (elsewhere && choice === undefined) {
+      const agreed = canPrompt() && !this.jsonEnabled() && (await confirm(`Profile "${profile}" points at ${existing.base_url}. Point it at this gateway (${url}) instead?`, false))
+      if (!agreed) {
+        const note = `Profile "${profile}" points at ${existing.base_url} and was left as it is: pass --save-profile to point it here, or --profile NAME to save elsewhere`
+        process.stderr.write(note + '\n')
+        return {saved: false, note}
+      }
+    }
+    const ctx = {profile, baseUrl: url}
+    for (const env of ['test', 'live'] as const) {
+      await this.saveCredential('token', seed.installations[env].token, {...ctx, env})
+      await this.saveCredential('secret_key', seed.secret_keys[env].secret_key, {...ctx, env})
+      await this.saveCredential('admin_key', adminKey, {...ctx, env})
+    }
+    await saveProfile(this.config.configDir, profile, {merchant: seed.merchant})
+    const what = existing === undefined ? `Saved to the new profile "${profile}"` : elsewhere ? `Repointed profile "${profile}" (was ${existing.base_url})` : `Updated profile "${profile}"`
+    return {saved: true, note: `${what}: tokens, secret keys, admin key and merchant ${seed.merchant}`}
   }
 }
 

@@ -61,13 +61,17 @@ export const PRICE_IMMUTABLE_FIELDS = ['currency', 'unit_amount', 'recurring', '
 
 /**
  * A field a request may not change. Declared (so it is checked before the strict schema's unknown-key
- * check) and always rejected with `code`; typed `undefined`, so SDK callers cannot send it.
+ * check) and always rejected with `code`; typed `undefined`, so SDK callers cannot send it. Marked
+ * `immutable` in its metadata, so derived surfaces (CLI flags, docs) leave it out without a list of their own.
  */
 export const immutableField = (code: string, message: string) =>
   z
     .custom<never>(() => false, {message, params: {code} satisfies IssueParams})
     .optional()
-    .describe(`Immutable: sending it is a 400 ${code}`)
+    .meta({immutable: true, description: `Immutable: sending it is a 400 ${code}`})
+
+/** Whether a body field is marked immutable (see `immutableField`). */
+export const isImmutable = (field: z.ZodType): boolean => (field.meta() as {immutable?: unknown} | undefined)?.immutable === true
 
 const priceImmutable = Object.fromEntries(
   PRICE_IMMUTABLE_FIELDS.map((f) => [f, immutableField('price_immutable', `cannot change once the price exists; create a new price and archive this one`)]),

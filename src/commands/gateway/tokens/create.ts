@@ -1,15 +1,18 @@
 import {Flags} from '@oclif/core'
 
-import {BaseCommand} from '../../../cli/base-command.js'
+import {AdminCommand} from '../../../cli/admin-command.js'
 import {mask} from '../../../cli/credentials.js'
-import {ADMIN_KEY_ENV, adminFlags, gatewayAdmin, requireMerchant} from '../../../cli/services/gateway-admin.js'
+import {adminFlags} from '../../../cli/services/gateway-admin.js'
 import {SCOPES} from '../../../sdk/schemas/common.js'
 
-export default class GatewayTokensCreate extends BaseCommand<typeof GatewayTokensCreate> {
+export default class GatewayTokensCreate extends AdminCommand<typeof GatewayTokensCreate> {
   static override summary = 'Issue an installation token (or, with --secret-key, a secret key) for a merchant on a running gateway.'
   static override description = `The environment is --env (default: the profile's, else test). Without --scope the credential gets every scope.
+The merchant is --merchant, else the profile's (saved by "gateway start --seed" or "gateway merchants create --save"), else the merchant of the profile's token; the admin key likewise.
+On a fresh gateway without --seed: "payapp gateway merchants create --save", then this command.
 The new credential is printed in full (under --json, the admin API's answer); with --save it is stored in the profile instead and shown masked.`
   static override examples = [
+    '<%= config.bin %> gateway tokens create --profile local --scope products:read --scope orders:read',
     '<%= config.bin %> gateway tokens create --merchant mch_123 --env test --scope products:read --scope orders:read',
     '<%= config.bin %> gateway tokens create --merchant mch_123 --secret-key --scope checkout:write --json',
     '<%= config.bin %> gateway tokens create --merchant mch_123 --scope products:read --save --profile readonly',
@@ -25,10 +28,9 @@ The new credential is printed in full (under --json, the admin API's answer); wi
 
   async run() {
     const {flags} = this
-    const merchant = requireMerchant(flags.merchant)
-    const adminKey = await this.requireFlag('admin-key', flags['admin-key'], {envVar: ADMIN_KEY_ENV, secret: true})
     const ctx = await this.context()
-    const admin = await gatewayAdmin(ctx.baseUrl, adminKey)
+    const merchant = await this.merchant()
+    const admin = await this.admin()
     const scopes = flags.scope?.length ? (flags.scope as typeof SCOPES[number][]) : [...SCOPES]
 
     const issued = flags['secret-key']

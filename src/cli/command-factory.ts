@@ -1,0 +1,129 @@
+/**
+ * Command factories for the skeletons commands repeat: a write (create or update) of one endpoint with
+ * its body as flags derived from the schema, and a list of one endpoint. A command file then holds only
+ * what differs: the endpoint, its examples, its path arguments and how its result reads.
+ */
+import type {Command, Interfaces} from '@oclif/core'
+
+import type {AppClient, StoreClient} from '../sdk/client.js'
+import {endpoints, pathParams, type EndpointId, type ResultOf} from '../sdk/endpoints.js'
+import type {Page} from '../sdk/pagination.js'
+import {BaseCommand} from './base-command.js'
+import {collect, listFlags, pageParams} from './list.js'
+import type {Spinner} from './output.js'
+import {bodyFromFlags, dataFlag, type DerivedFlags, flagsFromSchema, idempotencyKeyFlag} from './schema-flags.js'
+
+type AnyArg = Interfaces.Arg<any>
+type AnyFlag = Interfaces.Flag<any>
+
+/** Endpoints that take a JSON body. */
+type WriteId = {[Id in EndpointId]: (typeof endpoints)[Id] extends {body: object} ? Id : never}[EndpointId]
+type ListId = {[Id in EndpointId]: (typeof endpoints)[Id] extends {list: true} ? Id : never}[EndpointId]
+
+/** What a write command may do between reading its flags and sending the body (resolve names, upload a file). */
+export interface PrepareContext {
+  body: Record<string, unknown>
+  flags: Record<string, any>
+  args: Record<string, string>
+  client: AppClient | StoreClient
+  spinner(text: string): Spinner
+}
+
+interface CommandText {
+  /** Default: the endpoint's summary and a full stop. */
+  summary?: string
+  description?: string
+  examples: string[]
+  /** One per `{param}` of the endpoint's path, in the path's order. */
+  args?: Record<string, AnyArg>
+}
+
+export interface WriteCommandSpec<Id extends WriteId> extends CommandText {
+  endpoint: Id
+  /** Body fields the command takes in its own way (e.g. variant `options` by name). Immutable fields are left out by the schema. */
+  exclude?: readonly string[]
+  /** Adjusts the derived flags (an alias, a description). */
+  adjust?: (derived: DerivedFlags) => void
+  /** The command's own flags, shown before the derived ones. */
+  flags?: Record<string, AnyFlag>
+  prepare?: (ctx: PrepareContext) => Promise<void>
+  render: (result: ResultOf<Id>) => string
+}
+
+/** Calls an endpoint by id on whichever client serves it (the factories are generic over the id). */
+type Caller = {call: (id: EndpointId, args: object) => Promise<unknown> & AsyncIterable<unknown>}
+
+/** The App API when the endpoint is served there, else the store API. */
+const usesApp = (id: EndpointId) => (endpoints[id].doors as readonly string[]).includes('app')
+
+function pathValues(id: EndpointId, argNames: string[], args: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(pathParams(endpoints[id].path).map((param, i) => [param, args[argNames[i]!]!]))
+}
+
+/** A create or update command: body from flags and `--data`, required fields checked locally, `--idempotency-key`. */
+export function writeCommand<Id extends WriteId>(spec: WriteCommandSpec<Id>): typeof Command {
+  const def = endpoints[spec.endpoint]
+  const derived = flagsFromSchema(def.body, {exclude: spec.exclude})
+  spec.adjust?.(derived)
+  const argNames = Object.keys(spec.args ?? {})
+
+  return class WriteCommand extends BaseCommand<typeof WriteCommand> {
+    static override summary = spec.summary ?? `${def.summary}.`
+    static override description = spec.description
+    static override examples = spec.examples
+    static override args = spec.args ?? {}
+    static override flags = {...spec.flags, ...derived.flags, data: dataFlag, 'idempotency-key': idempotencyKeyFlag}
+
+    async run() {
+      // Before any client: a missing required field fails without a request (and without a credential lookup).
+      const body = await this.requestBody(derived)
+      const args = this.args as Record<string, string>
+      const client = usesApp(spec.endpoint) ? await this.appClient() : await this.storeClient()
+      await spec.prepare?.({body, flags: this.flags, args, client, spinner: (text) => this.spinner(text)})
+      const result = (await (client as unknown as Caller).call(spec.endpoint, {
+        params: pathValues(spec.endpoint, argNames, args),
+        body,
+        ...this.requestOptions(),
+      })) as ResultOf<Id>
+      return this.render(result, (r) => this.log(spec.render(r)))
+    }
+  }
+}
+
+export interface ListCommandSpec<Id extends ListId> extends CommandText {
+  endpoint: Id
+  /** Filters of the endpoint's query schema become flags. */
+  filters?: boolean
+  render: (page: Page<ResultOf<Id>>, flags: {limit?: number; offset?: number; all?: boolean}) => {stdout: string; stderr?: string}
+}
+
+/** A list command: `--limit`, `--offset`, `--all` (and the endpoint's filters); `--json` prints the list envelope. */
+export function listCommand<Id extends ListId>(spec: ListCommandSpec<Id>): typeof Command {
+  const def = endpoints[spec.endpoint] as (typeof endpoints)[ListId] & {query?: Parameters<typeof flagsFromSchema>[0]}
+  const filters = spec.filters && def.query ? flagsFromSchema(def.query) : undefined
+  const argNames = Object.keys(spec.args ?? {})
+
+  return class ListCommand extends BaseCommand<typeof ListCommand> {
+    static override summary = spec.summary ?? `${def.summary}.`
+    static override description = spec.description
+    static override examples = spec.examples
+    static override args = spec.args ?? {}
+    static override flags = {...listFlags, ...filters?.flags}
+
+    async run() {
+      const flags = this.flags as {limit?: number; offset?: number; all?: boolean}
+      const query = filters ? await bodyFromFlags(filters, this.flags as Record<string, unknown>) : {}
+      const client = usesApp(spec.endpoint) ? await this.appClient() : await this.storeClient()
+      const list = (client as unknown as Caller).call(spec.endpoint, {
+        params: pathValues(spec.endpoint, argNames, this.args as Record<string, string>),
+        query: {...pageParams(flags), ...query},
+      })
+      const page = (await collect(list as never, flags)) as Page<ResultOf<Id>>
+      return this.render(page, (p) => {
+        const out = spec.render(p, flags)
+        this.log(out.stdout)
+        if (out.stderr) this.logToStderr(out.stderr)
+      })
+    }
+  }
+}
