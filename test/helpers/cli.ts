@@ -6,6 +6,7 @@ import {spawn, type ChildProcess} from 'node:child_process'
 import {mkdtempSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {dirname, join} from 'node:path'
+import {createInterface} from 'node:readline'
 import {fileURLToPath} from 'node:url'
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
@@ -31,8 +32,8 @@ export function tempHome(): string {
   return mkdtempSync(join(tmpdir(), 'payapp-cli-'))
 }
 
-export function runCli(args: string[], opts: CliOptions = {}): Promise<CliResult> {
-  const home = opts.home ?? tempHome()
+/** The environment `runCli` gives a child process, for processes that must share its config dir. */
+export function cliEnv(home: string, extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
   const env: Record<string, string | undefined> = {
     PATH: process.env.PATH,
     HOME: home,
@@ -41,11 +42,48 @@ export function runCli(args: string[], opts: CliOptions = {}): Promise<CliResult
     XDG_CACHE_HOME: join(home, 'cache'),
     PAYAPP_KEYCHAIN: 'off',
     NO_COLOR: '1',
-    ...opts.env,
+    ...extra,
   }
   for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key]
+  return env as NodeJS.ProcessEnv
+}
+
+export interface CliProcess {
+  child: ChildProcess
+  /** stderr so far. */
+  stderr(): string
+  /** Resolves with the first stdout line. */
+  firstLine: Promise<string>
+  /** SIGTERM, then the exit code. */
+  stop(): Promise<number | null>
+}
+
+/** Starts a long-running command (`gateway start`, `listen`) as a child process sharing `home`. */
+export function startCli(args: string[], home: string, env: Record<string, string | undefined> = {}): CliProcess {
+  const child = spawn(process.execPath, [BIN, ...args], {cwd: ROOT, env: cliEnv(home, env), stdio: ['ignore', 'pipe', 'pipe']})
+  let stderr = ''
+  child.stderr!.on('data', (d) => (stderr += d))
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+  const firstLine = new Promise<string>((resolve, reject) => {
+    createInterface({input: child.stdout!}).once('line', resolve)
+    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited ${code} before its first line: ${stderr}`)))
+  })
+  firstLine.catch(() => {})
+  return {
+    child,
+    stderr: () => stderr,
+    firstLine,
+    stop() {
+      if (child.exitCode === null) child.kill('SIGTERM')
+      return exited
+    },
+  }
+}
+
+export function runCli(args: string[], opts: CliOptions = {}): Promise<CliResult> {
+  const env = cliEnv(opts.home ?? tempHome(), opts.env)
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {cwd: ROOT, env: env as NodeJS.ProcessEnv, stdio: ['pipe', 'pipe', 'pipe']})
+    const child = spawn(process.execPath, [BIN, ...args], {cwd: ROOT, env, stdio: ['pipe', 'pipe', 'pipe']})
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (d) => (stdout += d))

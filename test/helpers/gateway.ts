@@ -48,6 +48,13 @@ export class TestGateway {
     await this.gw.close()
   }
 
+  /** Every request the gateway receives from now on, as `METHOD /path?query`: to prove a command sent none. */
+  recordRequests(): string[] {
+    const seen: string[] = []
+    this.gw.app.server.on('request', (req: {method?: string; url?: string}) => seen.push(`${req.method} ${req.url}`))
+    return seen
+  }
+
   async request<T = any>(method: string, path: string, opts: CallOptions = {}): Promise<HttpResult<T>> {
     const headers: Record<string, string> = {...opts.headers}
     if (opts.token) headers.authorization = `Bearer ${opts.token}`

@@ -67,6 +67,16 @@ The profile is written when it is new or already points at this gateway's URL; a
     const profile = flags.profile ?? 'local'
     const saved = gateway.seed ? await this.#saveSeedProfile(profile, gateway.url, gateway.adminKey, gateway.seed) : undefined
 
+    // Listening for the stop signal before the ready line: a script may send it the moment it reads that line.
+    const stopped = new Promise<void>((resolve) => {
+      const stop = (signal: NodeJS.Signals) => {
+        process.stderr.write(`\n${signal}: finishing requests in flight and closing the database…\n`)
+        gateway.close().then(resolve, resolve)
+      }
+      process.once('SIGINT', stop)
+      process.once('SIGTERM', stop)
+    })
+
     if (this.jsonEnabled()) {
       // One line, written once the server accepts connections: scripts read it and go.
       const profileJson = saved ? {name: profile, saved: saved.saved, note: saved.note} : null
@@ -91,14 +101,7 @@ The profile is written when it is new or already points at this gateway's URL; a
       this.log('Press Ctrl-C to stop.')
     }
 
-    await new Promise<void>((resolve) => {
-      const stop = (signal: NodeJS.Signals) => {
-        process.stderr.write(`\n${signal}: finishing requests in flight and closing the database…\n`)
-        gateway.close().then(resolve, resolve)
-      }
-      process.once('SIGINT', stop)
-      process.once('SIGTERM', stop)
-    })
+    await stopped
   }
 
   /**
