@@ -8,6 +8,7 @@ import {Command, Errors, Flags, type Interfaces} from '@oclif/core'
 
 import {ConnectionError, PayappError} from '../sdk/errors.js'
 import {isLoopbackHost} from '../sdk/hosts.js'
+import type {EndpointId} from '../sdk/endpoints.js'
 import type {RequestEvent, ResponseEvent} from '../sdk/transport.js'
 import {type ConfigFile, type Env, ENV_VARS, type ResolvedContext, readConfig, resolveContext} from './config.js'
 import {type CredentialKind, CredentialStore, envOfCredential, mask, type SetResult, saveCredential} from './credentials.js'
@@ -83,6 +84,8 @@ function waitText(ms: number): string {
 
 export abstract class BaseCommand<T extends typeof Command> extends Command {
   static override enableJsonFlag = true
+  /** The endpoint of src/sdk/endpoints.ts this command wraps, if it wraps one (test/cli/coverage.test.ts holds each to exactly one command). */
+  static endpoint?: EndpointId
 
   static override baseFlags = GLOBAL_FLAGS
 
@@ -190,6 +193,14 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     const secretKey = await this.resolveCredential('secret_key', ctx)
     const {StoreClient} = await import('../sdk/client.js')
     return new StoreClient({secretKey, baseUrl: ctx.baseUrl, ...this.clientOptions()})
+  }
+
+  /** A merchant API client (secret key, `/v1/checkout/sessions`) for this run's profile and environment. */
+  protected async merchantClient() {
+    const ctx = await this.context()
+    const secretKey = await this.resolveCredential('secret_key', ctx)
+    const {MerchantClient} = await import('../sdk/index.js')
+    return new MerchantClient({secretKey, baseUrl: ctx.baseUrl, ...this.clientOptions()})
   }
 
   /**

@@ -68,6 +68,7 @@ export function writeCommand<Id extends WriteId>(spec: WriteCommandSpec<Id>): ty
   const argNames = Object.keys(spec.args ?? {})
 
   return class WriteCommand extends BaseCommand<typeof WriteCommand> {
+    static override endpoint = spec.endpoint
     static override summary = spec.summary ?? `${def.summary}.`
     static override description = spec.description
     static override examples = spec.examples
@@ -104,6 +105,7 @@ export function listCommand<Id extends ListId>(spec: ListCommandSpec<Id>): typeo
   const argNames = Object.keys(spec.args ?? {})
 
   return class ListCommand extends BaseCommand<typeof ListCommand> {
+    static override endpoint = spec.endpoint
     static override summary = spec.summary ?? `${def.summary}.`
     static override description = spec.description
     static override examples = spec.examples

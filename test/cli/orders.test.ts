@@ -178,7 +178,7 @@ describe('payapp orders, subscription links and store checkouts', function () {
       expect(fields).to.include({Amount: '36.00 EUR'})
       expect(fields['Checkout URL']).to.include(fields.Session)
       expect(fields['Embed URL']).to.equal(fields['Checkout URL'].replace('?', '/embed?'))
-      expect(fields['Expires at']).to.match(/^\d{4}-\d\d-\d\dT/)
+      expect(fields['Expires at']).to.match(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/)
 
       const json = ok(await cli(test, ['checkouts', 'create', '--product-id', mug.product.id, '--variant-id', mug.variant.id, '--json'], {PAYAPP_SECRET_KEY: test.secretKey})).json()
       expect(json).to.include({ok: true, amount: 1800, currency: 'eur'})

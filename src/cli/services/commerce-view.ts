@@ -4,6 +4,7 @@
  * reads both, so one table serves either environment.
  */
 import type {
+  CheckoutSession,
   AnalyticsSummary,
   Balance,
   CheckoutSession,
@@ -276,7 +277,19 @@ export function storeCheckoutDetails(c: StoreCheckout): string {
     ['Amount', money(c.amount, c.currency)],
     ['Checkout URL', c.checkout_url],
     ['Embed URL', c.embed_url],
-    ['Expires at', c.expires_at],
+    // The store API sends an ISO string here: shown in the one date format of every other view.
+    ['Expires at', date(Date.parse(c.expires_at) / 1000) || c.expires_at],
+  ])
+}
+
+export function checkoutSessionDetails(s: CheckoutSession): string {
+  return block([
+    ['Session', s.id],
+    ['Status', s.status],
+    ['Mode', `${s.mode}, ${mode(s.livemode)}`],
+    ['Amount', money(s.amount, s.currency)],
+    ['Checkout URL', s.checkout_url],
+    ['Expires at', date(s.expires_at)],
   ])
 }
 

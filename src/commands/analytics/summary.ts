@@ -7,6 +7,7 @@ import {endpoints} from '../../sdk/endpoints.js'
 const query = flagsFromSchema(endpoints['analytics.summary'].query)
 
 export default class AnalyticsSummary extends BaseCommand<typeof AnalyticsSummary> {
+  static override endpoint = 'analytics.summary' as const
   static override summary = endpoints['analytics.summary'].summary + ', per currency.'
   static override examples = ['<%= config.bin %> analytics summary', '<%= config.bin %> analytics summary --days 7 --env live --json']
   static override flags = {...query.flags}

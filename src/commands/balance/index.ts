@@ -4,6 +4,7 @@ import {balanceColumns, balanceRows} from '../../cli/services/commerce-view.js'
 import {endpoints} from '../../sdk/endpoints.js'
 
 export default class Balance extends BaseCommand<typeof Balance> {
+  static override endpoint = 'balance.retrieve' as const
   static override summary = `${endpoints['balance.retrieve'].summary}, per currency.`
   static override examples = ['<%= config.bin %> balance', '<%= config.bin %> balance --env live --json']
 

@@ -5,6 +5,7 @@ import {disputeColumns} from '../../cli/services/commerce-view.js'
 import {endpoints} from '../../sdk/endpoints.js'
 
 export default class DisputesList extends BaseCommand<typeof DisputesList> {
+  static override endpoint = 'disputes.list' as const
   static override summary = endpoints['disputes.list'].summary + '.'
   static override examples = ['<%= config.bin %> disputes list', '<%= config.bin %> disputes list --env live --all --json']
   static override flags = {...listFlags}

@@ -4,6 +4,7 @@ import {BaseCommand} from '../../cli/base-command.js'
 import {endpoints} from '../../sdk/endpoints.js'
 
 export default class FilesUpload extends BaseCommand<typeof FilesUpload> {
+  static override endpoint = 'files.create' as const
   static override summary = 'Upload a file (at most 5 MB) and print its storage path, for --images or --image-path.'
   static override description = `${endpoints['files.create'].summary}. Only the storage path goes to stdout, so it can be captured: IMG=$(payapp files upload tee.png).`
   static override examples = [

@@ -5,6 +5,7 @@ import {invoiceDetails} from '../../cli/services/commerce-view.js'
 import {endpoints} from '../../sdk/endpoints.js'
 
 export default class InvoicesGet extends BaseCommand<typeof InvoicesGet> {
+  static override endpoint = 'invoices.retrieve' as const
   static override summary = endpoints['invoices.retrieve'].summary + ' (live only).'
   static override examples = ['<%= config.bin %> invoices get in_123 --env live', '<%= config.bin %> invoices get in_123 --env live --json']
   static override args = {invoice_id: Args.string({required: true, description: 'Invoice id (in_…).'})}

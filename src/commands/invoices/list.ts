@@ -5,6 +5,7 @@ import {invoiceColumns} from '../../cli/services/commerce-view.js'
 import {endpoints} from '../../sdk/endpoints.js'
 
 export default class InvoicesList extends BaseCommand<typeof InvoicesList> {
+  static override endpoint = 'invoices.list' as const
   static override summary = endpoints['invoices.list'].summary + '.'
   static override examples = ['<%= config.bin %> invoices list', '<%= config.bin %> invoices list --env live --all --json']
   static override flags = {...listFlags}

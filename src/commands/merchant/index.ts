@@ -3,6 +3,7 @@ import {merchantDetails} from '../../cli/services/commerce-view.js'
 import {endpoints} from '../../sdk/endpoints.js'
 
 export default class Merchant extends BaseCommand<typeof Merchant> {
+  static override endpoint = 'merchant.retrieve' as const
   static override summary = `${endpoints['merchant.retrieve'].summary}: company, country, VAT number, status.`
   static override examples = ['<%= config.bin %> merchant', '<%= config.bin %> merchant --env live --json']
 

@@ -5,6 +5,7 @@ import {orderView} from '../../cli/services/commerce-view.js'
 import {endpoints} from '../../sdk/endpoints.js'
 
 export default class OrdersGet extends BaseCommand<typeof OrdersGet> {
+  static override endpoint = 'orders.retrieve' as const
   static override summary = endpoints['orders.retrieve'].summary + ', with its delivery evidence.'
   static override examples = ['<%= config.bin %> orders get ord_123', '<%= config.bin %> orders get ord_123 --json']
   static override args = {order_id: Args.string({required: true, description: 'Order id.'})}

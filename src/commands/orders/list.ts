@@ -5,6 +5,7 @@ import {orderColumns} from '../../cli/services/commerce-view.js'
 import {endpoints} from '../../sdk/endpoints.js'
 
 export default class OrdersList extends BaseCommand<typeof OrdersList> {
+  static override endpoint = 'orders.list' as const
   static override summary = endpoints['orders.list'].summary + '.'
   static override examples = ['<%= config.bin %> orders list', '<%= config.bin %> orders list --env live --all --json']
   static override flags = {...listFlags}

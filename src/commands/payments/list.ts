@@ -8,6 +8,7 @@ import {endpoints} from '../../sdk/endpoints.js'
 const filters = flagsFromSchema(endpoints['payments.list'].query!)
 
 export default class PaymentsList extends BaseCommand<typeof PaymentsList> {
+  static override endpoint = 'payments.list' as const
   static override summary = endpoints['payments.list'].summary + '.'
   static override description = 'Live tokens list charges (ids ch_…); test tokens list sandbox payment rows (ids py_…).'
   static override examples = ['<%= config.bin %> payments list', '<%= config.bin %> payments list --env live --status succeeded --limit 100', '<%= config.bin %> payments list --all --json']

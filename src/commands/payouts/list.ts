@@ -5,6 +5,7 @@ import {payoutColumns} from '../../cli/services/commerce-view.js'
 import {endpoints} from '../../sdk/endpoints.js'
 
 export default class PayoutsList extends BaseCommand<typeof PayoutsList> {
+  static override endpoint = 'payouts.list' as const
   static override summary = endpoints['payouts.list'].summary + '.'
   static override examples = ['<%= config.bin %> payouts list', '<%= config.bin %> payouts list --env live --all --json']
   static override flags = {...listFlags}

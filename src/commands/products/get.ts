@@ -5,6 +5,7 @@ import {pricesOf, productDetail} from '../../cli/services/catalog-view.js'
 import {endpoints} from '../../sdk/endpoints.js'
 
 export default class ProductsGet extends BaseCommand<typeof ProductsGet> {
+  static override endpoint = 'products.retrieve' as const
   static override summary = endpoints['products.retrieve'].summary + '.'
   static override examples = ['<%= config.bin %> products get prod_123', '<%= config.bin %> products get prod_123 --json']
   static override args = {product_id: Args.string({required: true, description: 'Product id'})}

@@ -4,6 +4,7 @@ import {moreHint, productsTable} from '../../cli/services/catalog-view.js'
 import {endpoints} from '../../sdk/endpoints.js'
 
 export default class ProductsList extends BaseCommand<typeof ProductsList> {
+  static override endpoint = 'products.list' as const
   static override summary = endpoints['products.list'].summary + '.'
   static override examples = [
     '<%= config.bin %> products list',

@@ -3,6 +3,7 @@ import {storeBlock} from '../../cli/services/catalog-view.js'
 import {endpoints} from '../../sdk/endpoints.js'
 
 export default class Store extends BaseCommand<typeof Store> {
+  static override endpoint = 'store.retrieve' as const
   static override summary = endpoints['store.retrieve'].summary + ': slug, name, status, approval and URLs.'
   static override examples = ['<%= config.bin %> store', '<%= config.bin %> store --json', '<%= config.bin %> store --env live']
 

@@ -5,6 +5,7 @@ import {subscriptionLinkColumns} from '../../cli/services/commerce-view.js'
 import {endpoints} from '../../sdk/endpoints.js'
 
 export default class SubscriptionLinksList extends BaseCommand<typeof SubscriptionLinksList> {
+  static override endpoint = 'subscriptionLinks.list' as const
   static override summary = endpoints['subscriptionLinks.list'].summary + ' (live installations only).'
   static override examples = ['<%= config.bin %> subscription-links list --env live', '<%= config.bin %> subscription-links list --env live --all --json']
   static override flags = {...listFlags}

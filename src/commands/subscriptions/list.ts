@@ -5,6 +5,7 @@ import {subscriptionColumns} from '../../cli/services/commerce-view.js'
 import {endpoints} from '../../sdk/endpoints.js'
 
 export default class SubscriptionsList extends BaseCommand<typeof SubscriptionsList> {
+  static override endpoint = 'subscriptions.list' as const
   static override summary = endpoints['subscriptions.list'].summary + '.'
   static override examples = ['<%= config.bin %> subscriptions list', '<%= config.bin %> subscriptions list --env live --all --json']
   static override flags = {...listFlags}

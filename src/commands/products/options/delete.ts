@@ -4,6 +4,7 @@ import {BaseCommand} from '../../../cli/base-command.js'
 import {endpoints} from '../../../sdk/endpoints.js'
 
 export default class OptionsDelete extends BaseCommand<typeof OptionsDelete> {
+  static override endpoint = 'options.delete' as const
   static override summary = endpoints['options.delete'].summary + '.'
   static override examples = ['<%= config.bin %> products options delete GROUP_ID']
   static override args = {group_id: Args.string({required: true, description: 'Option group id (see "products options list")'})}

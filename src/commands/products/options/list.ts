@@ -6,6 +6,7 @@ import {moreHint, optionGroupsTable} from '../../../cli/services/catalog-view.js
 import {endpoints} from '../../../sdk/endpoints.js'
 
 export default class OptionsList extends BaseCommand<typeof OptionsList> {
+  static override endpoint = 'options.list' as const
   static override summary = endpoints['options.list'].summary + ', one row per value with its id.'
   static override examples = ['<%= config.bin %> products options list prod_123', '<%= config.bin %> products options list prod_123 --json']
   static override args = {product_id: Args.string({required: true, description: 'Product id'})}

@@ -6,6 +6,7 @@ import {moreHint, pricesTable} from '../../../cli/services/catalog-view.js'
 import {endpoints} from '../../../sdk/endpoints.js'
 
 export default class PricesList extends BaseCommand<typeof PricesList> {
+  static override endpoint = 'prices.list' as const
   static override summary = endpoints['prices.list'].summary + ', newest first; amounts in major units.'
   static override examples = ['<%= config.bin %> products prices list prod_123', '<%= config.bin %> products prices list prod_123 --all --json']
   static override args = {product_id: Args.string({required: true, description: 'Product id'})}

@@ -4,6 +4,7 @@ import {BaseCommand} from '../../../cli/base-command.js'
 import {endpoints} from '../../../sdk/endpoints.js'
 
 export default class VariantsDelete extends BaseCommand<typeof VariantsDelete> {
+  static override endpoint = 'variants.delete' as const
   static override summary = endpoints['variants.delete'].summary + '.'
   static override examples = ['<%= config.bin %> products variants delete VARIANT_ID']
   static override args = {variant_id: Args.string({required: true, description: 'Variant id (see "products variants list")'})}

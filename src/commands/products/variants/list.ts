@@ -6,6 +6,7 @@ import {moreHint, pricesOf, variantsTable} from '../../../cli/services/catalog-v
 import {endpoints} from '../../../sdk/endpoints.js'
 
 export default class VariantsList extends BaseCommand<typeof VariantsList> {
+  static override endpoint = 'variants.list' as const
   static override summary = endpoints['variants.list'].summary + '.'
   static override examples = ['<%= config.bin %> products variants list prod_123', '<%= config.bin %> products variants list prod_123 --all --json']
   static override args = {product_id: Args.string({required: true, description: 'Product id'})}
