@@ -6,7 +6,7 @@ import {createInterface} from 'node:readline'
 import {expect} from 'chai'
 
 import {verifyWebhook} from '../../src/sdk/webhooks.js'
-import {BIN, ROOT, runCli, tempHome} from '../helpers/cli.js'
+import {BIN, ROOT, runCli, startCli, tempHome} from '../helpers/cli.js'
 import {sale, sellable} from '../helpers/commerce.js'
 import {TestGateway} from '../helpers/gateway.js'
 
@@ -152,5 +152,58 @@ describe('payapp listen and payapp trigger', function () {
     const newest = (await gw.admin('GET', `/events?merchant=${acct.merchant.id}&type=checkout.session.completed`)).body.data[0]
     expect(again.stdout).to.include(`  ${newest.id}  checkout.session.completed\n`)
     expect(res.stdout + res.stderr + again.stdout + again.stderr).not.to.include(acct.secretKey)
+  })
+
+  it('--print-secret prints the profile\'s signing secret and exits without a gateway; listen signs with it', async () => {
+    const home = tempHome()
+    const printed = await runCli(['listen', '--print-secret', '--base-url', 'http://127.0.0.1:9'], {home})
+    expect(printed.code, printed.stderr).to.equal(0)
+    expect(printed.stdout).to.match(/^whsec_\w{20,}\n$/)
+    expect((await runCli(['listen', '--print-secret', '--json'], {home})).json()).to.deep.equal({secret: printed.stdout.trim(), profile: 'default', env: 'test'})
+    const live = await runCli(['listen', '--print-secret', '--env', 'live'], {home})
+    expect(live.stdout).not.to.equal(printed.stdout)
+  })
+
+  it('says when the gateway goes away, registers again when it is back, and removes endpoints stale runs left', async () => {
+    const db = TestGateway.tempDbFile()
+    let g = await TestGateway.start({db})
+    const port = Number(new URL(g.url).port)
+    const acct = await g.account('test')
+    const merchant = acct.merchant.id
+    const closed = await app()
+    await closed.close()
+    const stale = (await g.admin('POST', '/webhook_endpoints', {merchant, env: 'test', url: closed.url.replace('/webhooks', '/payapp-listen/webhooks')})).body
+    const theirs = (await g.admin('POST', '/webhook_endpoints', {merchant, env: 'test', url: 'http://127.0.0.1:9/their-app'})).body
+    const target = await app()
+    const proc = startCli(['listen', '--forward-to', target.url, '--merchant', merchant, '--base-url', g.url], tempHome(), {PAYAPP_ADMIN_KEY: g.gw.adminKey})
+    const endpoints = async () => (await g.admin('GET', `/webhook_endpoints?merchant=${merchant}`)).body.data as Array<{id: string; url: string}>
+    try {
+      await until(() => proc.stderr().includes('Press Ctrl-C'), 'listen to start')
+      expect(proc.stderr()).to.include(`Removed 1 webhook endpoint(s) left by earlier listen runs: ${stale.id}\n`)
+      const ids = (await endpoints()).map((e) => e.id)
+      expect(ids).to.include(theirs.id).and.not.include(stale.id)
+      expect(ids).to.have.length(2)
+
+      await g.close()
+      await until(() => proc.stderr().includes(`Lost the gateway at ${g.url}`), 'the lost-gateway line')
+      g = await TestGateway.start({db, port})
+      await until(() => proc.stderr().includes(`The gateway at ${g.url} is back.`), 'the gateway-is-back line')
+
+      // Removed behind its back (a reset, a fresh database): registered again, with the same secret.
+      const mine = (await endpoints()).find((e) => e.url.includes('/payapp-listen/'))!
+      await g.admin('DELETE', `/webhook_endpoints/${mine.id}`)
+      await until(() => proc.stderr().includes('again (same signing secret); forwarding resumes.'), 'the re-registration line')
+      const secret = /export PAYAPP_WEBHOOK_SECRET=(whsec_\w+)/.exec(proc.stderr())![1]!
+      const {session} = await sale(g, acct, await sellable(acct))
+      // Every forwarded event verifies with the secret printed at start, the sale's completion among them.
+      const completed = () => target.got.map((r) => verifyWebhook(r.body, r.signature, secret)).find((e) => e.type === 'checkout.session.completed')
+      expect((await until(completed, 'the sale forwarded')).data.object).to.include({id: session.id})
+      expect(await proc.stop()).to.equal(0)
+      expect((await endpoints()).map((e) => e.id)).to.deep.equal([theirs.id])
+    } finally {
+      await proc.stop()
+      await target.close()
+      await g.close()
+    }
   })
 })
