@@ -28,7 +28,7 @@ export interface RequestEvent {
   method: HttpMethod
   /** Origin and path, without the query string (which may carry a client secret). */
   url: string
-  /** The query string without `?`, values of secret-looking parameters (`*secret*`, `*token*`, `*key*`) redacted; absent when empty. */
+  /** The query string without `?`, values of secret-looking parameters (`cs`, `*secret*`, `*token*`, `*key*`) redacted; absent when empty. */
   query?: string
   /** 1 for the first try, 2 for the first retry, ... */
   attempt: number
@@ -163,7 +163,8 @@ function redactHeaders(headers: Record<string, string>): Record<string, string> 
 
 function redactQuery(params: URLSearchParams): string {
   const shown = new URLSearchParams()
-  for (const [name, value] of params) shown.append(name, /secret|token|key|password/i.test(name) ? '[REDACTED]' : value)
+  // `cs` is the checkout session's client secret (the merchant API's `?cs=`).
+  for (const [name, value] of params) shown.append(name, /^cs$|secret|token|key|password/i.test(name) ? '[REDACTED]' : value)
   return shown.toString()
 }
 

@@ -7,7 +7,7 @@ import {fileURLToPath, pathToFileURL} from 'node:url'
 import {promisify} from 'node:util'
 
 import {readConfig, resolveContext, writeConfig} from '../../src/cli/config.js'
-import {CredentialStore, type Keychain, mask, saveToken} from '../../src/cli/credentials.js'
+import {CredentialStore, type Keychain, keychainAdvice, mask, saveToken} from '../../src/cli/credentials.js'
 
 const TOKEN = 'app_test_abcdefghijklmnopWXYZ'
 
@@ -129,6 +129,14 @@ describe('credential store', function () {
       expect((await store.set('default', 'token', 'test', TOKEN)).backend).to.equal('file')
       expect(await store.get('default', 'token', 'test')).to.equal(TOKEN)
       expect(warnings[0]).to.contain('(Cannot autolaunch D-Bus without X11 $DISPLAY)')
+      // It says how to fix it, not only what broke.
+      expect(warnings[0]).to.match(/To use the OS keychain: unlock or start a Secret Service \(e\.g\. gnome-keyring\) in this session; or set PAYAPP_KEYCHAIN=off/)
+    })
+
+    it('a keychain library that cannot load is explained as a setup step (install libsecret, rebuild keytar), not a module error', function () {
+      const advice = keychainAdvice('keytar could not be loaded: it is not installed')
+      expect(advice).to.include('install libsecret (Debian/Ubuntu: sudo apt-get install libsecret-1-dev').and.include('npm rebuild keytar')
+      expect(keychainAdvice('disabled by PAYAPP_KEYCHAIN=off')).to.equal('')
     })
 
     it('falls back within the time limit when the keychain hangs, and does not wait again', async function () {

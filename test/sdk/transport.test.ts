@@ -378,6 +378,41 @@ describe('sdk/transport', () => {
       expect(delays).to.deep.equal([1000, 2000])
     })
 
+    it("loopbackRefused 'fail': a refused connection to this machine is final at once (nothing listens there)", async () => {
+      const closed = await scriptedServer([{status: 200}])
+      await closed.close()
+      const {delays, sleep} = recordSleeps()
+      const events: ResponseEvent[] = []
+      const transport = new Transport({baseUrl: closed.baseUrl, authorization: TOKEN, sleep, loopbackRefused: 'fail', onResponse: (e) => events.push(e)})
+      const err = await rejection(transport.request({method: 'GET', path: '/merchant'}))
+      expect(err).to.be.instanceOf(ConnectionError)
+      expect(err.code).to.equal('ECONNREFUSED')
+      expect(delays).to.deep.equal([])
+      expect(events.map((e) => [e.attempt, e.maxAttempts, e.retry])).to.deep.equal([[1, 5, undefined]])
+    })
+
+    it('totalTimeout: a wait that would end past it is not made, and the failure is reported at once', async () => {
+      const {transport, requests, delays} = await setup([{status: 429, headers: {'retry-after': '50'}, body: errorBody('rate_limit_error', 'rate_limited')}], {totalTimeout: 5000})
+      const err = await rejection(transport.request({method: 'GET', path: '/products'}))
+      expect(err).to.be.instanceOf(RateLimitError)
+      expect(requests).to.have.length(1)
+      expect(delays).to.deep.equal([])
+    })
+
+    it('totalTimeout: a wait that fits in it is made as usual', async () => {
+      const {transport, delays} = await setup([{status: 503, headers: {'retry-after': '1'}}, {status: 200, body: {}}], {totalTimeout: 5000})
+      await transport.request({method: 'GET', path: '/products'})
+      expect(delays).to.deep.equal([1000])
+    })
+
+    it('onRequest shows the query string, with secret-looking parameters redacted', async () => {
+      const seen: RequestEvent[] = []
+      const {transport} = await setup([{status: 200, body: {}}], {onRequest: (e) => seen.push(e)})
+      await transport.request({method: 'GET', path: '/checkout/sessions/cs_1', query: {cs: 'cs_secret_1', client_secret: 'cs_secret_2', limit: 5, status: 'open'}})
+      expect(seen[0]!.url).not.to.include('?')
+      expect(seen[0]!.query).to.equal('cs=%5BREDACTED%5D&client_secret=%5BREDACTED%5D&limit=5&status=open')
+    })
+
     it('never exposes the token in the error, its message or its inspected form', async () => {
       const {transport} = await setup([{destroy: true}], {maxRetries: 0})
       const err = await rejection(transport.request({method: 'POST', path: '/products', body: {}}))
