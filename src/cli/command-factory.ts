@@ -47,7 +47,8 @@ export interface WriteCommandSpec<Id extends WriteId> extends CommandText {
   /** The command's own flags, shown before the derived ones. */
   flags?: Record<string, AnyFlag>
   prepare?: (ctx: PrepareContext) => Promise<void>
-  render: (result: ResultOf<Id>) => string
+  /** Human output; may read more (e.g. a product's prices for their amounts): it runs only without --json. */
+  render: (result: ResultOf<Id>, client: AppClient) => string | Promise<string>
 }
 
 /** Calls an endpoint by id on whichever client serves it (the factories are generic over the id). */
@@ -86,7 +87,8 @@ export function writeCommand<Id extends WriteId>(spec: WriteCommandSpec<Id>): ty
         body,
         ...this.requestOptions(),
       })) as ResultOf<Id>
-      return this.render(result, (r) => this.log(spec.render(r)))
+      const text = this.jsonEnabled() ? '' : await spec.render(result, client as AppClient)
+      return this.render(result, () => this.log(text))
     }
   }
 }

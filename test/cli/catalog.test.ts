@@ -162,9 +162,9 @@ describe('catalogue commands', function () {
       const rows = cells(ok(await cli(['products', 'list'])).stdout)
       expect(rows[0]).to.deep.equal(['ID', 'NAME', 'ACTIVE', 'VISIBLE', 'DEFAULT PRICE', 'CREATED'])
       expect(rows.slice(1).map((r) => r[0])).to.deep.equal(json.data.map((p: any) => p.id))
-      // Newest first; the App API's products carry no prices, so the default price shows as its id.
-      expect(rows[1]).to.deep.equal([b.id, 'List B', 'yes', 'no', b.default_price, date(b.created)])
-      expect(rows[2]).to.deep.equal([a.id, 'List A', 'yes', 'yes', a.default_price, date(a.created)])
+      // Newest first; the default price as its amount (read alongside: the App API's products carry only its id).
+      expect(rows[1]).to.deep.equal([b.id, 'List B', 'yes', 'no', '25.00 EUR', date(b.created)])
+      expect(rows[2]).to.deep.equal([a.id, 'List A', 'yes', 'yes', '25.00 EUR', date(a.created)])
     })
 
     it('list --limit: one short page, with a hint on stderr only', async function () {
@@ -311,11 +311,10 @@ describe('catalogue commands', function () {
         expect(res.code, args.join(' ')).to.equal(code)
         expect(res.stderr).to.match(stderr)
       }
-      // A missing required field is the API's to name, at once.
+      // A missing required field is named by its flag, before any request.
       const res = await cli(['products', 'create'])
-      expect(res.code).to.equal(6)
-      expect(res.stderr).to.match(API_ERROR_LINE)
-      expect(res.stderr).to.include('name')
+      expect(res.code).to.equal(2)
+      expect(res.stderr).to.match(/^Error: Missing required flag --name /)
       expect(Date.now() - started).to.be.below(30_000)
     })
   })

@@ -12,6 +12,7 @@ import {expect} from 'chai'
 
 import {runCli, startCli, tempHome, type CliResult} from '../helpers/cli.js'
 import {type Account, TestGateway} from '../helpers/gateway.js'
+import {block} from '../helpers/human.js'
 
 /** A real HTTP server that answers from a script (the last answer repeats), for 429/503 that a gateway gives only on demand. */
 async function scripted(answers: Array<{status: number; headers?: Record<string, string>; body?: unknown}>) {
@@ -331,6 +332,30 @@ describe('the CLI as a new user meets it', function () {
   })
 
   describe('9. output', function () {
+    it('product create and update show the default price as an amount, not only its id', async function () {
+      const res = await runCli(['products', 'create', '--name', 'Priced', '--price-currency', 'eur', '--price-unit-amount', '2500'], {env: as()})
+      expect(res.code, res.stderr).to.equal(0)
+      const shown = block(res.stdout)
+      expect(shown['Default price']).to.match(/^25\.00 EUR \(price_\w+\)$/)
+      const updated = await runCli(['products', 'update', shown.ID!, '--name', 'Priced 2'], {env: as()})
+      expect(block(updated.stdout)['Default price']).to.equal(shown['Default price'])
+    })
+
+    it('evidence shows every part it has, a note included', async function () {
+      const order = (await acct.app('POST', '/orders', {body: {product_id: (await acct.app('POST', '/products', {body: {name: 'Ev', price: {currency: 'eur', unit_amount: 900}}})).body.id}})).body
+      const res = await runCli(['orders', 'evidence', 'add', order.id, '--tracking-number', '1Z999', '--carrier', 'UPS', '--note', 'Left at the door'], {env: as()})
+      expect(res.code, res.stderr).to.equal(0)
+      expect(res.stdout).to.match(/oev_\w+ +tracking +UPS 1Z999 "Left at the door"/)
+    })
+
+    it('an API refusal points to the CLI command that fixes it', async function () {
+      const order = (await acct.app('POST', '/orders', {body: {product_id: (await acct.app('POST', '/products', {body: {name: 'Ship', price: {currency: 'eur', unit_amount: 900}}})).body.id}})).body
+      const res = await runCli(['orders', 'update', order.id, '--status', 'shipped', '--json'], {env: as()})
+      expect(res.code).to.equal(6)
+      expect(res.json().error.code).to.equal('evidence_required')
+      expect(res.json().error.message).to.include('(attach it first: payapp orders evidence add ORDER_ID --tracking-number … --carrier … (or --file, --note))')
+    })
+
     it('--verbose logs the query string (secrets redacted)', async function () {
       const res = await runCli(['products', 'list', '--limit', '5', '--offset', '1', '--verbose'], {env: as()})
       expect(res.code, res.stderr).to.equal(0)

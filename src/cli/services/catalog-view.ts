@@ -82,14 +82,20 @@ export function storeBlock(s: Store): string {
   ])
 }
 
-export function productsTable(products: readonly Product[]): string {
+/** The prices of the products' default prices (embedded or read), for the amounts a list shows. */
+export async function defaultPrices(client: AppClient, products: readonly Product[]): Promise<PriceMap> {
+  const maps = await Promise.all(products.filter((p) => p.default_price).map((p) => pricesOf(client, p.id, p.prices)))
+  return new Map(maps.flatMap((m) => [...m]))
+}
+
+export function productsTable(products: readonly Product[], known: PriceMap = new Map()): string {
   if (products.length === 0) return 'No products.'
   return table(products, [
     'id',
     'name',
     {key: 'active', get: (p) => yesNo(p.active)},
     {key: 'visible', get: (p) => yesNo(p.store_visible)},
-    {key: 'default_price', get: (p) => priceRef(p.default_price, new Map((p.prices ?? []).map((x) => [x.id, x])))},
+    {key: 'default_price', get: (p) => priceRef(p.default_price, p.prices ? new Map(p.prices.map((x) => [x.id, x])) : known)},
     {key: 'created', get: (p) => date(p.created)},
   ])
 }

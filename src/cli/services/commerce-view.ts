@@ -214,7 +214,8 @@ export const orderColumns: Column<Order>[] = [
 export const evidenceColumns: Column<Order['evidence'][number]>[] = [
   {key: 'id'},
   {key: 'type'},
-  {key: 'detail', get: (e) => (e.type === 'tracking' ? `${e.carrier ?? ''} ${e.tracking_number ?? ''}`.trim() : (e.file ?? e.note ?? ''))},
+  // Every part the evidence has: a note may come with a tracking number or a file.
+  {key: 'detail', get: (e) => [e.carrier, e.tracking_number, e.file, e.note && `"${e.note}"`].filter(Boolean).join(' ')},
   {key: 'created', get: (e) => date(e.created)},
 ]
 

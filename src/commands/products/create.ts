@@ -1,5 +1,5 @@
 import {writeCommand} from '../../cli/command-factory.js'
-import {productBlock} from '../../cli/services/catalog-view.js'
+import {pricesOf, productBlock} from '../../cli/services/catalog-view.js'
 
 export default writeCommand({
   endpoint: 'products.create',
@@ -12,5 +12,6 @@ export default writeCommand({
     '<%= config.bin %> products create --data @product.json',
     'cat product.json | <%= config.bin %> products create --data -',
   ],
-  render: (p) => productBlock(p, new Map((p.prices ?? []).map((x) => [x.id, x]))),
+  // The App API's product carries price ids only: the amounts take one more read.
+  render: async (p, client) => productBlock(p, await pricesOf(client, p.id, p.prices)),
 })

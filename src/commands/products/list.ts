@@ -1,6 +1,6 @@
 import {BaseCommand} from '../../cli/base-command.js'
 import {collect, listFlags, pageParams} from '../../cli/list.js'
-import {moreHint, productsTable} from '../../cli/services/catalog-view.js'
+import {defaultPrices, moreHint, productsTable} from '../../cli/services/catalog-view.js'
 import {endpoints} from '../../sdk/endpoints.js'
 
 export default class ProductsList extends BaseCommand<typeof ProductsList> {
@@ -17,8 +17,10 @@ export default class ProductsList extends BaseCommand<typeof ProductsList> {
   async run() {
     const client = await this.appClient()
     const page = await collect(client.products.list(pageParams(this.flags)), this.flags)
+    // Amounts, not only price ids: the App API's products carry ids, so human output reads their prices (in parallel).
+    const prices = this.jsonEnabled() ? new Map() : await defaultPrices(client, page.data)
     return this.render(page, (page) => {
-      this.log(productsTable(page.data))
+      this.log(productsTable(page.data, prices))
       const hint = moreHint(page, this.flags, 'products')
       if (hint) this.logToStderr(hint)
     })

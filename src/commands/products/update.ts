@@ -1,7 +1,7 @@
 import {Args} from '@oclif/core'
 
 import {writeCommand} from '../../cli/command-factory.js'
-import {productBlock} from '../../cli/services/catalog-view.js'
+import {pricesOf, productBlock} from '../../cli/services/catalog-view.js'
 
 export default writeCommand({
   endpoint: 'products.update',
@@ -11,5 +11,6 @@ export default writeCommand({
     '<%= config.bin %> products update prod_123 --data \'{"description": null}\'',
   ],
   args: {product_id: Args.string({required: true, description: 'Product id'})},
-  render: (p) => productBlock(p, new Map((p.prices ?? []).map((x) => [x.id, x]))),
+  // The App API's product carries price ids only: the amounts take one more read.
+  render: async (p, client) => productBlock(p, await pricesOf(client, p.id, p.prices)),
 })
