@@ -9,7 +9,7 @@ import type {AppClient, StoreClient} from '../sdk/client.js'
 import {endpoints, pathParams, type EndpointId, type ResultOf} from '../sdk/endpoints.js'
 import type {Page} from '../sdk/pagination.js'
 import {BaseCommand} from './base-command.js'
-import {collect, listFlags, pageParams} from './list.js'
+import {collect, listFlags, type ListFlagValues, moreHint, pageParams} from './list.js'
 import type {Spinner} from './output.js'
 import {bodyFromFlags, dataFlag, type DerivedFlags, flagsFromSchema, idempotencyKeyFlag} from './schema-flags.js'
 
@@ -97,7 +97,10 @@ export interface ListCommandSpec<Id extends ListId> extends CommandText {
   endpoint: Id
   /** Filters of the endpoint's query schema become flags. */
   filters?: boolean
-  render: (page: Page<ResultOf<Id>>, flags: {limit?: number; offset?: number; all?: boolean}) => {stdout: string; stderr?: string}
+  /** The page as a table (or any text) for human output. */
+  render: (rows: ReadonlyArray<ResultOf<Id>>) => string
+  /** Names the items in the "more exist" hint on stderr, e.g. `option groups`; no hint without it. */
+  noun?: string
 }
 
 /** A list command: `--limit`, `--offset`, `--all` (and the endpoint's filters); `--json` prints the list envelope. */
@@ -115,7 +118,7 @@ export function listCommand<Id extends ListId>(spec: ListCommandSpec<Id>): typeo
     static override flags = {...listFlags, ...filters?.flags}
 
     async run() {
-      const flags = this.flags as {limit?: number; offset?: number; all?: boolean}
+      const flags = this.flags as ListFlagValues
       const query = filters ? await bodyFromFlags(filters, this.flags as Record<string, unknown>) : {}
       const client = usesApp(spec.endpoint) ? await this.appClient() : await this.storeClient()
       const list = (client as unknown as Caller).call(spec.endpoint, {
@@ -124,9 +127,9 @@ export function listCommand<Id extends ListId>(spec: ListCommandSpec<Id>): typeo
       })
       const page = (await collect(list as never, flags)) as Page<ResultOf<Id>>
       return this.render(page, (p) => {
-        const out = spec.render(p, flags)
-        this.log(out.stdout)
-        if (out.stderr) this.logToStderr(out.stderr)
+        this.log(spec.render(p.data))
+        const hint = spec.noun && moreHint(p, flags, spec.noun)
+        if (hint) this.logToStderr(hint)
       })
     }
   }

@@ -36,3 +36,10 @@ export async function collect<T>(list: PagePromise<T>, flags: ListFlagValues): P
   const data = await list.toArray({limit: wanted + 1})
   return {object: 'list', has_more: data.length > wanted, data: data.slice(0, wanted)}
 }
+
+/** A hint on stderr when a list stopped before its end (never under --all). */
+export function moreHint(page: Pick<Page<unknown>, 'has_more' | 'data'>, flags: ListFlagValues, noun: string): string | undefined {
+  if (!page.has_more) return undefined
+  const next = (flags.offset ?? 0) + page.data.length
+  return `More ${noun} exist: pass --offset ${next} for the next page, or --all.`
+}

@@ -3,9 +3,7 @@
  * once so `get`, `create` and `update` of a resource look the same. `--json` never goes through here.
  */
 import type {AppClient} from '../../sdk/client.js'
-import type {Page} from '../../sdk/pagination.js'
 import type {OptionGroup, Price, Product, Store, Variant} from '../../sdk/schemas/catalog.js'
-import type {ListFlagValues} from '../list.js'
 import {date, money, table} from '../output.js'
 
 type Row = [label: string, value: unknown]
@@ -216,9 +214,3 @@ export function optionGroupBlock(g: OptionGroup): string {
   return g.values.length === 0 ? head : `${head}\n\n${table(g.values, ['value', {key: 'id', header: 'VALUE ID'}])}`
 }
 
-/** A hint on stderr when a list stopped before its end (never under --all). */
-export function moreHint(page: Pick<Page<unknown>, 'has_more' | 'data'>, flags: ListFlagValues, noun: string): string | undefined {
-  if (!page.has_more) return undefined
-  const next = (flags.offset ?? 0) + page.data.length
-  return `More ${noun} exist: pass --offset ${next} for the next page, or --all.`
-}

@@ -1,6 +1,6 @@
 import {BaseCommand} from '../../cli/base-command.js'
-import {collect, listFlags, pageParams} from '../../cli/list.js'
-import {defaultPrices, moreHint, productsTable} from '../../cli/services/catalog-view.js'
+import {collect, listFlags, moreHint, pageParams} from '../../cli/list.js'
+import {defaultPrices, productsTable} from '../../cli/services/catalog-view.js'
 import {endpoints} from '../../sdk/endpoints.js'
 
 export default class ProductsList extends BaseCommand<typeof ProductsList> {

@@ -1,8 +1,8 @@
 import {Args} from '@oclif/core'
 
 import {BaseCommand} from '../../../cli/base-command.js'
-import {collect, listFlags, pageParams} from '../../../cli/list.js'
-import {moreHint, pricesOf, variantsTable} from '../../../cli/services/catalog-view.js'
+import {collect, listFlags, moreHint, pageParams} from '../../../cli/list.js'
+import {pricesOf, variantsTable} from '../../../cli/services/catalog-view.js'
 import {endpoints} from '../../../sdk/endpoints.js'
 
 export default class VariantsList extends BaseCommand<typeof VariantsList> {
