@@ -5,7 +5,7 @@
  */
 import type {Command, Interfaces} from '@oclif/core'
 
-import type {AppClient, StoreClient} from '../sdk/client.js'
+import type {AppClient} from '../sdk/client.js'
 import {endpoints, pathParams, type EndpointId, type ResultOf} from '../sdk/endpoints.js'
 import type {Page} from '../sdk/pagination.js'
 import {BaseCommand} from './base-command.js'
@@ -25,7 +25,7 @@ export interface PrepareContext {
   body: Record<string, unknown>
   flags: Record<string, any>
   args: Record<string, string>
-  client: AppClient | StoreClient
+  client: AppClient
   spinner(text: string): Spinner
 }
 
@@ -54,43 +54,68 @@ export interface WriteCommandSpec<Id extends WriteId> extends CommandText {
 /** Calls an endpoint by id on whichever client serves it (the factories are generic over the id). */
 type Caller = {call: (id: EndpointId, args: object) => Promise<unknown> & AsyncIterable<unknown>}
 
-/** The App API when the endpoint is served there, else the store API. */
-const usesApp = (id: EndpointId) => (endpoints[id].doors as readonly string[]).includes('app')
+/** What every factory's command shares: its client (the endpoint's door) and the endpoint's path values. */
+abstract class EndpointCommand extends BaseCommand<typeof Command> {
+  protected async clientFor(id: EndpointId): Promise<Caller & AppClient> {
+    const doors = endpoints[id].doors as readonly string[]
+    const client = doors.includes('app') ? await this.appClient() : doors.includes('store') ? await this.storeClient() : await this.merchantClient()
+    return client as unknown as Caller & AppClient
+  }
 
-function pathValues(id: EndpointId, argNames: string[], args: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(pathParams(endpoints[id].path).map((param, i) => [param, args[argNames[i]!]!]))
+  /** The path's `{param}`s from the command's arguments, in order. */
+  protected pathValues(id: EndpointId): Record<string, string> {
+    const args = this.args as Record<string, string>
+    const names = Object.keys((this.ctor as typeof Command).args ?? {})
+    return Object.fromEntries(pathParams(endpoints[id].path).map((param, i) => [param, args[names[i]!]!]))
+  }
+}
+
+/** Sets a factory command's endpoint, texts, arguments and flags (oclif reads them as statics). */
+function declare<C extends typeof Command>(command: C, spec: CommandText & {endpoint: EndpointId}, flags: Record<string, AnyFlag>): typeof Command {
+  return Object.assign(command, {
+    endpoint: spec.endpoint,
+    summary: spec.summary ?? `${endpoints[spec.endpoint].summary}.`,
+    description: spec.description,
+    examples: spec.examples,
+    args: spec.args ?? {},
+    flags,
+  })
 }
 
 /** A create or update command: body from flags and `--data`, required fields checked locally, `--idempotency-key`. */
 export function writeCommand<Id extends WriteId>(spec: WriteCommandSpec<Id>): typeof Command {
-  const def = endpoints[spec.endpoint]
-  const derived = flagsFromSchema(def.body, {exclude: spec.exclude})
+  const derived = flagsFromSchema(endpoints[spec.endpoint].body, {exclude: spec.exclude})
   spec.adjust?.(derived)
-  const argNames = Object.keys(spec.args ?? {})
 
-  return class WriteCommand extends BaseCommand<typeof WriteCommand> {
-    static override endpoint = spec.endpoint
-    static override summary = spec.summary ?? `${def.summary}.`
-    static override description = spec.description
-    static override examples = spec.examples
-    static override args = spec.args ?? {}
-    static override flags = {...spec.flags, ...derived.flags, data: dataFlag, 'idempotency-key': idempotencyKeyFlag}
-
+  class WriteCommand extends EndpointCommand {
     async run() {
       // Before any client: a missing required field fails without a request (and without a credential lookup).
       const body = await this.requestBody(derived)
-      const args = this.args as Record<string, string>
-      const client = usesApp(spec.endpoint) ? await this.appClient() : await this.storeClient()
-      await spec.prepare?.({body, flags: this.flags, args, client, spinner: (text) => this.spinner(text)})
-      const result = (await (client as unknown as Caller).call(spec.endpoint, {
-        params: pathValues(spec.endpoint, argNames, args),
-        body,
-        ...this.requestOptions(),
-      })) as ResultOf<Id>
-      const text = this.jsonEnabled() ? '' : await spec.render(result, client as AppClient)
+      const client = await this.clientFor(spec.endpoint)
+      await spec.prepare?.({body, flags: this.flags, args: this.args as Record<string, string>, client, spinner: (text) => this.spinner(text)})
+      const result = (await client.call(spec.endpoint, {params: this.pathValues(spec.endpoint), body, ...this.requestOptions()})) as ResultOf<Id>
+      const text = this.jsonEnabled() ? '' : await spec.render(result, client)
       return this.render(result, () => this.log(text))
     }
   }
+  return declare(WriteCommand, spec, {...spec.flags, ...derived.flags, data: dataFlag, 'idempotency-key': idempotencyKeyFlag})
+}
+
+export interface ObjectCommandSpec<Id extends EndpointId> extends CommandText {
+  endpoint: Id
+  render: (result: ResultOf<Id>) => string
+}
+
+/** A command of one object by its id (get, archive, delete, expire): the path's ids as arguments, no body. */
+export function objectCommand<Id extends EndpointId>(spec: ObjectCommandSpec<Id>): typeof Command {
+  class ObjectCommand extends EndpointCommand {
+    async run() {
+      const client = await this.clientFor(spec.endpoint)
+      const result = (await client.call(spec.endpoint, {params: this.pathValues(spec.endpoint)})) as ResultOf<Id>
+      return this.render(result, (r) => this.log(spec.render(r)))
+    }
+  }
+  return declare(ObjectCommand, spec, {})
 }
 
 export interface ListCommandSpec<Id extends ListId> extends CommandText {
@@ -107,24 +132,13 @@ export interface ListCommandSpec<Id extends ListId> extends CommandText {
 export function listCommand<Id extends ListId>(spec: ListCommandSpec<Id>): typeof Command {
   const def = endpoints[spec.endpoint] as (typeof endpoints)[ListId] & {query?: Parameters<typeof flagsFromSchema>[0]}
   const filters = spec.filters && def.query ? flagsFromSchema(def.query) : undefined
-  const argNames = Object.keys(spec.args ?? {})
 
-  return class ListCommand extends BaseCommand<typeof ListCommand> {
-    static override endpoint = spec.endpoint
-    static override summary = spec.summary ?? `${def.summary}.`
-    static override description = spec.description
-    static override examples = spec.examples
-    static override args = spec.args ?? {}
-    static override flags = {...listFlags, ...filters?.flags}
-
+  class ListCommand extends EndpointCommand {
     async run() {
       const flags = this.flags as ListFlagValues
       const query = filters ? await bodyFromFlags(filters, this.flags as Record<string, unknown>) : {}
-      const client = usesApp(spec.endpoint) ? await this.appClient() : await this.storeClient()
-      const list = (client as unknown as Caller).call(spec.endpoint, {
-        params: pathValues(spec.endpoint, argNames, this.args as Record<string, string>),
-        query: {...pageParams(flags), ...query},
-      })
+      const client = await this.clientFor(spec.endpoint)
+      const list = client.call(spec.endpoint, {params: this.pathValues(spec.endpoint), query: {...pageParams(flags), ...query}})
       const page = (await collect(list as never, flags)) as Page<ResultOf<Id>>
       return this.render(page, (p) => {
         this.log(spec.render(p.data))
@@ -133,4 +147,5 @@ export function listCommand<Id extends ListId>(spec: ListCommandSpec<Id>): typeo
       })
     }
   }
+  return declare(ListCommand, spec, {...listFlags, ...filters?.flags})
 }
