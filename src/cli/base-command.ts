@@ -392,7 +392,7 @@ export function toJsonError(err: unknown): JsonError {
 
 /** The stderr line for a retry: `rate limited; retrying in 56 s (attempt 2/5)`. */
 export function retryLine(e: ResponseEvent, baseUrl?: string): string {
-  const wait = `retrying in ${waitText(e.retry?.delayMs ?? 0)} (attempt ${e.attempt + 1}/${e.maxAttempts})`
+  const wait = `retrying in ${waitText(e.retry?.delayMs ?? 0)} (attempt ${e.attempt + 1}${e.maxAttempts ? `/${e.maxAttempts}` : ''})`
   if (e.status === 429) return `rate limited; ${wait}`
   if (e.status === undefined) return `cannot reach ${baseUrl ?? new URL(e.url).origin} (${e.errorCode ?? 'no response'}); ${wait}`
   return `${e.retry?.reason ?? `HTTP ${e.status}`}; ${wait}`

@@ -42,7 +42,8 @@ export interface ResponseEvent {
   method: HttpMethod
   url: string
   attempt: number
-  maxAttempts: number
+  /** Attempts this call may make in all (set by the transport; optional for hand-made events). */
+  maxAttempts?: number
   /** Absent when no response arrived (connection error or timeout). */
   status?: number
   requestId?: string
