@@ -59,19 +59,24 @@ export type PriceCreate = z.input<typeof priceCreate>
 
 export const PRICE_IMMUTABLE_FIELDS = ['currency', 'unit_amount', 'recurring', 'type', 'product'] as const
 
+/** Fields a request may not change, marked once here: derived surfaces (CLI flags) leave them out. A
+ * registry of its own rather than `.meta()`, so the mark stays out of the JSON Schema and OpenAPI output. */
+export const immutableFields = z.registry<{code: string}>()
+
 /**
  * A field a request may not change. Declared (so it is checked before the strict schema's unknown-key
- * check) and always rejected with `code`; typed `undefined`, so SDK callers cannot send it. Marked
- * `immutable` in its metadata, so derived surfaces (CLI flags, docs) leave it out without a list of their own.
+ * check) and always rejected with `code`; typed `undefined`, so SDK callers cannot send it.
  */
-export const immutableField = (code: string, message: string) =>
-  z
+export const immutableField = (code: string, message: string) => {
+  const field = z
     .custom<never>(() => false, {message, params: {code} satisfies IssueParams})
     .optional()
-    .meta({immutable: true, description: `Immutable: sending it is a 400 ${code}`})
+    .describe(`Immutable: sending it is a 400 ${code}`)
+  immutableFields.add(field, {code})
+  return field
+}
 
-/** Whether a body field is marked immutable (see `immutableField`). */
-export const isImmutable = (field: z.ZodType): boolean => (field.meta() as {immutable?: unknown} | undefined)?.immutable === true
+export const isImmutable = (field: z.ZodType): boolean => immutableFields.has(field)
 
 const priceImmutable = Object.fromEntries(
   PRICE_IMMUTABLE_FIELDS.map((f) => [f, immutableField('price_immutable', `cannot change once the price exists; create a new price and archive this one`)]),
