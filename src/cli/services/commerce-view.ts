@@ -3,6 +3,7 @@
  * of one object as a key/value block. Live and sandbox payments have different shapes; each column
  * reads both, so one table serves either environment.
  */
+import type {Customer, FraudWarning} from '../../sdk/schemas/billing.js'
 import type {
   CheckoutSession,
   AnalyticsSummary,
@@ -341,3 +342,37 @@ export function refundDetails(r: RefundRecord): string {
     ['Created', date(r.created)],
   ])
 }
+
+/** A subscription of the merchant API (`subscriptions get|create|cancel`). */
+export function merchantSubscriptionDetails(s: Subscription): string {
+  return block([
+    ['Subscription', s.id],
+    ['Status', `${s.status}${s.cancel_at_period_end ? ' (cancels at period end)' : ''}`],
+    ['Customer', s.customer],
+    ['Amount', `${money(s.amount, s.currency)} × ${s.quantity}`],
+    ['Price', s.price_id],
+    ['Period', `${date(s.current_period_start)} – ${date(s.current_period_end)}`],
+    ['Trial end', date(s.trial_end)],
+    ['Latest invoice', s.latest_invoice],
+  ])
+}
+
+export function customerDetails(c: Customer): string {
+  return block([
+    ['Customer', c.id],
+    ['Name', c.name],
+    ['E-mail', c.email],
+    ['Created', date(c.created)],
+  ])
+}
+
+export const fraudWarningColumns: Column<FraudWarning>[] = [
+  {key: 'id'},
+  {key: 'fraud_type', header: 'TYPE'},
+  {key: 'amount', get: (w) => (w.amount === null || w.currency === null ? '' : money(w.amount, w.currency))},
+  {key: 'status'},
+  {key: 'charge_id', header: 'CHARGE'},
+  {key: 'created', get: (w) => date(w.created)},
+]
+
+export const fraudWarningDetails = (w: FraudWarning) => table([w], fraudWarningColumns)

@@ -1,10 +1,10 @@
 import {Flags} from '@oclif/core'
 
-import {BaseCommand} from '../../cli/base-command.js'
+import {AdminCommand} from '../../cli/admin-command.js'
 import {table} from '../../cli/output.js'
-import {ADMIN_KEY_ENV, adminFlags, gatewayAdmin, requireMerchant} from '../../cli/services/gateway-admin.js'
+import {adminFlags} from '../../cli/services/gateway-admin.js'
 
-export default class EventsList extends BaseCommand<typeof EventsList> {
+export default class EventsList extends AdminCommand<typeof EventsList> {
   static override summary = "The gateway's event log for a merchant and environment, newest first (what webhooks deliver)."
   static override examples = [
     '<%= config.bin %> events list --merchant mch_123',
@@ -17,10 +17,9 @@ export default class EventsList extends BaseCommand<typeof EventsList> {
   }
 
   async run() {
-    const merchant = requireMerchant(this.flags.merchant)
-    const adminKey = await this.requireFlag('admin-key', this.flags['admin-key'], {envVar: ADMIN_KEY_ENV, secret: true})
+    const merchant = await this.merchant()
     const ctx = await this.context()
-    const admin = await gatewayAdmin(ctx.baseUrl, adminKey)
+    const admin = await this.admin()
     const page = await admin.events.list({merchant, env: ctx.env, type: this.flags.type, limit: this.flags.limit})
     return this.render(page, (p) =>
       this.log(

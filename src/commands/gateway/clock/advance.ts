@@ -1,8 +1,8 @@
 import {Args, Flags} from '@oclif/core'
 
-import {BaseCommand} from '../../../cli/base-command.js'
+import {AdminCommand} from '../../../cli/admin-command.js'
 import {usageError} from '../../../cli/exit-codes.js'
-import {ADMIN_KEY_ENV, adminFlags, gatewayAdmin} from '../../../cli/services/gateway-admin.js'
+import {adminFlags} from '../../../cli/services/gateway-admin.js'
 
 const UNITS: Record<string, number> = {s: 1, m: 60, h: 3600, d: 86_400, w: 7 * 86_400}
 
@@ -13,7 +13,7 @@ export function parseDuration(text: string): number {
   return Number(m[1]) * UNITS[m[2] || 's']
 }
 
-export default class GatewayClockAdvance extends BaseCommand<typeof GatewayClockAdvance> {
+export default class GatewayClockAdvance extends AdminCommand<typeof GatewayClockAdvance> {
   static override summary = "Move a running gateway's test clock forward; returns once everything due has happened."
   static override description = `Renewals, dunning retries, trial reminders, expiries and webhook delivery attempts due up to the new time run in time order before the command returns, each stamped with its own moment on the clock. There is no cap on the jump: a year of monthly renewals is 12 invoices. The clock is global to the gateway.`
   static override examples = [
@@ -37,8 +37,7 @@ export default class GatewayClockAdvance extends BaseCommand<typeof GatewayClock
       if (!Number.isFinite(target)) throw usageError(`--to: not a time: "${to}"`, '--to')
     }
     const seconds = duration === undefined ? undefined : parseDuration(duration)
-    const adminKey = await this.requireFlag('admin-key', this.flags['admin-key'], {envVar: ADMIN_KEY_ENV, secret: true})
-    const admin = await gatewayAdmin((await this.context()).baseUrl, adminKey)
+    const admin = await this.admin()
     const spin = this.spinner('Advancing the clock')
     const clock = target === undefined ? await admin.clock.advance(seconds!) : await admin.clock.advanceTo(target)
     spin.stop()
