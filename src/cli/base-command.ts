@@ -84,8 +84,12 @@ function waitText(ms: number): string {
 
 export abstract class BaseCommand<T extends typeof Command> extends Command {
   static override enableJsonFlag = true
-  /** The endpoint of src/sdk/endpoints.ts this command wraps, if it wraps one (test/cli/coverage.test.ts holds each to exactly one command). */
-  static endpoint?: EndpointId
+  /**
+   * The endpoint of src/sdk/endpoints.ts this command wraps, if it wraps one, or several when they are one
+   * operation (a POST alias of a PATCH, a filtered form of a list); test/cli/coverage.test.ts holds each
+   * endpoint to exactly one command.
+   */
+  static endpoint?: EndpointId | readonly EndpointId[]
 
   static override baseFlags = GLOBAL_FLAGS
 
@@ -195,14 +199,6 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     return new StoreClient({secretKey, baseUrl: ctx.baseUrl, ...this.clientOptions()})
   }
 
-  /** A merchant API client (secret key, `/v1/checkout/sessions`) for this run's profile and environment. */
-  protected async merchantClient() {
-    const ctx = await this.context()
-    const secretKey = await this.resolveCredential('secret_key', ctx)
-    const {MerchantClient} = await import('../sdk/index.js')
-    return new MerchantClient({secretKey, baseUrl: ctx.baseUrl, ...this.clientOptions()})
-  }
-
   /**
    * Transport options of every client this run makes: the retry budget and total time bound from the
    * flags, a refused connection to this machine reported at once, each retry's wait shown on stderr,
@@ -261,7 +257,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     const ctx = await this.context()
     const secretKey = await this.resolveCredential('secret_key', ctx)
     const {MerchantClient} = await import('../sdk/client.js')
-    return new MerchantClient({secretKey, baseUrl: ctx.baseUrl, ...this.httpLogging()})
+    return new MerchantClient({secretKey, baseUrl: ctx.baseUrl, ...this.clientOptions()})
   }
 
   protected httpLogging(): {onRequest?: (e: RequestEvent) => void; onResponse?: (e: ResponseEvent) => void} {

@@ -30,6 +30,8 @@ export interface PrepareContext {
 }
 
 interface CommandText {
+  /** Endpoints that are the same operation by another door or method (e.g. the merchant API's POST update), which this command covers too. */
+  also?: readonly EndpointId[]
   /** Default: the endpoint's summary and a full stop. */
   summary?: string
   description?: string
@@ -73,7 +75,7 @@ abstract class EndpointCommand extends BaseCommand<typeof Command> {
 /** Sets a factory command's endpoint, texts, arguments and flags (oclif reads them as statics). */
 function declare<C extends typeof Command>(command: C, spec: CommandText & {endpoint: EndpointId}, flags: Record<string, AnyFlag>): typeof Command {
   return Object.assign(command, {
-    endpoint: spec.endpoint,
+    endpoint: spec.also ? [spec.endpoint, ...spec.also] : spec.endpoint,
     summary: spec.summary ?? `${endpoints[spec.endpoint].summary}.`,
     description: spec.description,
     examples: spec.examples,

@@ -40,10 +40,9 @@ describe('every endpoint has one CLI command and one SDK method', function () {
   it('one command per endpoint (commands declare it as `static endpoint`, the factories do so themselves)', async function () {
     const byEndpoint = new Map<string, string[]>()
     for (const file of files(COMMANDS)) {
-      const command = (await import(file)).default as {endpoint?: string}
-      if (!command.endpoint) continue
+      const command = (await import(file)).default as {endpoint?: string | string[]}
       const id = relative(COMMANDS, file).replace(/\.ts$/, '').replace(/\/index$/, '').split('/').join(' ')
-      byEndpoint.set(command.endpoint, [...(byEndpoint.get(command.endpoint) ?? []), id])
+      for (const endpoint of [command.endpoint ?? []].flat()) byEndpoint.set(endpoint, [...(byEndpoint.get(endpoint) ?? []), id])
     }
     for (const id of byEndpoint.keys()) expect(Object.keys(endpoints), `a command names an unknown endpoint ${id}`).to.include(id)
     const problems = Object.keys(endpoints)

@@ -1,4 +1,4 @@
-/** The merchant API's commands (secret key): checkout sessions, subscriptions, customers, fraud warnings. */
+/** The merchant API's billing and risk commands (secret key): subscriptions, customers, fraud warnings. */
 import {expect} from 'chai'
 
 import {runCli} from '../helpers/cli.js'
@@ -25,17 +25,6 @@ describe('merchant API commands', function () {
     const shown = await runCli(['fraud-warnings', 'get', warning.id], {env: env()})
     expect(shown.code, shown.stderr).to.equal(0)
     expect(shown.stdout).to.include(warning.id).and.include('99.00 EUR')
-  })
-
-  it('checkout-sessions get and expire a store checkout', async function () {
-    const product = (await acct.store('POST', '/products', {body: {name: 'Expiring', price: {currency: 'eur', unit_amount: 900}}})).body
-    const checkout = (await acct.store('POST', '/checkouts', {body: {product_id: product.id}})).body
-    const got = await runCli(['checkout-sessions', 'get', checkout.session_id, '--json'], {env: env()})
-    expect(got.code, got.stderr).to.equal(0)
-    expect(got.json()).to.include({id: checkout.session_id, status: 'open'})
-    const expired = await runCli(['checkout-sessions', 'expire', checkout.session_id], {env: env()})
-    expect(expired.code, expired.stderr).to.equal(0)
-    expect(expired.stdout).to.equal(`Expired checkout session ${checkout.session_id}\n`)
   })
 
   it('subscriptions create checks --price-id before sending; get of an unknown one is a 404 (exit 5)', async function () {

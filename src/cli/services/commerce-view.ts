@@ -5,7 +5,6 @@
  */
 import type {Customer, FraudWarning} from '../../sdk/schemas/billing.js'
 import type {
-  CheckoutSession,
   AnalyticsSummary,
   Balance,
   CheckoutSession,
@@ -281,17 +280,6 @@ export function storeCheckoutDetails(c: StoreCheckout): string {
     ['Embed URL', c.embed_url],
     // The store API sends an ISO string here: shown in the one date format of every other view.
     ['Expires at', date(Date.parse(c.expires_at) / 1000) || c.expires_at],
-  ])
-}
-
-export function checkoutSessionDetails(s: CheckoutSession): string {
-  return block([
-    ['Session', s.id],
-    ['Status', s.status],
-    ['Mode', `${s.mode}, ${mode(s.livemode)}`],
-    ['Amount', money(s.amount, s.currency)],
-    ['Checkout URL', s.checkout_url],
-    ['Expires at', date(s.expires_at)],
   ])
 }
 

@@ -5,6 +5,8 @@ import {pricesOf, productBlock} from '../../cli/services/catalog-view.js'
 
 export default writeCommand({
   endpoint: 'products.update',
+  // The merchant API's POST update and default-price route: the same operations (--default-price-id).
+  also: ['products.modify', 'products.defaultPrice'],
   examples: [
     '<%= config.bin %> products update prod_123 --name "Organic T-shirt" --no-store-visible',
     '<%= config.bin %> products update prod_123 --default-price-id price_456',

@@ -6,6 +6,7 @@ import {type BodyOf, endpoints} from '../../sdk/endpoints.js'
 const fields = flagsFromSchema(endpoints['refunds.create'].body)
 
 export default class RefundsCreate extends BaseCommand<typeof RefundsCreate> {
+  static override endpoint = 'refunds.create' as const
   static override summary = endpoints['refunds.create'].summary + ' (merchant API: needs the secret key).'
   static override description = 'Without --amount, refunds what is left. A full refund of a variant sale puts its units back in stock.'
   static override examples = ['<%= config.bin %> refunds create --payment py_123', '<%= config.bin %> refunds create --payment ch_123 --amount 500 --env live --json']

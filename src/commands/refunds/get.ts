@@ -5,6 +5,7 @@ import {refundDetails} from '../../cli/services/commerce-view.js'
 import {endpoints} from '../../sdk/endpoints.js'
 
 export default class RefundsGet extends BaseCommand<typeof RefundsGet> {
+  static override endpoint = 'refunds.retrieve' as const
   static override summary = endpoints['refunds.retrieve'].summary + ' (merchant API).'
   static override examples = ['<%= config.bin %> refunds get re_123', '<%= config.bin %> refunds get re_123 --json']
   static override args = {refund_id: Args.string({required: true, description: 'Refund id (re_…).'})}

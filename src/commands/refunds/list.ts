@@ -8,6 +8,7 @@ import {endpoints} from '../../sdk/endpoints.js'
 const filters = flagsFromSchema(endpoints['refunds.search'].query!)
 
 export default class RefundsList extends BaseCommand<typeof RefundsList> {
+  static override endpoint = ['refunds.list', 'refunds.search'] as const
   static override summary = endpoints['refunds.list'].summary + '.'
   static override description =
     'Through the App API (installation token). With --charge or --payment-intent, lists the refunds of that one payment through the merchant API (secret key) instead.'

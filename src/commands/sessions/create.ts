@@ -6,6 +6,7 @@ import {type BodyOf, endpoints} from '../../sdk/endpoints.js'
 const fields = flagsFromSchema(endpoints['checkoutSessions.create'].body)
 
 export default class SessionsCreate extends BaseCommand<typeof SessionsCreate> {
+  static override endpoint = 'checkoutSessions.create' as const
   static override summary = endpoints['checkoutSessions.create'].summary + ' (merchant API: needs the secret key).'
   static override description =
     'Uses the profile\'s secret key ("payapp login --secret-key …") or PAYAPP_SECRET_KEY. A raw amount needs --customer-name and --customer-email; line items (--data or --line-items as JSON) may name a variant, whose price decides and whose stock is held for 24 hours.'

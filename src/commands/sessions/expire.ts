@@ -4,6 +4,7 @@ import {BaseCommand} from '../../cli/base-command.js'
 import {endpoints} from '../../sdk/endpoints.js'
 
 export default class SessionsExpire extends BaseCommand<typeof SessionsExpire> {
+  static override endpoint = 'checkoutSessions.expire' as const
   static override summary = endpoints['checkoutSessions.expire'].summary + ': its client secret dies and held stock returns (merchant API).'
   static override examples = ['<%= config.bin %> sessions expire cs_123', '<%= config.bin %> sessions expire cs_123 --json']
   static override args = {session_id: Args.string({required: true, description: 'Checkout session id (cs_…).'})}

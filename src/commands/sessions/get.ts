@@ -5,6 +5,7 @@ import {sessionDetails} from '../../cli/services/commerce-view.js'
 import {endpoints} from '../../sdk/endpoints.js'
 
 export default class SessionsGet extends BaseCommand<typeof SessionsGet> {
+  static override endpoint = 'checkoutSessions.retrieve' as const
   static override summary = 'A checkout session with its client secret (merchant API); an expired one exits with its 410.'
   static override description = endpoints['checkoutSessions.retrieve'].summary + '.'
   static override examples = ['<%= config.bin %> sessions get cs_123', '<%= config.bin %> sessions get cs_123 --json']

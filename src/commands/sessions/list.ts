@@ -10,6 +10,7 @@ import {endpoints} from '../../sdk/endpoints.js'
 const filters = flagsFromSchema(endpoints['checkoutSessions.list'].query!)
 
 export default class SessionsList extends BaseCommand<typeof SessionsList> {
+  static override endpoint = 'checkoutSessions.list' as const
   static override summary = endpoints['checkoutSessions.list'].summary + ' (merchant API).'
   static override examples = ['<%= config.bin %> sessions list --status open', '<%= config.bin %> sessions list --starting-after cs_123 --limit 10 --json']
   static override flags = {

@@ -8,6 +8,7 @@ import {type BodyOf, endpoints} from '../../sdk/endpoints.js'
 const fields = flagsFromSchema(endpoints['checkoutSessions.update'].body)
 
 export default class SessionsUpdate extends BaseCommand<typeof SessionsUpdate> {
+  static override endpoint = ['checkoutSessions.update', 'checkoutSessions.updateViaPost'] as const
   static override summary = endpoints['checkoutSessions.update'].summary + ' (merchant API).'
   static override description = 'Pass --revision with the revision you read to fail with revision_conflict (exit code of a 409) instead of overwriting a concurrent change.'
   static override examples = ['<%= config.bin %> sessions update cs_123 --amount 2500 --revision 0', '<%= config.bin %> sessions update cs_123 --reference order-17 --json']
