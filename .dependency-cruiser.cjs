@@ -15,15 +15,22 @@ module.exports = {
       name: 'sdk-stands-alone',
       severity: 'error',
       comment: 'The SDK ships to production apps on its own: it never loads the CLI, the gateway or their dependencies.',
-      from: {path: '^src/sdk/'},
+      from: {path: '^packages/sdk/src/'},
       to: {path: '^src/(cli|commands|gateway)/'},
     },
     {
       name: 'sdk-no-server-deps',
       severity: 'error',
       comment: 'The SDK installs light: no oclif, fastify or SQLite behind `payapp/sdk`.',
-      from: {path: '^src/sdk/'},
-      to: {dependencyTypes: ['npm'], path: 'node_modules/(@oclif|oclif|fastify|@fastify|better-sqlite3)/'},
+      from: {path: '^packages/sdk/src/'},
+      to: {path: 'node_modules/(@oclif|oclif|fastify|@fastify|better-sqlite3)/'},
+    },
+    {
+      name: 'sdk-declared-deps',
+      severity: 'error',
+      comment: '@payapp/sdk installs alone: every package it imports is one of its own dependencies (got, zod), never a devDependency or one only the root has.',
+      from: {path: '^packages/sdk/src/'},
+      to: {dependencyTypes: ['npm-dev', 'npm-no-pkg', 'npm-unknown', 'npm-optional', 'npm-peer']},
     },
     {
       name: 'gateway-not-cli',
@@ -66,7 +73,7 @@ module.exports = {
     tsPreCompilationDeps: true,
     tsConfig: {fileName: 'tsconfig.json'},
     // ESM packages (got, @oclif/core) resolve through their `exports` map, as Node does.
-    enhancedResolveOptions: {exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'], mainFields: ['module', 'main', 'types']},
-    exclude: {path: '^dist/'},
+    enhancedResolveOptions: {exportsFields: ['exports'], conditionNames: ['payapp-source', 'import', 'require', 'node', 'default', 'types'], mainFields: ['module', 'main', 'types']},
+    exclude: {path: '(^|/)dist/'},
   },
 }

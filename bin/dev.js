@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --import tsx
+#!/usr/bin/env -S node --conditions=payapp-source --import tsx
 // Runs the CLI in oclif's development mode (development only). CommonJS like run.js (bin/package.json).
 const {join} = require('node:path')
 

@@ -143,6 +143,8 @@ const result = await build({
   platform: 'node',
   target: 'node20',
   external: EXTERNAL,
+  // @payapp/sdk (a workspace link) from its TypeScript sources, as src/ imported it before it became a package.
+  conditions: ['payapp-source'],
   minifyWhitespace: true,
   minifySyntax: true,
   legalComments: 'none',
@@ -157,7 +159,7 @@ const result = await build({
 
 // The SDK's errors report `new.target.name`: a class of ours that esbuild renamed (a name clash in the bundle's
 // scope) would change what users see. esbuild's keepNames would guard it, at a cost on every start-up.
-const ourClasses = [...files, ...tsFiles(join(SRC, 'sdk')), ...tsFiles(join(SRC, 'cli'))].flatMap((file) =>
+const ourClasses = [...files, ...tsFiles(join(ROOT, 'packages', 'sdk', 'src')), ...tsFiles(join(SRC, 'cli'))].flatMap((file) =>
   [...readFileSync(file, 'utf8').matchAll(/^(?:export )?(?:abstract )?class (\w+)/gm)].map((m) => m[1]),
 )
 const renamed = ourClasses.filter((name) => new RegExp(`\\b${name}\\d+=class\\b`).test(result.outputFiles[0].text))

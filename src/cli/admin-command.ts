@@ -6,7 +6,7 @@
  */
 import type {Command} from '@oclif/core'
 
-import {AuthenticationError, PermissionError} from '../sdk/errors.js'
+import {AuthenticationError, PermissionError} from '@payapp/sdk/errors'
 import {BaseCommand} from './base-command.js'
 import {usageError} from './exit-codes.js'
 import {ADMIN_KEY_ENV, MERCHANT_ENV} from './services/gateway-admin.js'
@@ -25,7 +25,7 @@ export abstract class AdminCommand<T extends typeof Command> extends BaseCommand
   /** A GatewayAdmin for this run's base URL. */
   protected async admin() {
     const [ctx, adminKey] = [await this.context(), await this.adminKey()]
-    const {GatewayAdmin} = await import('../sdk/index.js')
+    const {GatewayAdmin} = await import('@payapp/sdk')
     const {onRequest, onResponse, totalTimeout, loopbackRefused} = this.clientOptions()
     return new GatewayAdmin({baseUrl: ctx.baseUrl, adminKey, onRequest, onResponse, totalTimeout, loopbackRefused})
   }

@@ -6,10 +6,10 @@
  */
 import {Command, Errors, Flags, type Interfaces} from '@oclif/core'
 
-import {ConnectionError, PayappError} from '../sdk/errors.js'
-import {isLoopbackHost} from '../sdk/hosts.js'
-import type {EndpointId} from '../sdk/endpoints.js'
-import type {RequestEvent, ResponseEvent} from '../sdk/transport.js'
+import {ConnectionError, PayappError} from '@payapp/sdk/errors'
+import {isLoopbackHost} from '@payapp/sdk/hosts'
+import type {EndpointId} from '@payapp/sdk/endpoints'
+import type {RequestEvent, ResponseEvent} from '@payapp/sdk/transport'
 import {type ConfigFile, type Env, ENV_VARS, type ResolvedContext, readConfig, resolveContext} from './config.js'
 import {type CredentialKind, CredentialStore, envOfCredential, mask, type SetResult, saveCredential} from './credentials.js'
 import {errorHint} from './error-hints.js'
@@ -85,7 +85,7 @@ function waitText(ms: number): string {
 export abstract class BaseCommand<T extends typeof Command> extends Command {
   static override enableJsonFlag = true
   /**
-   * The endpoint of src/sdk/endpoints.ts this command wraps, if it wraps one, or several when they are one
+   * The endpoint of packages/sdk/src/endpoints.ts this command wraps, if it wraps one, or several when they are one
    * operation (a POST alias of a PATCH, a filtered form of a list); test/cli/coverage.test.ts holds each
    * endpoint to exactly one command.
    */
@@ -187,7 +187,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   protected async appClient() {
     const ctx = await this.context()
     const token = await this.resolveCredential('token', ctx)
-    const {AppClient} = await import('../sdk/client.js')
+    const {AppClient} = await import('@payapp/sdk/client')
     return new AppClient({token, baseUrl: ctx.baseUrl, ...this.clientOptions()})
   }
 
@@ -195,7 +195,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   protected async storeClient() {
     const ctx = await this.context()
     const secretKey = await this.resolveCredential('secret_key', ctx)
-    const {StoreClient} = await import('../sdk/client.js')
+    const {StoreClient} = await import('@payapp/sdk/client')
     return new StoreClient({secretKey, baseUrl: ctx.baseUrl, ...this.clientOptions()})
   }
 
@@ -256,7 +256,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   protected async merchantClient() {
     const ctx = await this.context()
     const secretKey = await this.resolveCredential('secret_key', ctx)
-    const {MerchantClient} = await import('../sdk/client.js')
+    const {MerchantClient} = await import('@payapp/sdk/client')
     return new MerchantClient({secretKey, baseUrl: ctx.baseUrl, ...this.clientOptions()})
   }
 

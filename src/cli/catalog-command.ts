@@ -36,7 +36,7 @@ export abstract class CatalogCommand<T extends typeof Command> extends BaseComma
   }
 
   private async catalogClientFor(door: 'app' | 'store', credential: string, baseUrl: string, pacer?: Pacer): Promise<CatalogClient> {
-    const {AppClient, StoreClient} = await import('../sdk/index.js')
+    const {AppClient, StoreClient} = await import('@payapp/sdk')
     const logging = this.httpLogging()
     const onResponse: typeof logging.onResponse = (e) => {
       logging.onResponse?.(e)

@@ -5,9 +5,9 @@
  */
 import type {Command, Interfaces} from '@oclif/core'
 
-import type {AppClient} from '../sdk/client.js'
-import {endpoints, pathParams, type EndpointId, type ResultOf} from '../sdk/endpoints.js'
-import type {Page} from '../sdk/pagination.js'
+import type {AppClient} from '@payapp/sdk/client'
+import {endpoints, pathParams, type EndpointId, type ResultOf} from '@payapp/sdk/endpoints'
+import type {Page} from '@payapp/sdk/pagination'
 import {BaseCommand} from './base-command.js'
 import {collect, listFlags, type ListFlagValues, moreHint, pageParams} from './list.js'
 import type {Spinner} from './output.js'

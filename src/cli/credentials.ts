@@ -64,8 +64,8 @@ function parseAccount(account: string): {profile: string; env: Env; kind: Creden
   return match ? {profile: match[1], env: match[2] as Env, kind: match[3] as CredentialKind} : undefined
 }
 
-/** The one masking rule (src/sdk/mask.ts), re-exported where the CLI's credential code has always offered it. */
-export {mask} from '../sdk/mask.js'
+/** The one masking rule (packages/sdk/src/mask.ts), re-exported where the CLI's credential code has always offered it. */
+export {mask} from '@payapp/sdk/mask'
 
 /** The environment a credential's prefix names (`app_live_…`, `sk_test_…`), if it names one. */
 export function envOfCredential(secret: string): Env | undefined {

@@ -2,7 +2,7 @@
  * The platform's refusals name HTTP routes and body fields; a CLI user needs the command or flag that
  * fixes them. One table, by error code, used by the base command's error handler.
  */
-import {PayappError} from '../sdk/errors.js'
+import {PayappError} from '@payapp/sdk/errors'
 
 const HINTS: Record<string, string> = {
   evidence_required: 'attach it first: payapp orders evidence add ORDER_ID --tracking-number … --carrier … (or --file, --note)',

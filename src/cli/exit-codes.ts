@@ -14,7 +14,7 @@ import {
   PermissionError,
   RateLimitError,
   SignatureVerificationError,
-} from '../sdk/errors.js'
+} from '@payapp/sdk/errors'
 
 export const ExitCode = {
   /** Success. */

@@ -4,7 +4,7 @@
  */
 import {Flags} from '@oclif/core'
 
-import type {Page, PagePromise} from '../sdk/pagination.js'
+import type {Page, PagePromise} from '@payapp/sdk/pagination'
 
 export const listFlags = {
   limit: Flags.integer({char: 'l', min: 1, description: 'Items to show (one page up to 100; more pages beyond). [default: 25]'}),

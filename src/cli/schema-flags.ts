@@ -1,5 +1,5 @@
 /**
- * CLI flags derived from the request-body schemas in src/sdk, so a command never restates a field list:
+ * CLI flags derived from the request-body schemas in packages/sdk/src, so a command never restates a field list:
  * `unit_amount` becomes `--unit-amount`, a nested object is flattened one level (`recurring.interval`
  * → `--recurring-interval`), string arrays are repeatable flags, `metadata` takes `key=value`. The
  * flags' values are folded back into a body, merged over `--data @file.json`, and the server-side
@@ -10,7 +10,7 @@ import {readFile} from 'node:fs/promises'
 import {Flags, type Interfaces} from '@oclif/core'
 import type {z} from 'zod'
 
-import {isImmutable} from '../sdk/schemas/catalog.js'
+import {isImmutable} from '@payapp/sdk/schemas/catalog'
 import {usageError} from './exit-codes.js'
 import {readStdin} from './prompt.js'
 

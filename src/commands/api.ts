@@ -3,7 +3,7 @@ import {Args, Flags} from '@oclif/core'
 import {BaseCommand} from '../cli/base-command.js'
 import {usageError} from '../cli/exit-codes.js'
 import {readData} from '../cli/schema-flags.js'
-import type {HttpMethod} from '../sdk/transport.js'
+import type {HttpMethod} from '@payapp/sdk/transport'
 
 const METHODS: readonly HttpMethod[] = ['GET', 'POST', 'PATCH', 'DELETE', 'PUT']
 // The SDK's DOOR_PREFIX, restated so this command loads no schemas (zod) before it runs.
@@ -79,8 +79,8 @@ export default class Api extends BaseCommand<typeof Api> {
 
     const ctx = await this.context()
     const credential = await this.resolveCredential(door === 'app' ? 'token' : 'secret_key', ctx)
-    const {Transport} = await import('../sdk/transport.js')
-    // Configured as the SDK clients configure theirs (src/sdk/client.ts), so retries and keys behave the same.
+    const {Transport} = await import('@payapp/sdk/transport')
+    // Configured as the SDK clients configure theirs (packages/sdk/src/client.ts), so retries and keys behave the same.
     const transport = new Transport({
       baseUrl: ctx.baseUrl.replace(/\/+$/, '').replace(/\/v1(\/(app|store))?$/, '') + PREFIX[door],
       authorization: `Bearer ${credential}`,

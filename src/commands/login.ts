@@ -5,7 +5,7 @@ import {ENV_VARS, type Env, readConfig} from '../cli/config.js'
 import {envOfCredential, mask, type SetResult} from '../cli/credentials.js'
 import {usageError} from '../cli/exit-codes.js'
 import {readStdin} from '../cli/prompt.js'
-import {PermissionError} from '../sdk/errors.js'
+import {PermissionError} from '@payapp/sdk/errors'
 
 export default class Login extends BaseCommand<typeof Login> {
   static override summary = 'Check an installation token against the platform, then store it for a profile.'
@@ -39,7 +39,7 @@ To use a token without storing it, set ${ENV_VARS.token} instead.`
     const target = {profile: ctx.profile, env, baseUrl: ctx.baseUrl}
 
     // Both are checked before anything is stored: a rejected credential leaves the store as it was.
-    const {AppClient, StoreClient} = await import('../sdk/index.js')
+    const {AppClient, StoreClient} = await import('@payapp/sdk')
     const s = this.spinner(`Checking the token against ${ctx.baseUrl}`)
     const merchant = await new AppClient({token, baseUrl: ctx.baseUrl, ...this.httpLogging()}).merchant.retrieve().catch(acceptForbidden)
     const store = secretKey ? await new StoreClient({secretKey, baseUrl: ctx.baseUrl, ...this.httpLogging()}).store.retrieve().catch(acceptForbidden) : undefined

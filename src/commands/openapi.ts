@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../cli/base-command.js'
-import {DOOR_PREFIX, type Door} from '../sdk/endpoints.js'
+import {DOOR_PREFIX, type Door} from '@payapp/sdk/endpoints'
 
 const DOORS = Object.keys(DOOR_PREFIX) as Door[]
 
@@ -20,7 +20,7 @@ export default class OpenApi extends BaseCommand<typeof OpenApi> {
   }
 
   async run() {
-    const [{openapiDocument}, {writeFile}] = await Promise.all([import('../sdk/openapi.js'), import('node:fs/promises')])
+    const [{openapiDocument}, {writeFile}] = await Promise.all([import('@payapp/sdk/openapi'), import('node:fs/promises')])
     const door = this.flags.door
     const doc = openapiDocument({doors: door === 'all' ? DOORS : [door], serverUrl: this.flags['base-url']})
     const text = JSON.stringify(doc, null, 2) + '\n'

@@ -3,7 +3,7 @@ import {ENV_VARS, type ResolvedContext} from '../cli/config.js'
 import {type CredentialKind, mask} from '../cli/credentials.js'
 import {CliError, ExitCode} from '../cli/exit-codes.js'
 import {block} from '../cli/services/catalog-view.js'
-import {AuthenticationError, PermissionError} from '../sdk/errors.js'
+import {AuthenticationError, PermissionError} from '@payapp/sdk/errors'
 
 type Source = 'env' | 'keychain' | 'file'
 

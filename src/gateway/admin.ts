@@ -1,6 +1,6 @@
 /**
  * The admin API (`/_admin/*`, `Authorization: Bearer <admin_key>`) as one encapsulated fastify plugin:
- * one auth hook for every route, one route per entry of src/sdk/admin-endpoints.ts, bodies and queries
+ * one auth hook for every route, one route per entry of packages/sdk/src/admin-endpoints.ts, bodies and queries
  * validated by the entry's schemas, every handler in one transaction. Handlers (routes/admin.ts) are
  * typed from the table, so a missing one is a compile error.
  */
@@ -9,7 +9,7 @@ import {timingSafeEqual} from 'node:crypto'
 import type {FastifyPluginAsync, FastifyRequest} from 'fastify'
 import type {z} from 'zod'
 
-import {adminEndpoints, ADMIN_PREFIX, type AdminEndpoint, type AdminEndpointDef, type AdminEndpointId} from '../sdk/admin-endpoints.js'
+import {adminEndpoints, ADMIN_PREFIX, type AdminEndpoint, type AdminEndpointDef, type AdminEndpointId} from '@payapp/sdk/admin-endpoints'
 import {ApiError, fromZodError, invalid, unauthenticated} from './errors.js'
 import type {Platform} from './platform.js'
 

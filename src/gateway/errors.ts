@@ -4,7 +4,7 @@
  */
 import type {z} from 'zod'
 
-import type {IssueParams} from '../sdk/schemas/common.js'
+import type {IssueParams} from '@payapp/sdk/schemas/common'
 
 export class ApiError extends Error {
   constructor(

@@ -5,9 +5,9 @@
  */
 import {createHash} from 'node:crypto'
 
-import type {Door, Bucket} from '../sdk/endpoints.js'
-import type {EventType} from '../sdk/events.js'
-import type {Scope as ScopeName} from '../sdk/schemas/common.js'
+import type {Door, Bucket} from '@payapp/sdk/endpoints'
+import type {EventType} from '@payapp/sdk/events'
+import type {Scope as ScopeName} from '@payapp/sdk/schemas/common'
 import {Clock} from './clock.js'
 import {Faults} from './domain/faults.js'
 import {ApiError, conflict, invalid, unauthenticated} from './errors.js'

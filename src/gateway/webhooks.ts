@@ -4,8 +4,8 @@
  * deliveries signed with the endpoint's secret, retrying with backoff on the gateway clock. The admin
  * API manages endpoints through domain/webhook-endpoints.ts.
  */
-import {SDK_VERSION} from '../sdk/transport.js'
-import {matchesEventType, SIGNATURE_HEADER, signWebhookPayload} from '../sdk/webhooks.js'
+import {SDK_VERSION} from '@payapp/sdk/transport'
+import {matchesEventType, SIGNATURE_HEADER, signWebhookPayload} from '@payapp/sdk/webhooks-node'
 import {newId, randomText} from './ids.js'
 import type {Env, EventDoc, Scope} from './storage/documents.js'
 import type {DueDelivery, Storage, WebhookEndpointRecord} from './storage/storage.js'

@@ -11,10 +11,10 @@
  * await gw.close()
  * ```
  */
-import {GatewayAdmin, type AdminInstallation, type AdminMerchant, type AdminSecretKey} from '../sdk/admin.js'
-import {AppClient, StoreClient} from '../sdk/client.js'
-import type {AdminMerchantCreate} from '../sdk/schemas/admin.js'
-import {SCOPES, type Environment, type Scope} from '../sdk/schemas/common.js'
+import {GatewayAdmin, type AdminInstallation, type AdminMerchant, type AdminSecretKey} from '@payapp/sdk/admin'
+import {AppClient, StoreClient} from '@payapp/sdk/client'
+import type {AdminMerchantCreate} from '@payapp/sdk/schemas/admin'
+import {SCOPES, type Environment, type Scope} from '@payapp/sdk/schemas/common'
 import {startGateway as startServer, type RunningGateway} from '../gateway/server.js'
 
 export interface StartOptions {

@@ -4,7 +4,7 @@
  */
 import {expect} from 'chai'
 
-import {GatewayAdmin, StoreClient} from '../../src/sdk/index.js'
+import {GatewayAdmin, StoreClient} from '@payapp/sdk'
 import {RECIPES, TRIGGER_EVENTS, parseOverrides, trigger, type TriggerEvent} from '../../src/cli/services/trigger.js'
 import {runCli} from '../helpers/cli.js'
 import {TestGateway} from '../helpers/gateway.js'

@@ -7,7 +7,7 @@ import {join} from 'node:path'
 import {expect} from 'chai'
 
 import {applyPlan, exportCatalog, Pacer, parseCatalog, planCatalog, serializeCatalog, type CatalogClient} from '../../src/cli/services/catalog/index.js'
-import {AppClient, StoreClient, type ClientOptions} from '../../src/sdk/index.js'
+import {AppClient, StoreClient, type ClientOptions} from '@payapp/sdk'
 import {TestGateway, type Account} from '../helpers/gateway.js'
 
 const TEE = `

@@ -8,8 +8,8 @@ import {fileURLToPath} from 'node:url'
 
 import {expect} from 'chai'
 
-import {AppClient, MerchantClient, StoreClient} from '../../src/sdk/client.js'
-import {endpoints, type EndpointId} from '../../src/sdk/endpoints.js'
+import {AppClient, MerchantClient, StoreClient} from '@payapp/sdk/client'
+import {endpoints, type EndpointId} from '@payapp/sdk/endpoints'
 
 const COMMANDS = fileURLToPath(new URL('../../src/commands', import.meta.url))
 

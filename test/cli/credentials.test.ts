@@ -176,7 +176,7 @@ describe('credential store', function () {
         await Login.run([], ${JSON.stringify(repoRoot)})
       `)
       const started = Date.now()
-      const {stdout, stderr} = await execFileAsync(process.execPath, ['--import', 'tsx', script], {
+      const {stdout, stderr} = await execFileAsync(process.execPath, ['--conditions=payapp-source', '--import', 'tsx', script], {
         cwd: repoRoot, timeout: 15_000, env: {...process.env, XDG_CONFIG_HOME: join(configDir, '..')},
       })
       expect(stdout).to.equal('stored in file\n')

@@ -8,7 +8,7 @@ import {fileURLToPath} from 'node:url'
 import {BaseCommand} from '../../src/cli/base-command.js'
 import {ExitCode, exitCodeFor, missingCredentialError, usageError} from '../../src/cli/exit-codes.js'
 import ProfilesUse from '../../src/commands/profiles/use.js'
-import {ConnectionError, ResponseValidationError, SignatureVerificationError, errorFromResponse} from '../../src/sdk/errors.js'
+import {ConnectionError, ResponseValidationError, SignatureVerificationError, errorFromResponse} from '@payapp/sdk/errors'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
 const apiError = (status: number, type?: string) =>

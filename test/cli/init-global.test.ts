@@ -4,6 +4,7 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
 import {appEnv, ROOT, runProcess} from '../helpers/cli.js'
+import {startSdkRegistry} from '../helpers/sdk-registry.js'
 
 /**
  * A user's path: payapp installed globally (`npm install -g` of the packed tarball, into a temp prefix),
@@ -25,13 +26,18 @@ describe('payapp init from a globally installed payapp', function () {
     // npm test has built dist/ already: pack it as it is.
     const pack = await runProcess('npm', ['pack', '--ignore-scripts', '--pack-destination', tmp], ROOT, env)
     expect(pack.code, pack.output).to.equal(0)
-    const tarball = join(tmp, readdirSync(tmp).find((f) => f.endsWith('.tgz'))!)
+    const packSdk = await runProcess('npm', ['pack', '--ignore-scripts', '--pack-destination', tmp, '-w', '@payapp/sdk'], ROOT, env)
+    expect(packSdk.code, packSdk.output).to.equal(0)
+    const tarball = join(tmp, readdirSync(tmp).find((f) => /^payapp-\d.*\.tgz$/.test(f))!)
+    // payapp depends on @payapp/sdk, which users get from npm: a registry for the @payapp scope serves the packed one.
+    const registry = await startSdkRegistry(join(tmp, readdirSync(tmp).find((f) => /^payapp-sdk-.*\.tgz$/.test(f))!))
 
     // payapp's own dependencies come from npm's cache where it has them (--prefer-offline). Install scripts
     // are skipped and SQLite's native module is copied from this checkout (same version, same Node) instead
     // of compiled again, which would take minutes on CI.
     const prefix = join(tmp, 'prefix')
-    const global = await runProcess('npm', ['install', '-g', tarball, '--prefix', prefix, '--prefer-offline', '--ignore-scripts', '--omit=optional', '--no-audit', '--no-fund'], tmp, env)
+    const global = await runProcess('npm', ['install', '-g', tarball, '--prefix', prefix, `--@payapp:registry=${registry.url}`, '--prefer-offline', '--ignore-scripts', '--omit=optional', '--no-audit', '--no-fund'], tmp, env)
+    await registry.close()
     expect(global.code, global.output).to.equal(0)
     const installed = join(prefix, 'lib', 'node_modules', 'payapp')
     const native = join('node_modules', 'better-sqlite3', 'build', 'Release', 'better_sqlite3.node')

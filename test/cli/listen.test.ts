@@ -5,7 +5,7 @@ import {createInterface} from 'node:readline'
 
 import {expect} from 'chai'
 
-import {verifyWebhook} from '../../src/sdk/webhooks.js'
+import {verifyWebhook} from '@payapp/sdk/webhooks-node'
 import {BIN, ROOT, runCli, startCli, tempHome} from '../helpers/cli.js'
 import {sale, sellable} from '../helpers/commerce.js'
 import {TestGateway} from '../helpers/gateway.js'

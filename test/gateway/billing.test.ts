@@ -6,7 +6,7 @@
  */
 import {expect} from 'chai'
 
-import {verifyWebhook} from '../../src/sdk/webhooks.js'
+import {verifyWebhook} from '@payapp/sdk/webhooks-node'
 import {subscriptionFromCheckout} from '../../src/gateway/domain/subscriptions.js'
 import {sale, sellable} from '../helpers/commerce.js'
 import {expectError, TestGateway, type Account} from '../helpers/gateway.js'

@@ -1,6 +1,6 @@
 import {expect} from 'chai'
 
-import {checkoutSession, storeCheckout} from '../../src/sdk/schemas/commerce.js'
+import {checkoutSession, storeCheckout} from '@payapp/sdk/schemas/commerce'
 import {advanceClock, checkout, events, pay, readVariant, sellable, type Account} from '../helpers/commerce.js'
 import {expectError, TestGateway} from '../helpers/gateway.js'
 

@@ -1,6 +1,6 @@
 import {expect} from 'chai'
 
-import {MAX_FILE_BYTES} from '../../src/sdk/schemas/catalog.js'
+import {MAX_FILE_BYTES} from '@payapp/sdk/schemas/catalog'
 import {readFileBytes} from '../../src/gateway/domain/files.js'
 import {expectError, TestGateway} from '../helpers/gateway.js'
 

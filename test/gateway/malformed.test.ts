@@ -1,6 +1,6 @@
 import {expect} from 'chai'
 
-import {DOOR_PREFIX, endpoints, pathParams, type Door, type EndpointDef} from '../../src/sdk/endpoints.js'
+import {DOOR_PREFIX, endpoints, pathParams, type Door, type EndpointDef} from '@payapp/sdk/endpoints'
 import {expectError, TestGateway} from '../helpers/gateway.js'
 
 /**

@@ -1,6 +1,6 @@
 import {expect} from 'chai'
 
-import {order as orderSchema} from '../../src/sdk/schemas/commerce.js'
+import {order as orderSchema} from '@payapp/sdk/schemas/commerce'
 import {eventTypes, readVariant, sale, sellable, type Account} from '../helpers/commerce.js'
 import {expectError, TestGateway} from '../helpers/gateway.js'
 

@@ -1,7 +1,7 @@
 import {expect} from 'chai'
 
 import {recordPayment as insertPayment} from '../../src/gateway/domain/payments.js'
-import {dispute as disputeSchema, livePayment, sandboxPayment, sandboxRefund} from '../../src/sdk/schemas/commerce.js'
+import {dispute as disputeSchema, livePayment, sandboxPayment, sandboxRefund} from '@payapp/sdk/schemas/commerce'
 import {advanceClock, checkout, eventTypes, pay, readVariant, sale, sellable, SALE_EVENTS, type Account} from '../helpers/commerce.js'
 import {expectError, TestGateway} from '../helpers/gateway.js'
 

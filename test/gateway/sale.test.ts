@@ -1,7 +1,7 @@
 /** A whole store sale over HTTP, as an app developer's CI would drive it, in the sandbox and in live. */
 import {expect} from 'chai'
 
-import {livePayment, sandboxPayment, sandboxRefund} from '../../src/sdk/schemas/commerce.js'
+import {livePayment, sandboxPayment, sandboxRefund} from '@payapp/sdk/schemas/commerce'
 import {eventTypes, readVariant, SALE_EVENTS} from '../helpers/commerce.js'
 import {TestGateway} from '../helpers/gateway.js'
 

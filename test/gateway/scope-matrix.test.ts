@@ -1,7 +1,7 @@
 import {expect} from 'chai'
 
-import {DOOR_PREFIX, endpoints, type Door, type EndpointDef} from '../../src/sdk/endpoints.js'
-import {SCOPES, type Scope} from '../../src/sdk/schemas/common.js'
+import {DOOR_PREFIX, endpoints, type Door, type EndpointDef} from '@payapp/sdk/endpoints'
+import {SCOPES, type Scope} from '@payapp/sdk/schemas/common'
 import {expectError, TestGateway} from '../helpers/gateway.js'
 
 /**

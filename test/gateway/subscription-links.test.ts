@@ -1,6 +1,6 @@
 import {expect} from 'chai'
 
-import {SUBSCRIPTION_LINK_IMMUTABLE_FIELDS} from '../../src/sdk/schemas/commerce.js'
+import {SUBSCRIPTION_LINK_IMMUTABLE_FIELDS} from '@payapp/sdk/schemas/commerce'
 import {expectError, TestGateway} from '../helpers/gateway.js'
 
 const monthly = {amount: 1900, currency: 'eur', interval: 'month'}

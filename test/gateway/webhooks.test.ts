@@ -1,7 +1,7 @@
 /** Webhook delivery over real HTTP to a local receiver: signing, scoping, filtering, retries, the outbox. */
 import {expect} from 'chai'
 
-import {verifyWebhook} from '../../src/sdk/webhooks.js'
+import {verifyWebhook} from '@payapp/sdk/webhooks-node'
 import {advanceClock, checkout, pay, sale, sellable} from '../helpers/commerce.js'
 import {TestGateway} from '../helpers/gateway.js'
 import {receiver, sleep, until} from '../helpers/receiver.js'

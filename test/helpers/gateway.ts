@@ -6,7 +6,7 @@ import {mkdtempSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
-import {SCOPES, type Scope} from '../../src/sdk/schemas/common.js'
+import {SCOPES, type Scope} from '@payapp/sdk/schemas/common'
 import {conformanceHook} from './openapi-conformance.js'
 import {startGateway, type GatewayOptions, type RunningGateway} from '../../src/gateway/server.js'
 

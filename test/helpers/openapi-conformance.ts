@@ -10,7 +10,7 @@ import {Ajv2020, type ValidateFunction} from 'ajv/dist/2020.js'
 import addFormats from 'ajv-formats'
 import type {FastifyInstance, FastifyReply, FastifyRequest} from 'fastify'
 
-import {openapiDocument} from '../../src/sdk/openapi.js'
+import {openapiDocument} from '@payapp/sdk/openapi'
 
 type Json = Record<string, any>
 

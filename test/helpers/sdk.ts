@@ -1,6 +1,6 @@
 import {expect} from 'chai'
 
-import {PayappError} from '../../src/sdk/errors.js'
+import {PayappError} from '@payapp/sdk/errors'
 
 /** The typed error a call must fail with. */
 export async function rejection(promise: Promise<unknown>): Promise<PayappError> {

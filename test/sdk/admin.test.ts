@@ -13,7 +13,7 @@ import {
   ResponseValidationError,
   StoreClient,
   adminEndpoints,
-} from '../../src/sdk/index.js'
+} from '@payapp/sdk'
 import {rejection} from '../helpers/sdk.js'
 import {TestGateway} from '../helpers/gateway.js'
 

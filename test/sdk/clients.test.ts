@@ -19,7 +19,7 @@ import {
   type EndpointId,
   type Product,
   type RequestEvent,
-} from '../../src/sdk/index.js'
+} from '@payapp/sdk'
 import {endpointsOf, rejection} from '../helpers/sdk.js'
 import {TestGateway} from '../helpers/gateway.js'
 

@@ -1,6 +1,6 @@
 import {expect} from 'chai'
 
-import {AppClient, GatewayAdmin, RateLimitError, type ResponseEvent} from '../../src/sdk/index.js'
+import {AppClient, GatewayAdmin, RateLimitError, type ResponseEvent} from '@payapp/sdk'
 import {TestGateway, type Account} from '../helpers/gateway.js'
 import {rejection} from '../helpers/sdk.js'
 

@@ -1,6 +1,6 @@
 import {expect} from 'chai'
 
-import {ConflictError, endpoints, GatewayAdmin, InvalidRequestError, MerchantClient, PermissionError, type EndpointId} from '../../src/sdk/index.js'
+import {ConflictError, endpoints, GatewayAdmin, InvalidRequestError, MerchantClient, PermissionError, type EndpointId} from '@payapp/sdk'
 import {TestGateway} from '../helpers/gateway.js'
 import {endpointsOf, rejection} from '../helpers/sdk.js'
 

@@ -5,9 +5,9 @@ import {promisify} from 'node:util'
 
 import {expect} from 'chai'
 
-import {DOOR_PREFIX, endpoints, type Door, type EndpointDef} from '../../src/sdk/endpoints.js'
-import {eventTypes} from '../../src/sdk/events.js'
-import {errorStatuses, openapiDocument} from '../../src/sdk/openapi.js'
+import {DOOR_PREFIX, endpoints, type Door, type EndpointDef} from '@payapp/sdk/endpoints'
+import {eventTypes} from '@payapp/sdk/events'
+import {errorStatuses, openapiDocument} from '@payapp/sdk/openapi'
 import {ROOT, runCli, tempHome} from '../helpers/cli.js'
 import {TestGateway} from '../helpers/gateway.js'
 import {checkResponse, takeViolations} from '../helpers/openapi-conformance.js'

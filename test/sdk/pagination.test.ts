@@ -1,7 +1,7 @@
 import {expect} from 'chai'
 
-import {InvalidRequestError} from '../../src/sdk/errors.js'
-import {PagePromise, paginate, type Page, type PageParams} from '../../src/sdk/pagination.js'
+import {InvalidRequestError} from '@payapp/sdk/errors'
+import {PagePromise, paginate, type Page, type PageParams} from '@payapp/sdk/pagination'
 
 /** A fake list endpoint over `total` items that records every page request. */
 function fakeList(total: number, pageSize = 3) {

@@ -1,8 +1,8 @@
 import {expect} from 'chai'
 import {z} from 'zod'
 
-import {ResponseValidationError} from '../../src/sdk/errors.js'
-import {parseResponse} from '../../src/sdk/parse.js'
+import {ResponseValidationError} from '@payapp/sdk/errors'
+import {parseResponse} from '@payapp/sdk/parse'
 
 const openEnum = <const T extends readonly [string, ...string[]]>(values: T) =>
   z.union([z.enum(values), z.string()]) as unknown as z.ZodType<T[number] | (string & {})>

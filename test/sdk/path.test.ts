@@ -1,7 +1,7 @@
 import {expect} from 'chai'
 
-import {InvalidRequestError} from '../../src/sdk/errors.js'
-import {path} from '../../src/sdk/path.js'
+import {InvalidRequestError} from '@payapp/sdk/errors'
+import {path} from '@payapp/sdk/path'
 
 function thrown(fn: () => unknown): InvalidRequestError {
   try {

@@ -47,18 +47,18 @@ function expectSelfContained(graph: Graph, dir: string) {
 }
 
 describe('sdk/import graph', () => {
-  it('src/sdk/index.ts reaches only src/sdk files, node: builtins, zod and got', () => {
-    const graph = importGraph(join(ROOT, 'src/sdk/index.ts'), true)
-    expect(graph.files.map((f) => relative(ROOT, f))).to.include.members(['src/sdk/client.ts', 'src/sdk/admin.ts', 'src/sdk/transport.ts'])
-    expectSelfContained(graph, 'src/sdk')
+  it('packages/sdk/src/index.ts reaches only its own files, node: builtins, zod and got', () => {
+    const graph = importGraph(join(ROOT, 'packages/sdk/src/index.ts'), true)
+    expect(graph.files.map((f) => relative(ROOT, f))).to.include.members(['packages/sdk/src/client.ts', 'packages/sdk/src/admin.ts', 'packages/sdk/src/transport.ts'])
+    expectSelfContained(graph, 'packages/sdk/src')
   })
 
-  it('the built payapp/sdk loads only dist/sdk, node: builtins, zod and got', function () {
+  it('the built @payapp/sdk loads only its dist, node: builtins, zod and got', function () {
     this.timeout(20_000)
-    const entry = join(ROOT, 'dist/sdk/index.js')
+    const entry = join(ROOT, 'packages/sdk/dist/index.js')
     // `npm test` builds first; a bare mocha run without a build has nothing to check here.
     if (!existsSync(entry)) this.skip()
-    expectSelfContained(importGraph(entry, false), 'dist/sdk')
+    expectSelfContained(importGraph(entry, false), 'packages/sdk/dist')
     // Through the package's own `exports`, as an app imports it.
     const out = execFileSync(process.execPath, ['--input-type=module', '-e', "const m = await import('payapp/sdk'); console.log(Object.keys(m).sort().join(','))"], {
       cwd: ROOT,

@@ -16,8 +16,8 @@ import {
   PermissionError,
   RateLimitError,
   ResponseValidationError,
-} from '../../src/sdk/errors.js'
-import {SDK_VERSION, Transport, type RequestEvent, type ResponseEvent, type TransportOptions} from '../../src/sdk/transport.js'
+} from '@payapp/sdk/errors'
+import {SDK_VERSION, Transport, type RequestEvent, type ResponseEvent, type TransportOptions} from '@payapp/sdk/transport'
 
 const TOKEN = 'Bearer tok_test_0123456789abcdefWXYZ'
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/

@@ -3,8 +3,8 @@ import {dirname, join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {createHmac} from 'node:crypto'
 
-import {SignatureVerificationError} from '../../src/sdk/errors.js'
-import {computeSignature, signWebhookPayload, verifyWebhook, verifyWebhookAsync} from '../../src/sdk/webhooks.js'
+import {SignatureVerificationError} from '@payapp/sdk/errors'
+import {computeSignature, signWebhookPayload, verifyWebhook, verifyWebhookAsync} from '@payapp/sdk/webhooks-node'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
 const SECRET = 'whsec_test_secret_1'

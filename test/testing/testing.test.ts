@@ -5,7 +5,7 @@ import {dirname, join, resolve} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {promisify} from 'node:util'
 
-import {NotFoundError, PermissionError} from '../../src/sdk/errors.js'
+import {NotFoundError, PermissionError} from '@payapp/sdk/errors'
 import {startGateway, type TestGateway} from '../../src/testing/index.js'
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..')

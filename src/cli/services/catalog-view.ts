@@ -2,8 +2,8 @@
  * Human output of the catalogue commands (store, products, prices, option groups, variants), written
  * once so `get`, `create` and `update` of a resource look the same. `--json` never goes through here.
  */
-import type {AppClient} from '../../sdk/client.js'
-import type {OptionGroup, Price, Product, Store, Variant} from '../../sdk/schemas/catalog.js'
+import type {AppClient} from '@payapp/sdk/client'
+import type {OptionGroup, Price, Product, Store, Variant} from '@payapp/sdk/schemas/catalog'
 import {date, money, table} from '../output.js'
 
 type Row = [label: string, value: unknown]

@@ -3,7 +3,7 @@
  * of one object as a key/value block. Live and sandbox payments have different shapes; each column
  * reads both, so one table serves either environment.
  */
-import type {Customer, FraudWarning} from '../../sdk/schemas/billing.js'
+import type {Customer, FraudWarning} from '@payapp/sdk/schemas/billing'
 import type {
   AnalyticsSummary,
   Balance,
@@ -21,7 +21,7 @@ import type {
   StoreCheckout,
   Subscription,
   SubscriptionLink,
-} from '../../sdk/schemas/commerce.js'
+} from '@payapp/sdk/schemas/commerce'
 import {type Column, date, money, table} from '../output.js'
 import {block} from './catalog-view.js'
 

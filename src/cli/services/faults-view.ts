@@ -1,5 +1,5 @@
 /** One line per fault-injection rule, for `gateway faults add|list`. */
-import type {AdminFault} from '../../sdk/admin.js'
+import type {AdminFault} from '@payapp/sdk/admin'
 
 export function faultLine(f: AdminFault): string {
   const what = [f.status !== null ? `${f.status}${f.error ? ` ${f.error.type}/${f.error.code}` : ''}` : null, f.latency_ms ? `+${f.latency_ms} ms` : null]

@@ -6,7 +6,7 @@
 import {createServer, type IncomingMessage, type Server} from 'node:http'
 import type {AddressInfo} from 'node:net'
 
-import {SIGNATURE_HEADER} from '../../sdk/webhooks.js'
+import {SIGNATURE_HEADER} from '@payapp/sdk/webhooks-node'
 
 /** Below the gateway's 15 s delivery timeout, so a slow app is reported here rather than there. */
 const FORWARD_TIMEOUT_MS = 10_000

@@ -9,13 +9,13 @@
  */
 import {z} from 'zod'
 
-import type {EventType} from '../../sdk/events.js'
-import type {GatewayAdmin, StoreClient} from '../../sdk/index.js'
-import {adminPayoutCreate, adminRefundCreate, adminDisputeCreate} from '../../sdk/schemas/admin.js'
-import {fraudWarningTestCreate, subscriptionCreate} from '../../sdk/schemas/billing.js'
-import {amount, currency} from '../../sdk/schemas/common.js'
-import type {PlatformEvent} from '../../sdk/schemas/commerce.js'
-import {storeCheckoutCreate} from '../../sdk/schemas/commerce.js'
+import type {EventType} from '@payapp/sdk/events'
+import type {GatewayAdmin, StoreClient} from '@payapp/sdk'
+import {adminPayoutCreate, adminRefundCreate, adminDisputeCreate} from '@payapp/sdk/schemas/admin'
+import {fraudWarningTestCreate, subscriptionCreate} from '@payapp/sdk/schemas/billing'
+import {amount, currency} from '@payapp/sdk/schemas/common'
+import type {PlatformEvent} from '@payapp/sdk/schemas/commerce'
+import {storeCheckoutCreate} from '@payapp/sdk/schemas/commerce'
 import {usageError} from '../exit-codes.js'
 
 export interface TriggerDeps {
@@ -316,7 +316,7 @@ const fraudUpdated: Recipe = {
 const subscriptionLink = (then: 'created' | 'updated' | 'archived'): Recipe => ({
   overrides: z.strictObject({name: z.string().min(1).max(120), amount, currency, interval: z.enum(['day', 'week', 'month', 'year'])}).partial(),
   async run(deps, o, steps) {
-    const {AppClient} = await import('../../sdk/index.js')
+    const {AppClient} = await import('@payapp/sdk')
     const inst = await deps.admin.installations.create({merchant: deps.merchant, env: 'live', scopes: ['subscriptions:read', 'subscriptions:write'], app_name: 'payapp trigger'})
     steps.push(`Installed a temporary live app ${inst.id} (subscription links are live only)`)
     try {
@@ -338,7 +338,7 @@ const subscriptionLink = (then: 'created' | 'updated' | 'archived'): Recipe => (
   },
 })
 
-/** Every event type the gateway emits (the event table, src/sdk/events.ts), and what causes it: a new type without a recipe does not compile. */
+/** Every event type the gateway emits (the event table, packages/sdk/src/events.ts), and what causes it: a new type without a recipe does not compile. */
 export const RECIPES = {
   'checkout.session.completed': sale,
   'checkout.session.expired': expired,

@@ -2,7 +2,7 @@ import {BaseCommand} from '../../cli/base-command.js'
 import {table} from '../../cli/output.js'
 import {bodyFromFlags, flagsFromSchema} from '../../cli/schema-flags.js'
 import {analyticsColumns, analyticsHeading} from '../../cli/services/commerce-view.js'
-import {endpoints} from '../../sdk/endpoints.js'
+import {endpoints} from '@payapp/sdk/endpoints'
 
 const query = flagsFromSchema(endpoints['analytics.summary'].query)
 

@@ -1,7 +1,7 @@
 import {BaseCommand} from '../../cli/base-command.js'
 import {table} from '../../cli/output.js'
 import {balanceColumns, balanceRows} from '../../cli/services/commerce-view.js'
-import {endpoints} from '../../sdk/endpoints.js'
+import {endpoints} from '@payapp/sdk/endpoints'
 
 export default class Balance extends BaseCommand<typeof Balance> {
   static override endpoint = 'balance.retrieve' as const

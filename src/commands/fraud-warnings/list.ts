@@ -2,7 +2,7 @@ import {BaseCommand} from '../../cli/base-command.js'
 import {table} from '../../cli/output.js'
 import {bodyFromFlags, flagsFromSchema} from '../../cli/schema-flags.js'
 import {fraudWarningColumns} from '../../cli/services/commerce-view.js'
-import {endpoints} from '../../sdk/endpoints.js'
+import {endpoints} from '@payapp/sdk/endpoints'
 
 // Keyset-paginated: one page per call, the next one with --starting-after the last id.
 const filters = flagsFromSchema(endpoints['fraudWarnings.list'].query)

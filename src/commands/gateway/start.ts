@@ -5,7 +5,7 @@ import {saveProfile} from '../../cli/config.js'
 import {mask} from '../../cli/credentials.js'
 import {usageError} from '../../cli/exit-codes.js'
 import type {RateLimitConfig} from '../../gateway/platform.js'
-import type {Bucket} from '../../sdk/endpoints.js'
+import type {Bucket} from '@payapp/sdk/endpoints'
 import {canPrompt, confirm} from '../../cli/prompt.js'
 
 export default class GatewayStart extends BaseCommand<typeof GatewayStart> {
@@ -153,7 +153,7 @@ export function parseRateLimit(value: string): {enabled: boolean; config?: RateL
 
 /** The rules of a `--faults` file, checked against the admin API's schema: a usage error names what is wrong. */
 async function readFaultFile(file: string) {
-  const [{readFile}, {parse}, {adminFaultFile}] = await Promise.all([import('node:fs/promises'), import('yaml'), import('../../sdk/schemas/admin.js')])
+  const [{readFile}, {parse}, {adminFaultFile}] = await Promise.all([import('node:fs/promises'), import('yaml'), import('@payapp/sdk/schemas/admin')])
   let content: unknown
   try {
     // YAML is a superset of JSON: one parser reads both.

@@ -1,6 +1,6 @@
 import {BaseCommand} from '../../cli/base-command.js'
 import {merchantDetails} from '../../cli/services/commerce-view.js'
-import {endpoints} from '../../sdk/endpoints.js'
+import {endpoints} from '@payapp/sdk/endpoints'
 
 export default class Merchant extends BaseCommand<typeof Merchant> {
   static override endpoint = 'merchant.retrieve' as const

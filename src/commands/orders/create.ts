@@ -1,6 +1,6 @@
 import {writeCommand} from '../../cli/command-factory.js'
 import {orderView} from '../../cli/services/commerce-view.js'
-import {endpoints} from '../../sdk/endpoints.js'
+import {endpoints} from '@payapp/sdk/endpoints'
 
 export default writeCommand({
   endpoint: 'orders.create',

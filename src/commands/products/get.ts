@@ -2,7 +2,7 @@ import {Args} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
 import {pricesOf, productDetail} from '../../cli/services/catalog-view.js'
-import {endpoints} from '../../sdk/endpoints.js'
+import {endpoints} from '@payapp/sdk/endpoints'
 
 export default class ProductsGet extends BaseCommand<typeof ProductsGet> {
   static override endpoint = 'products.retrieve' as const

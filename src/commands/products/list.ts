@@ -1,7 +1,7 @@
 import {BaseCommand} from '../../cli/base-command.js'
 import {collect, listFlags, moreHint, pageParams} from '../../cli/list.js'
 import {defaultPrices, productsTable} from '../../cli/services/catalog-view.js'
-import {endpoints} from '../../sdk/endpoints.js'
+import {endpoints} from '@payapp/sdk/endpoints'
 
 export default class ProductsList extends BaseCommand<typeof ProductsList> {
   static override endpoint = 'products.list' as const

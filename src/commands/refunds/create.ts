@@ -1,7 +1,7 @@
 import {BaseCommand} from '../../cli/base-command.js'
 import {bodyFromFlags, dataFlag, flagsFromSchema} from '../../cli/schema-flags.js'
 import {refundDetails} from '../../cli/services/commerce-view.js'
-import {type BodyOf, endpoints} from '../../sdk/endpoints.js'
+import {type BodyOf, endpoints} from '@payapp/sdk/endpoints'
 
 const fields = flagsFromSchema(endpoints['refunds.create'].body)
 

@@ -2,7 +2,7 @@ import {Args} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
 import {refundDetails} from '../../cli/services/commerce-view.js'
-import {endpoints} from '../../sdk/endpoints.js'
+import {endpoints} from '@payapp/sdk/endpoints'
 
 export default class RefundsGet extends BaseCommand<typeof RefundsGet> {
   static override endpoint = 'refunds.retrieve' as const

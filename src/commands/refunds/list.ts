@@ -3,7 +3,7 @@ import {collect, listFlags, pageParams} from '../../cli/list.js'
 import {table} from '../../cli/output.js'
 import {bodyFromFlags, flagsFromSchema} from '../../cli/schema-flags.js'
 import {refundColumns} from '../../cli/services/commerce-view.js'
-import {endpoints} from '../../sdk/endpoints.js'
+import {endpoints} from '@payapp/sdk/endpoints'
 
 const filters = flagsFromSchema(endpoints['refunds.search'].query!)
 

@@ -1,7 +1,7 @@
 import {Args} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
-import {endpoints} from '../../sdk/endpoints.js'
+import {endpoints} from '@payapp/sdk/endpoints'
 
 export default class SessionsExpire extends BaseCommand<typeof SessionsExpire> {
   static override endpoint = 'checkoutSessions.expire' as const

@@ -2,7 +2,7 @@ import {Args} from '@oclif/core'
 
 import {BaseCommand} from '../../cli/base-command.js'
 import {sessionDetails} from '../../cli/services/commerce-view.js'
-import {endpoints} from '../../sdk/endpoints.js'
+import {endpoints} from '@payapp/sdk/endpoints'
 
 export default class SessionsGet extends BaseCommand<typeof SessionsGet> {
   static override endpoint = 'checkoutSessions.retrieve' as const

@@ -5,7 +5,7 @@ import {collect, listFlags, pageParams} from '../../cli/list.js'
 import {table} from '../../cli/output.js'
 import {bodyFromFlags, flagsFromSchema} from '../../cli/schema-flags.js'
 import {sessionColumns} from '../../cli/services/commerce-view.js'
-import {endpoints} from '../../sdk/endpoints.js'
+import {endpoints} from '@payapp/sdk/endpoints'
 
 const filters = flagsFromSchema(endpoints['checkoutSessions.list'].query!)
 

@@ -3,7 +3,7 @@ import {Args} from '@oclif/core'
 import {BaseCommand} from '../../cli/base-command.js'
 import {bodyFromFlags, dataFlag, flagsFromSchema} from '../../cli/schema-flags.js'
 import {sessionDetails} from '../../cli/services/commerce-view.js'
-import {type BodyOf, endpoints} from '../../sdk/endpoints.js'
+import {type BodyOf, endpoints} from '@payapp/sdk/endpoints'
 
 const fields = flagsFromSchema(endpoints['checkoutSessions.update'].body)
 

@@ -1,6 +1,6 @@
 import {BaseCommand} from '../../cli/base-command.js'
 import {storeBlock} from '../../cli/services/catalog-view.js'
-import {endpoints} from '../../sdk/endpoints.js'
+import {endpoints} from '@payapp/sdk/endpoints'
 
 export default class Store extends BaseCommand<typeof Store> {
   static override endpoint = 'store.retrieve' as const

@@ -2,7 +2,7 @@ import {Args} from '@oclif/core'
 
 import {objectCommand} from '../../cli/command-factory.js'
 import {subscriptionLinkDetails} from '../../cli/services/commerce-view.js'
-import {endpoints} from '../../sdk/endpoints.js'
+import {endpoints} from '@payapp/sdk/endpoints'
 
 export default objectCommand({
   endpoint: 'subscriptionLinks.retrieve',

@@ -1,7 +1,7 @@
 import {listCommand} from '../../cli/command-factory.js'
 import {table} from '../../cli/output.js'
 import {subscriptionLinkColumns} from '../../cli/services/commerce-view.js'
-import {endpoints} from '../../sdk/endpoints.js'
+import {endpoints} from '@payapp/sdk/endpoints'
 
 export default listCommand({
   endpoint: 'subscriptionLinks.list',

@@ -1,6 +1,6 @@
 import {writeCommand} from '../../cli/command-factory.js'
 import {merchantSubscriptionDetails} from '../../cli/services/commerce-view.js'
-import {endpoints} from '../../sdk/endpoints.js'
+import {endpoints} from '@payapp/sdk/endpoints'
 
 export default writeCommand({
   endpoint: 'subscriptions.create',

@@ -7,7 +7,7 @@
  *   refunds and fee; a disputed payment's unrefunded amount is withheld while the dispute runs;
  * - payouts leave the available balance unless they failed.
  */
-import type {AnalyticsSummary, Balance, Payout} from '../../sdk/schemas/commerce.js'
+import type {AnalyticsSummary, Balance, Payout} from '@payapp/sdk/schemas/commerce'
 import type {Platform} from '../platform.js'
 import type {PaymentDoc, Scope} from '../storage/documents.js'
 

@@ -22,8 +22,8 @@
  */
 import type {z} from 'zod'
 
-import {MAX_AMOUNT, MIN_AMOUNT} from '../../sdk/schemas/common.js'
-import type {CheckoutSession, checkoutSessionCreate, checkoutSessionUpdate, SessionLineItemInput} from '../../sdk/schemas/commerce.js'
+import {MAX_AMOUNT, MIN_AMOUNT} from '@payapp/sdk/schemas/common'
+import type {CheckoutSession, checkoutSessionCreate, checkoutSessionUpdate, SessionLineItemInput} from '@payapp/sdk/schemas/commerce'
 import {ApiError, conflict, invalid, notFound} from '../errors.js'
 import type {Platform} from '../platform.js'
 import type {Scope, SessionDoc, VariantDoc} from '../storage/documents.js'

@@ -18,8 +18,8 @@ import {timingSafeEqual} from 'node:crypto'
 
 import type {z} from 'zod'
 
-import {MAX_AMOUNT, MIN_AMOUNT} from '../../sdk/schemas/common.js'
-import type {CheckoutSession, LivePayment, SandboxPayment, StoreCheckout, storeCheckoutCreate} from '../../sdk/schemas/commerce.js'
+import {MAX_AMOUNT, MIN_AMOUNT} from '@payapp/sdk/schemas/common'
+import type {CheckoutSession, LivePayment, SandboxPayment, StoreCheckout, storeCheckoutCreate} from '@payapp/sdk/schemas/commerce'
 import {ApiError, conflict, invalid, invalidState, notFound} from '../errors.js'
 import {newId, randomText} from '../ids.js'
 import type {Platform} from '../platform.js'

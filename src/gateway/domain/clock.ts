@@ -3,7 +3,7 @@
  * wall clock, kept across restarts. Moving it forward walks everything due on the way in time order
  * (scheduler.ts) and answers once it all happened; it never goes back.
  */
-import {MAX_CLOCK_ADVANCE_SECONDS} from '../../sdk/schemas/admin.js'
+import {MAX_CLOCK_ADVANCE_SECONDS} from '@payapp/sdk/schemas/admin'
 import {invalid} from '../errors.js'
 import type {Platform} from '../platform.js'
 

@@ -3,7 +3,7 @@
  * admin API or the seed, shown in full once, revoked for good. The hashes and the lookup cache live in
  * `Credentials` (platform.ts); these are the resource's rules and shapes.
  */
-import type * as admin from '../../sdk/schemas/admin.js'
+import type * as admin from '@payapp/sdk/schemas/admin'
 import {notFound} from '../errors.js'
 import type {Platform} from '../platform.js'
 import {requireMerchant} from './merchants.js'

@@ -2,7 +2,7 @@
  * Events (spec: Events): the merchant's log of state changes, appended by `Platform.emit` in the
  * transaction of the change. Webhook endpoints and the admin event list select types with one rule.
  */
-import {matchesEventType} from '../../sdk/webhooks.js'
+import {matchesEventType} from '@payapp/sdk/webhooks-node'
 import {invalid} from '../errors.js'
 import type {Platform} from '../platform.js'
 import type {EventDoc, Scope} from '../storage/documents.js'

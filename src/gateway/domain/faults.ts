@@ -9,8 +9,8 @@
  */
 import type {z} from 'zod'
 
-import {endpoints} from '../../sdk/endpoints.js'
-import {adminFaultCreate, type AdminFault} from '../../sdk/schemas/admin.js'
+import {endpoints} from '@payapp/sdk/endpoints'
+import {adminFaultCreate, type AdminFault} from '@payapp/sdk/schemas/admin'
 import {ApiError, invalid, notFound} from '../errors.js'
 import {newId} from '../ids.js'
 

@@ -3,7 +3,7 @@
  * amount plus 0.25 EUR, computed in EUR and charged in the payment's currency. Minor digits come from
  * the one currency table; the gateway has no FX feed, so EUR rates are fixed references.
  */
-import {toMajor, toMinor} from '../../sdk/currency.js'
+import {toMajor, toMinor} from '@payapp/sdk/currency'
 import type {PaymentDoc} from '../storage/documents.js'
 
 /** EUR per major unit of each supported currency. */

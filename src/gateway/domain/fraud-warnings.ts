@@ -10,7 +10,7 @@
  */
 import type {z} from 'zod'
 
-import type {fraudWarningsListQuery} from '../../sdk/schemas/billing.js'
+import type {fraudWarningsListQuery} from '@payapp/sdk/schemas/billing'
 import {invalid} from '../errors.js'
 import {newId, newUuid} from '../ids.js'
 import type {Platform} from '../platform.js'

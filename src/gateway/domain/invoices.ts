@@ -6,8 +6,8 @@
  */
 import type {z} from 'zod'
 
-import type * as admin from '../../sdk/schemas/admin.js'
-import type {Invoice} from '../../sdk/schemas/commerce.js'
+import type * as admin from '@payapp/sdk/schemas/admin'
+import type {Invoice} from '@payapp/sdk/schemas/commerce'
 import {invalid, notFound} from '../errors.js'
 import {newId} from '../ids.js'
 import type {Platform} from '../platform.js'

@@ -3,9 +3,9 @@
  * served as the App API's merchant profile and both doors' store. A sandbox reset wipes one merchant's
  * test documents and nothing else.
  */
-import type * as admin from '../../sdk/schemas/admin.js'
-import type {Store} from '../../sdk/schemas/catalog.js'
-import type {Merchant} from '../../sdk/schemas/commerce.js'
+import type * as admin from '@payapp/sdk/schemas/admin'
+import type {Store} from '@payapp/sdk/schemas/catalog'
+import type {Merchant} from '@payapp/sdk/schemas/commerce'
 import {ApiError, conflict, notFound} from '../errors.js'
 import {newId} from '../ids.js'
 import type {Platform} from '../platform.js'

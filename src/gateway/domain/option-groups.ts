@@ -9,8 +9,8 @@
  */
 import type {z} from 'zod'
 
-import type * as catalog from '../../sdk/schemas/catalog.js'
-import type {OptionGroup, OptionValue} from '../../sdk/schemas/catalog.js'
+import type * as catalog from '@payapp/sdk/schemas/catalog'
+import type {OptionGroup, OptionValue} from '@payapp/sdk/schemas/catalog'
 import {conflict, invalid, notFound} from '../errors.js'
 import {newUuid} from '../ids.js'
 import type {Platform} from '../platform.js'

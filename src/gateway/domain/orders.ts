@@ -8,7 +8,7 @@
  */
 import type {z} from 'zod'
 
-import type {ORDER_STATUSES, ORDER_UPDATE_STATUSES, OrderEvidence, orderCreate, orderEvidenceCreate} from '../../sdk/schemas/commerce.js'
+import type {ORDER_STATUSES, ORDER_UPDATE_STATUSES, OrderEvidence, orderCreate, orderEvidenceCreate} from '@payapp/sdk/schemas/commerce'
 import {conflict, invalid, notFound} from '../errors.js'
 import {newId} from '../ids.js'
 import type {Platform} from '../platform.js'

@@ -3,7 +3,7 @@
  * never by clients. One stored record, two shapes: the sandbox's payment row (`py_` id) and live's
  * charge (`ch_` id, `processing` shown as `pending`). Live lists filter by the status they show.
  */
-import {LIVE_PAYMENT_STATUSES, type LivePayment, type SandboxPayment} from '../../sdk/schemas/commerce.js'
+import {LIVE_PAYMENT_STATUSES, type LivePayment, type SandboxPayment} from '@payapp/sdk/schemas/commerce'
 import {invalid} from '../errors.js'
 import {newId} from '../ids.js'
 import type {Platform} from '../platform.js'

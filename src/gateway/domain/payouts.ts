@@ -3,7 +3,7 @@
  * seed. A payout not yet settled is expected on the bank account `PAYOUT_TRANSIT_SECONDS` after it is
  * created; `payout.created`, then `payout.paid` / `payout.failed` once settled.
  */
-import type {Payout} from '../../sdk/schemas/commerce.js'
+import type {Payout} from '@payapp/sdk/schemas/commerce'
 import {newId} from '../ids.js'
 import type {Platform} from '../platform.js'
 import type {PayoutDoc, Scope} from '../storage/documents.js'

@@ -10,7 +10,7 @@
  */
 import type {z} from 'zod'
 
-import type * as catalog from '../../sdk/schemas/catalog.js'
+import type * as catalog from '@payapp/sdk/schemas/catalog'
 import {conflict, invalid, notFound} from '../errors.js'
 import {newId} from '../ids.js'
 import type {Platform} from '../platform.js'

@@ -11,8 +11,8 @@
  */
 import type {z} from 'zod'
 
-import type * as catalog from '../../sdk/schemas/catalog.js'
-import type {Product} from '../../sdk/schemas/catalog.js'
+import type * as catalog from '@payapp/sdk/schemas/catalog'
+import type {Product} from '@payapp/sdk/schemas/catalog'
 import {invalid} from '../errors.js'
 import {newId} from '../ids.js'
 import type {Platform} from '../platform.js'

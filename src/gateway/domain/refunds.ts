@@ -8,7 +8,7 @@
  *   refunded; events: `refund.created`, `charge.refunded`, `payment.refunded`; a full refund moves the
  *   charge's open fraud warnings to `refunded` (fraud-warnings.ts).
  */
-import type {LivePayment, RefundRecord, SandboxPayment} from '../../sdk/schemas/commerce.js'
+import type {LivePayment, RefundRecord, SandboxPayment} from '@payapp/sdk/schemas/commerce'
 import {ApiError, invalid, invalidState, notFound} from '../errors.js'
 import {newId} from '../ids.js'
 import type {Platform} from '../platform.js'

@@ -7,7 +7,7 @@
  */
 import type {z} from 'zod'
 
-import type {SubscriptionLinkUpdate, subscriptionLinkCreate} from '../../sdk/schemas/commerce.js'
+import type {SubscriptionLinkUpdate, subscriptionLinkCreate} from '@payapp/sdk/schemas/commerce'
 import {newId} from '../ids.js'
 import type {Platform} from '../platform.js'
 import type {Scope, SubscriptionLinkDoc} from '../storage/documents.js'

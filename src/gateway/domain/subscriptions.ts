@@ -14,7 +14,7 @@ import {timingSafeEqual} from 'node:crypto'
 
 import type {z} from 'zod'
 
-import type * as admin from '../../sdk/schemas/admin.js'
+import type * as admin from '@payapp/sdk/schemas/admin'
 import {conflict, invalid, notFound} from '../errors.js'
 import {newId, randomText} from '../ids.js'
 import type {Platform} from '../platform.js'

@@ -13,8 +13,8 @@
  */
 import type {z} from 'zod'
 
-import type * as catalog from '../../sdk/schemas/catalog.js'
-import type {Variant} from '../../sdk/schemas/catalog.js'
+import type * as catalog from '@payapp/sdk/schemas/catalog'
+import type {Variant} from '@payapp/sdk/schemas/catalog'
 import {conflict, invalid} from '../errors.js'
 import {newUuid} from '../ids.js'
 import type {Platform} from '../platform.js'

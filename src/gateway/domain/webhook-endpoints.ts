@@ -7,8 +7,8 @@
  */
 import type {z} from 'zod'
 
-import {mask} from '../../sdk/mask.js'
-import type {adminWebhookEndpointCreate} from '../../sdk/schemas/admin.js'
+import {mask} from '@payapp/sdk/mask'
+import type {adminWebhookEndpointCreate} from '@payapp/sdk/schemas/admin'
 import {notFound} from '../errors.js'
 import type {Platform} from '../platform.js'
 import type {WebhookEndpointDoc} from '../webhooks.js'

@@ -1,5 +1,5 @@
 /**
- * The admin API's handlers, one per entry of src/sdk/admin-endpoints.ts: each names the domain function
+ * The admin API's handlers, one per entry of packages/sdk/src/admin-endpoints.ts: each names the domain function
  * it calls. Admin calls carry no credential, so a body names its merchant and environment, and a path id
  * is found in whichever scope holds it.
  */

@@ -6,7 +6,7 @@
  */
 import type {FastifyInstance, FastifyReply, FastifyRequest} from 'fastify'
 
-import type {Subscription} from '../../sdk/schemas/commerce.js'
+import type {Subscription} from '@payapp/sdk/schemas/commerce'
 import {confirmSubscription, subscriptionForClientSecret} from '../domain/subscriptions.js'
 import {ApiError} from '../errors.js'
 import type {Platform} from '../platform.js'

@@ -7,7 +7,7 @@ import {randomBytes} from 'node:crypto'
 
 import type {FastifyReply} from 'fastify'
 
-import {displayMoney} from '../../sdk/currency.js'
+import {displayMoney} from '@payapp/sdk/currency'
 
 export const esc = (s: unknown) =>
   String(s ?? '').replace(/[&<>"']/g, (c) => ({'&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;'})[c]!)

@@ -9,7 +9,7 @@ import type {Platform} from '../platform.js'
 export function registerOpenApi(app: FastifyInstance, platform: Platform): void {
   let document: Promise<string> | undefined
   app.get('/openapi.json', async (_request, reply) => {
-    document ??= import('../../sdk/openapi.js').then(({openapiDocument}) => JSON.stringify(openapiDocument({serverUrl: platform.baseUrl})))
+    document ??= import('@payapp/sdk/openapi').then(({openapiDocument}) => JSON.stringify(openapiDocument({serverUrl: platform.baseUrl})))
     return reply.type('application/json').send(await document)
   })
 }

@@ -4,7 +4,7 @@
  * dimensions, a subscription plan with a monthly and a yearly price (not on the storefront), and a
  * sticker pack. Built through the same functions and schemas as the API, so seeds obey every rule.
  */
-import * as catalog from '../../sdk/schemas/catalog.js'
+import * as catalog from '@payapp/sdk/schemas/catalog'
 import {createOptionGroup} from '../domain/option-groups.js'
 import {createPrice} from '../domain/prices.js'
 import {createProduct} from '../domain/products.js'

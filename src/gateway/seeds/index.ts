@@ -3,8 +3,8 @@
  * environments, and all-scope credentials for both. Idempotent: on a database seeded before, it reuses
  * the merchant and prints the same credentials.
  */
-import {adminMerchantCreate} from '../../sdk/schemas/admin.js'
-import {SCOPES} from '../../sdk/schemas/common.js'
+import {adminMerchantCreate} from '@payapp/sdk/schemas/admin'
+import {SCOPES} from '@payapp/sdk/schemas/common'
 import {createMerchant} from '../domain/merchants.js'
 import type {Platform} from '../platform.js'
 import type {Env, Scope} from '../storage/documents.js'

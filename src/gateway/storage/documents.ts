@@ -1,15 +1,15 @@
 /**
- * What the gateway stores, kind by kind. Each document is the resource's zod schema from src/sdk
+ * What the gateway stores, kind by kind. Each document is the resource's zod schema from packages/sdk/src
  * (z.output, so the served shape and the stored one cannot drift) extended with the fields only the
  * gateway keeps (a session's reservation, a payment's charge and intent ids). `Documents` maps each
  * kind to its type, so `storage.get('variant', …)` is a VariantDoc without a cast.
  */
 import {z} from 'zod'
 
-import * as billing from '../../sdk/schemas/billing.js'
-import * as catalog from '../../sdk/schemas/catalog.js'
-import * as commerce from '../../sdk/schemas/commerce.js'
-import type {Environment} from '../../sdk/schemas/common.js'
+import * as billing from '@payapp/sdk/schemas/billing'
+import * as catalog from '@payapp/sdk/schemas/catalog'
+import * as commerce from '@payapp/sdk/schemas/commerce'
+import type {Environment} from '@payapp/sdk/schemas/common'
 
 /**
  * A response schema's fields as a closed object: responses are loose (clients tolerate new fields), but

@@ -7,7 +7,7 @@
  * operation is reported with its key and the platform's error, and the run goes on with everything that
  * does not depend on it.
  */
-import {PayappError} from '../../../sdk/errors.js'
+import {PayappError} from '@payapp/sdk/errors'
 import {idempotencyKey} from './normalise.js'
 import type {Change, Op, Plan, RunState} from './plan.js'
 import type {Pacer} from './pacer.js'

@@ -3,7 +3,7 @@
  * groups and variants, written so that planning the result against the same store shows no change.
  * Products and prices made outside a catalogue are keyed by their ids.
  */
-import type {Price, Variant} from '../../../sdk/schemas/catalog.js'
+import type {Price, Variant} from '@payapp/sdk/schemas/catalog'
 import type {CatalogFile, CatalogPrice, CatalogProduct, CatalogVariant} from './schema.js'
 import {CATALOG_KEY, listProducts, mapLimit, priceKeyOf, productKeyOf, readProduct, type CatalogClient, type StoredProduct} from './store.js'
 

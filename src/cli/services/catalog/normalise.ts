@@ -7,7 +7,7 @@ import {createHash} from 'node:crypto'
 import {readFileSync} from 'node:fs'
 import {basename, isAbsolute, resolve} from 'node:path'
 
-import type {Price} from '../../../sdk/schemas/catalog.js'
+import type {Price} from '@payapp/sdk/schemas/catalog'
 import type {CatalogPrice} from './schema.js'
 
 /** Key-order-independent JSON, so equal values compare equal. */

@@ -6,7 +6,7 @@
  */
 import {setTimeout as sleep} from 'node:timers/promises'
 
-import type {ResponseEvent} from '../../../sdk/transport.js'
+import type {ResponseEvent} from '@payapp/sdk/transport'
 
 export type RateMode = 'auto' | 'off' | number
 

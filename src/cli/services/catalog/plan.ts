@@ -7,8 +7,8 @@
  */
 import {readFileSync} from 'node:fs'
 
-import type {RequestOptions} from '../../../sdk/client.js'
-import type {Product, Variant} from '../../../sdk/schemas/catalog.js'
+import type {RequestOptions} from '@payapp/sdk/client'
+import type {Product, Variant} from '@payapp/sdk/schemas/catalog'
 import {imageMatches, isRemote, isSubset, localImage, priceIdentity, same, type LocalImage} from './normalise.js'
 import type {CatalogFile, CatalogPrice, CatalogProduct, CatalogVariant} from './schema.js'
 import {CATALOG_KEY, listProducts, mapLimit, productKeyOf, readProduct, type CatalogClient, type StoredProduct} from './store.js'

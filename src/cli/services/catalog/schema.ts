@@ -6,8 +6,8 @@
  */
 import {z} from 'zod'
 
-import {optionGroupCreate, priceCreate, productCreate, variantCreate} from '../../../sdk/schemas/catalog.js'
-import {currency} from '../../../sdk/schemas/common.js'
+import {optionGroupCreate, priceCreate, productCreate, variantCreate} from '@payapp/sdk/schemas/catalog'
+import {currency} from '@payapp/sdk/schemas/common'
 
 function omit<S extends Record<string, z.ZodType>, K extends keyof S>(shape: S, keys: readonly K[]): Omit<S, K> {
   const out = {...shape}

@@ -3,8 +3,8 @@
  * groups and variants. Read through an SDK client of either door (the App API lists products without
  * prices, so prices are listed per product there).
  */
-import type {AppClient} from '../../../sdk/client.js'
-import type {OptionGroup, Price, Product, Variant} from '../../../sdk/schemas/catalog.js'
+import type {AppClient} from '@payapp/sdk/client'
+import type {OptionGroup, Price, Product, Variant} from '@payapp/sdk/schemas/catalog'
 
 /** The catalogue part of either client: AppClient and StoreClient have the same catalogue namespaces. */
 export type CatalogClient = Pick<AppClient, 'products' | 'options' | 'values' | 'variants' | 'files'>

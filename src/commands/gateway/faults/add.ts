@@ -2,7 +2,7 @@ import {AdminCommand} from '../../../cli/admin-command.js'
 import {bodyFromFlags, dataFlag, flagsFromSchema} from '../../../cli/schema-flags.js'
 import {adminFlags} from '../../../cli/services/gateway-admin.js'
 import {faultLine} from '../../../cli/services/faults-view.js'
-import {adminFaultCreate, type AdminFaultCreate} from '../../../sdk/schemas/admin.js'
+import {adminFaultCreate, type AdminFaultCreate} from '@payapp/sdk/schemas/admin'
 
 const fields = flagsFromSchema(adminFaultCreate, {exclude: ['merchant']})
 

@@ -4,7 +4,7 @@ import {AdminCommand} from '../../../cli/admin-command.js'
 import {saveProfile} from '../../../cli/config.js'
 import {bodyFromFlags, dataFlag, flagsFromSchema} from '../../../cli/schema-flags.js'
 import {adminFlags} from '../../../cli/services/gateway-admin.js'
-import {adminMerchantCreate} from '../../../sdk/schemas/admin.js'
+import {adminMerchantCreate} from '@payapp/sdk/schemas/admin'
 
 const derived = flagsFromSchema(adminMerchantCreate)
 

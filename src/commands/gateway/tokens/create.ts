@@ -3,7 +3,7 @@ import {Flags} from '@oclif/core'
 import {AdminCommand} from '../../../cli/admin-command.js'
 import {mask} from '../../../cli/credentials.js'
 import {adminFlags} from '../../../cli/services/gateway-admin.js'
-import {SCOPES} from '../../../sdk/schemas/common.js'
+import {SCOPES} from '@payapp/sdk/schemas/common'
 
 export default class GatewayTokensCreate extends AdminCommand<typeof GatewayTokensCreate> {
   static override summary = 'Issue an installation token (or, with --secret-key, a secret key) for a merchant on a running gateway.'

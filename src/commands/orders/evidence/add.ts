@@ -4,7 +4,7 @@ import {Args, Flags} from '@oclif/core'
 
 import {writeCommand} from '../../../cli/command-factory.js'
 import {orderView} from '../../../cli/services/commerce-view.js'
-import {endpoints} from '../../../sdk/endpoints.js'
+import {endpoints} from '@payapp/sdk/endpoints'
 
 const isLocalFile = (path: string) => stat(path).then((s) => s.isFile(), () => false)
 

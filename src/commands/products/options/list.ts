@@ -2,7 +2,7 @@ import {Args} from '@oclif/core'
 
 import {listCommand} from '../../../cli/command-factory.js'
 import {optionGroupsTable} from '../../../cli/services/catalog-view.js'
-import {endpoints} from '../../../sdk/endpoints.js'
+import {endpoints} from '@payapp/sdk/endpoints'
 
 export default listCommand({
   endpoint: 'options.list',

@@ -2,7 +2,7 @@ import {Args} from '@oclif/core'
 
 import {listCommand} from '../../../cli/command-factory.js'
 import {pricesTable} from '../../../cli/services/catalog-view.js'
-import {endpoints} from '../../../sdk/endpoints.js'
+import {endpoints} from '@payapp/sdk/endpoints'
 
 export default listCommand({
   endpoint: 'prices.list',

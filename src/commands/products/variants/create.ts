@@ -3,7 +3,7 @@ import {Args, Flags} from '@oclif/core'
 import {writeCommand} from '../../../cli/command-factory.js'
 import {variantBlock} from '../../../cli/services/catalog-view.js'
 import {requireEveryGroup, resolveVariantOptions, type OptionRef} from '../../../cli/services/variant-options.js'
-import {endpoints} from '../../../sdk/endpoints.js'
+import {endpoints} from '@payapp/sdk/endpoints'
 
 export default writeCommand({
   endpoint: 'variants.create',

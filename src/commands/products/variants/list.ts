@@ -3,7 +3,7 @@ import {Args} from '@oclif/core'
 import {BaseCommand} from '../../../cli/base-command.js'
 import {collect, listFlags, moreHint, pageParams} from '../../../cli/list.js'
 import {pricesOf, variantsTable} from '../../../cli/services/catalog-view.js'
-import {endpoints} from '../../../sdk/endpoints.js'
+import {endpoints} from '@payapp/sdk/endpoints'
 
 export default class VariantsList extends BaseCommand<typeof VariantsList> {
   static override endpoint = 'variants.list' as const

@@ -2,7 +2,7 @@ import {Args} from '@oclif/core'
 
 import {writeCommand} from '../../../../cli/command-factory.js'
 import {optionGroupBlock} from '../../../../cli/services/catalog-view.js'
-import {endpoints} from '../../../../sdk/endpoints.js'
+import {endpoints} from '@payapp/sdk/endpoints'
 
 export default writeCommand({
   endpoint: 'values.create',

@@ -67,7 +67,7 @@ export {
   DEFAULT_TOLERANCE_SECONDS,
   type WebhookEvent,
   type VerifyWebhookOptions,
-} from './webhooks.js'
+} from './webhooks-node.js'
 
 export {PagePromise, type Page, type PageParams} from './pagination.js'
 export {path} from './path.js'

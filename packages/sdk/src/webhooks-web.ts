@@ -1,6 +1,6 @@
 /**
  * Webhook verification on Web Crypto, for runtimes without `node:crypto` or `Buffer` (edge functions,
- * Deno, workers). Imports nothing from Node: `payapp/sdk/webhooks` (webhooks-edge.ts) loads only this
+ * Deno, workers). Imports nothing from Node: `@payapp/sdk/webhooks` (webhooks-edge.ts) loads only this
  * and errors.ts. The rules (header format, several v1 values and secrets, tolerance both ways, raw
  * bytes only) are the ones webhooks.ts applies synchronously on Node; both share the parsing below.
  */

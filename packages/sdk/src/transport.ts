@@ -9,7 +9,7 @@ import {dirname, join} from 'node:path'
 import {setTimeout as delay} from 'node:timers/promises'
 import {fileURLToPath} from 'node:url'
 
-import got, {RequestError, TimeoutError} from 'got'
+import {got, RequestError, TimeoutError} from 'got'
 
 import {
   ConnectionError,
@@ -120,7 +120,10 @@ const RETRYABLE_CONNECTION_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'ETIME
 /** Methods that create or change state; the spec dedupes them by `Idempotency-Key`. */
 const KEYED_METHODS = new Set<HttpMethod>(['POST', 'PATCH'])
 
-/** Reads the version of the `payapp` package that contains this file, from src/ (tsx) or dist/. */
+/**
+ * Reads the version of the package that contains this file: @payapp/sdk from its src/ (tsx) or dist/, or
+ * payapp where the CLI's bundle carries the SDK inside (payapp pins the @payapp/sdk of its own version).
+ */
 function readSdkVersion(): string {
   let dir = dirname(fileURLToPath(import.meta.url))
   for (;;) {
@@ -128,7 +131,7 @@ function readSdkVersion(): string {
     if (existsSync(file)) {
       try {
         const pkg = JSON.parse(readFileSync(file, 'utf8')) as {name?: unknown; version?: unknown}
-        if (pkg.name === 'payapp' && typeof pkg.version === 'string') return pkg.version
+        if ((pkg.name === '@payapp/sdk' || pkg.name === 'payapp') && typeof pkg.version === 'string') return pkg.version
       } catch {
         // An unreadable package.json on the way up is not ours; keep climbing.
       }

@@ -1,0 +1,2 @@
+/** `payapp/sdk/webhooks`: @payapp/sdk/webhooks (Web Crypto verification, no Node built-ins), re-exported. */
+export * from '@payapp/sdk/webhooks'
