@@ -35,12 +35,12 @@ Event types:
     // Validated before any credential is read or any request is made.
     const overrides = parseOverrides(event, flags.override)
     const ctx = await this.context()
-    const secretKey = await this.resolveCredential('secret_key', ctx)
     const merchant = await this.merchant()
     const store = await this.storeClient()
+    const merchantApi = await this.merchantClient()
     const admin = await this.admin()
 
-    const result = await trigger(event, overrides, {store, admin, merchant, env: ctx.env, baseUrl: ctx.baseUrl, secretKey})
+    const result = await trigger(event, overrides, {store, merchantApi, admin, merchant, env: ctx.env, baseUrl: ctx.baseUrl})
     return this.render(result, (r) => {
       for (const step of r.steps) this.log(step)
       this.log(`Events (${r.events.length}):`)

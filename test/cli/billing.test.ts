@@ -4,7 +4,7 @@
  */
 import {expect} from 'chai'
 
-import {GatewayAdmin, StoreClient} from '@payapp/sdk'
+import {GatewayAdmin, MerchantClient, StoreClient} from '@payapp/sdk'
 import {RECIPES, TRIGGER_EVENTS, parseOverrides, trigger, type TriggerEvent} from '../../src/cli/services/trigger.js'
 import {runCli} from '../helpers/cli.js'
 import {TestGateway} from '../helpers/gateway.js'
@@ -26,7 +26,7 @@ describe('payapp trigger, events and gateway clock', function () {
       merchant: acct.merchant.id,
       env: 'test' as const,
       baseUrl: gw.url,
-      secretKey: acct.secretKey,
+      merchantApi: new MerchantClient({baseUrl: gw.url, secretKey: acct.secretKey, maxRetries: 0}),
     }
     for (const event of TRIGGER_EVENTS) {
       const result = await trigger(event, {}, deps)

@@ -10,21 +10,22 @@
 import {z} from 'zod'
 
 import type {EventType} from '@payapp/sdk/events'
-import type {GatewayAdmin, StoreClient} from '@payapp/sdk'
+import type {GatewayAdmin, MerchantClient, StoreClient} from '@payapp/sdk'
 import {adminPayoutCreate, adminRefundCreate, adminDisputeCreate} from '@payapp/sdk/schemas/admin'
 import {fraudWarningTestCreate, subscriptionCreate} from '@payapp/sdk/schemas/billing'
 import {amount, currency} from '@payapp/sdk/schemas/common'
-import type {PlatformEvent} from '@payapp/sdk/schemas/commerce'
+import type {PlatformEvent, Subscription} from '@payapp/sdk/schemas/commerce'
 import {storeCheckoutCreate} from '@payapp/sdk/schemas/commerce'
 import {usageError} from '../exit-codes.js'
 
 export interface TriggerDeps {
   store: StoreClient
+  /** The merchant API with the same secret key (sessions, subscriptions, fraud-warning test helper). */
+  merchantApi: MerchantClient
   admin: GatewayAdmin
   merchant: string
   env: 'live' | 'test'
   baseUrl: string
-  secretKey: string
 }
 
 export interface TriggerResult {
@@ -79,17 +80,6 @@ async function findOrCreateFixture(deps: TriggerDeps, steps: string[], kind: Fix
 }
 
 /** A merchant-API call with the secret key (until the SDK has a merchant client). */
-async function merchantApi<T>(deps: TriggerDeps, method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
-  const res = await fetch(`${deps.baseUrl.replace(/\/+$/, '')}${path}`, {
-    method,
-    headers: {authorization: `Bearer ${deps.secretKey}`, ...(body === undefined ? {} : {'content-type': 'application/json'})},
-    body: body === undefined ? undefined : JSON.stringify(body),
-  })
-  const text = await res.text()
-  if (!res.ok) throw new Error(`${method} ${path} failed: HTTP ${res.status} ${text}`)
-  return JSON.parse(text) as T
-}
-
 // ---------------------------------------------------------------- recipes
 
 const buyerOverrides = storeCheckoutCreate.pick({quantity: true}).partial().extend({customer_name: z.string().trim().min(2).max(120), customer_email: z.email()}).partial()
@@ -148,14 +138,14 @@ const processing: Recipe = {
 const sessionUpdated: Recipe = {
   overrides: z.strictObject({reference: z.string().max(200)}).partial(),
   async run(deps, o, steps) {
-    const session = await merchantApi<{id: string; revision: number}>(deps, 'POST', '/v1/checkout/sessions', {
+    const session = await deps.merchantApi.checkout.sessions.create({
       amount: 2000,
       currency: 'eur',
       customer_name: 'Test Customer',
       customer_email: 'customer@example.com',
     })
     steps.push(`Created checkout session ${session.id} on the merchant API`)
-    const updated = await merchantApi<{revision: number}>(deps, 'POST', `/v1/checkout/sessions/${session.id}/update`, {reference: (o.reference as string | undefined) ?? 'trigger', revision: session.revision})
+    const updated = await deps.merchantApi.checkout.sessions.updateViaPost(session.id, {reference: (o.reference as string | undefined) ?? 'trigger', revision: session.revision})
     steps.push(`Updated checkout session ${session.id} to revision ${updated.revision}`)
   },
 }
@@ -235,16 +225,10 @@ const payout = (status: 'pending' | 'paid' | 'failed'): Recipe => ({
 
 const subscriptionOverrides = subscriptionCreate.pick({quantity: true, trial_days: true, customer_name: true, customer_email: true, metadata: true}).partial()
 
-interface Sub {
-  id: string
-  customer: string
-  trial_end: number | null
-}
-
-async function newSubscription(deps: RunDeps, o: Overrides, steps: string[], defaults: {trial_days?: number} = {}): Promise<Sub> {
+async function newSubscription(deps: RunDeps, o: Overrides, steps: string[], defaults: {trial_days?: number} = {}): Promise<Subscription> {
   const {price} = await fixtureProduct(deps, steps, 'recurring')
   const trialDays = (o.trial_days as number | undefined) ?? defaults.trial_days
-  const sub = await merchantApi<Sub>(deps, 'POST', '/v1/subscriptions', {
+  const sub = await deps.merchantApi.subscriptions.create({
     price_id: price,
     customer_name: 'Trigger Customer',
     customer_email: 'trigger@example.com',
@@ -255,7 +239,7 @@ async function newSubscription(deps: RunDeps, o: Overrides, steps: string[], def
   return sub
 }
 
-async function confirmed(deps: RunDeps, o: Overrides, steps: string[], defaults?: {trial_days?: number}): Promise<Sub> {
+async function confirmed(deps: RunDeps, o: Overrides, steps: string[], defaults?: {trial_days?: number}): Promise<Subscription> {
   const sub = await newSubscription(deps, o, steps, defaults)
   const done = await deps.admin.subscriptions.confirm(sub.id, {outcome: 'paid'})
   steps.push(`Confirmed its client secret: ${done.subscription.status}${done.invoice ? `, invoice ${done.invoice.id} paid` : ''}`)
@@ -270,7 +254,7 @@ const subscriptionDeleted: Recipe = {
   overrides: subscriptionOverrides,
   async run(deps, o, steps) {
     const sub = await confirmed(deps, o, steps)
-    await merchantApi(deps, 'POST', `/v1/subscriptions/${encodeURIComponent(sub.id)}/cancel`, {at_period_end: false})
+    await deps.merchantApi.subscriptions.cancel(sub.id, {at_period_end: false})
     steps.push(`Canceled subscription ${sub.id} now`)
   },
 }
@@ -295,7 +279,7 @@ const trialWillEnd: Recipe = {
 const fraudCreated: Recipe = {
   overrides: fraudWarningTestCreate.pick({amount: true, currency: true, fraud_type: true}).partial(),
   async run(deps, o, steps) {
-    const w = await merchantApi<{id: string}>(deps, 'POST', '/v1/test_helpers/fraud_warnings', o)
+    const w = await deps.merchantApi.fraudWarnings.testCreate(o)
     steps.push(`Created fraud warning ${w.id}`)
   },
 }
@@ -305,7 +289,7 @@ const fraudUpdated: Recipe = {
   overrides: fraudWarningTestCreate.pick({fraud_type: true}).partial(),
   async run(deps, o, steps) {
     const done = await paidSale(deps, {}, steps)
-    const w = await merchantApi<{id: string}>(deps, 'POST', '/v1/test_helpers/fraud_warnings', {...o, charge_id: done.payment.id})
+    const w = await deps.merchantApi.fraudWarnings.testCreate({...o, charge_id: done.payment.id})
     steps.push(`Created fraud warning ${w.id} on payment ${done.payment.id}`)
     await deps.admin.payments.refund(done.payment.id)
     steps.push(`Refunded payment ${done.payment.id} in full: the warning is refunded`)
