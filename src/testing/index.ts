@@ -15,7 +15,8 @@ import {GatewayAdmin, type AdminInstallation, type AdminMerchant, type AdminSecr
 import {AppClient, StoreClient} from '@payapp/sdk/client'
 import type {AdminMerchantCreate} from '@payapp/sdk/schemas/admin'
 import {SCOPES, type Environment, type Scope} from '@payapp/sdk/schemas/common'
-import {startGateway as startServer, type RunningGateway} from '../gateway/server.js'
+import {loadGateway} from '../gateway/load.js'
+import type {RunningGateway} from '../gateway/server.js'
 
 export interface StartOptions {
   /** Seed the demo merchant, catalogue and history (as `payapp gateway start --seed`). Default false. */
@@ -71,6 +72,8 @@ export interface TestGateway {
 }
 
 export async function startGateway(opts: StartOptions = {}): Promise<TestGateway> {
+  // The gateway's code loads on the first start, bundled with a V8 code cache when built (gateway/load.ts).
+  const {startGateway: startServer} = await loadGateway()
   const running = await startServer({
     port: 0,
     host: '127.0.0.1',

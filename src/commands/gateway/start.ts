@@ -49,7 +49,7 @@ The profile is written when it is new or already points at this gateway's URL; a
 
   public async run(): Promise<void> {
     const {flags} = this
-    const [{startGateway}, {join}] = await Promise.all([import('../../gateway/server.js'), import('node:path')])
+    const [{startGateway}, {join}] = await Promise.all([import('../../gateway/load.js').then(({loadGateway}) => loadGateway()), import('node:path')])
     const db = flags.db ?? join(this.config.dataDir, 'gateway.sqlite')
     const rate = parseRateLimit(flags['rate-limit'])
     const faults = flags.faults ? await readFaultFile(flags.faults) : undefined

@@ -1,0 +1,94 @@
+#!/usr/bin/env node
+/**
+ * Bundles the gateway for a fast start (`npm run build`, after tsc): what `payapp gateway start` and
+ * `payapp/testing` load through src/gateway/load.ts.
+ *
+ * 1. esbuild follows src/gateway/server.ts, fastify and its plugins, zod and the SDK's schemas into one
+ *    CommonJS file, dist/bundle/gateway.cjs (better-sqlite3, native, stays in node_modules).
+ * 2. A training run loads it, starts a gateway on 127.0.0.1 with in-memory storage, sends what a test
+ *    suite's first tests send (credentials, a product with a variant, a checkout paid, lists, a 404), and
+ *    saves V8's code cache of what it compiled: dist/bundle/gateway.cache.
+ */
+import {dirname, join, relative} from 'node:path'
+import {createRequire} from 'node:module'
+import {fileURLToPath, pathToFileURL} from 'node:url'
+
+import {build} from 'esbuild'
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
+const OUT = join(ROOT, 'dist', 'bundle', 'gateway.cjs')
+
+// zod's 60 locales: the gateway's messages are English, the one locale zod configures itself.
+const englishOnly = {
+  name: 'zod-english-only',
+  setup(build) {
+    const locales = dirname(createRequire(import.meta.url).resolve('zod/v4/locales/en.js'))
+    build.onResolve({filter: /^\.\.\/locales\/index\.js$/}, (args) =>
+      /[\\/]zod[\\/]v4[\\/](classic|core)$/.test(args.resolveDir) ? {path: 'zod-locales', namespace: 'zod-english-only'} : undefined,
+    )
+    build.onLoad({filter: /.*/, namespace: 'zod-english-only'}, () => ({
+      contents: `export {default as en} from ${JSON.stringify(join(locales, 'en.js'))}`,
+      resolveDir: locales,
+      loader: 'js',
+    }))
+  },
+}
+
+const result = await build({
+  entryPoints: [join(ROOT, 'src', 'gateway', 'server.ts')],
+  outfile: OUT,
+  bundle: true,
+  format: 'cjs',
+  platform: 'node',
+  target: 'node20',
+  external: ['better-sqlite3'],
+  // @payapp/sdk (a workspace link) from its TypeScript sources, as the CLI's bundle does.
+  conditions: ['payapp-source'],
+  minifyWhitespace: true,
+  minifySyntax: true,
+  legalComments: 'none',
+  // The SDK finds its package.json from its own module (SDK_VERSION): from the bundle's place, payapp's.
+  define: {'import.meta.url': '__payappImportMetaUrl'},
+  banner: {js: 'var __payappImportMetaUrl = require("url").pathToFileURL(__filename).href;'},
+  plugins: [englishOnly],
+  logLevel: 'warning',
+})
+if (result.errors.length > 0) process.exit(1)
+
+// ---------------------------------------------------------------- the training run
+
+const {loadGateway, writeGatewayCache} = await import(pathToFileURL(join(ROOT, 'dist', 'gateway', 'load.js')).href)
+const {startGateway} = await loadGateway({useCache: false})
+const gw = await startGateway({port: 0, host: '127.0.0.1', db: ':memory:', rateLimit: false, logger: false})
+const call = async (method, path, token, body) => {
+  const res = await fetch(gw.url + path, {
+    method,
+    headers: {authorization: `Bearer ${token}`, ...(body ? {'content-type': 'application/json'} : {})},
+    body: body ? JSON.stringify(body) : undefined,
+  })
+  const json = await res.json()
+  if (res.status >= 400 && res.status !== 404) throw new Error(`training: ${method} ${path}: ${res.status} ${JSON.stringify(json)}`)
+  return json
+}
+try {
+  const admin = (method, path, body) => call(method, `/_admin${path}`, gw.adminKey, body)
+  await admin('GET', '/clock')
+  const merchant = await admin('POST', '/merchants', {company: 'Training GmbH', store: {display_name: 'Training'}})
+  const scopes = ['products:read', 'products:write', 'checkout:write', 'orders:read', 'store:read']
+  const {secret_key: key} = await admin('POST', '/keys', {merchant: merchant.id, mode: 'test', scopes})
+  const {token} = await admin('POST', '/installations', {merchant: merchant.id, env: 'test', scopes})
+  const product = await call('POST', '/v1/store/products', key, {name: 'Mug', price: {currency: 'eur', unit_amount: 1200}})
+  const group = await call('POST', `/v1/store/products/${product.id}/options`, key, {name: 'Size', values: ['M']})
+  const variant = await call('POST', `/v1/store/products/${product.id}/variants`, key, {options: [{group: group.id, value: group.values[0].id}], track_inventory: true, stock_qty: 5})
+  const checkout = await call('POST', '/v1/store/checkouts', key, {product_id: product.id, variant_id: variant.id, quantity: 1})
+  await admin('POST', `/checkouts/${checkout.session_id}/complete`, {outcome: 'paid'})
+  await call('GET', '/v1/store/orders?limit=10', key)
+  await call('GET', `/v1/store/products/${product.id}`, key)
+  await call('GET', '/v1/app/products', token)
+  await call('GET', '/v1/store/nothing-here', key)
+  await admin('POST', '/clock', {advance_seconds: 60})
+} finally {
+  await gw.close()
+}
+const bytes = writeGatewayCache()
+console.log(`bundled the gateway into ${relative(ROOT, OUT)} and wrote its code cache (${Math.round(bytes / 1024)} KiB)`)
