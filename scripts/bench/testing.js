@@ -3,7 +3,9 @@
  * `npm run bench`, the gateway inside a test suite (payapp/testing), each beside a bare node:http server:
  *
  * 1. In-process start: `startGateway()` of payapp/testing to its first answered request, timed after the
- *    import (target ≤ 100 ms), against a bare server's listen to first answer; the import reported apart.
+ *    import (target ≤ 100 ms), against a bare server's listen to first answer; the import of payapp/testing
+ *    reported apart and with the start (what a test file pays in all), and the import of the SDK modules
+ *    payapp/testing hands out (GatewayAdmin, AppClient, StoreClient) alone, the part that is the SDK's.
  * 2. Process start: `payapp gateway start --db :memory: --json` to its JSON line (target ≤ 250 ms), against
  *    scripts/bare-server.js to its JSON line.
  * 3. A test-suite-shaped workload: 10 concurrent clients each looping create product with price → create
@@ -62,6 +64,13 @@ await res.text()
 const t2 = performance.now()
 server.close()
 process.stdout.write(JSON.stringify({import_ms: t1 - t0, start_ms: t2 - t1, status: res.status}))
+process.exit(0)`
+
+// What payapp/testing imports of @payapp/sdk, alone: the clients it hands out, which a suite's own code loads too.
+const IN_PROCESS_SDK = `
+const t0 = performance.now()
+await Promise.all([import('@payapp/sdk/admin'), import('@payapp/sdk/client')])
+process.stdout.write(JSON.stringify({import_ms: performance.now() - t0}))
 process.exit(0)`
 
 /** Spawns a server that prints one JSON line once it listens; resolves with the line and the time to it. */
@@ -175,16 +184,22 @@ export async function run() {
   const work = mkdtempSync(join(tmpdir(), 'payapp-bench-testing-'))
   console.log(`\nThe gateway in a test suite (payapp/testing), median of ${RUNS} fresh processes`)
 
-  const inProc = {gw: [], bare: []}
+  const inProc = {gw: [], bare: [], sdk: []}
   for (let i = 0; i < RUNS; i++) {
     inProc.gw.push(await childJson(IN_PROCESS_GATEWAY))
     inProc.bare.push(await childJson(IN_PROCESS_BARE))
+    inProc.sdk.push(await childJson(IN_PROCESS_SDK))
   }
   const gwStart = median(inProc.gw.map((r) => r.start_ms))
   const gwImport = median(inProc.gw.map((r) => r.import_ms))
+  const gwTotal = median(inProc.gw.map((r) => r.import_ms + r.start_ms))
+  const sdkImport = median(inProc.sdk.map((r) => r.import_ms))
   const bareStart = median(inProc.bare.map((r) => r.start_ms))
-  console.log(`  in-process: startGateway() to first answer   ${fmt(gwStart, 1).padStart(7)} ms (target ≤ 100 ms; import of payapp/testing ${fmt(gwImport, 0)} ms before it)`)
+  const bareTotal = median(inProc.bare.map((r) => r.import_ms + r.start_ms))
+  console.log(`  in-process: startGateway() to first answer   ${fmt(gwStart, 1).padStart(7)} ms (target ≤ 100 ms)`)
   console.log(`  in-process: bare node:http listen to answer  ${fmt(bareStart, 1).padStart(7)} ms   ratio ${(gwStart / bareStart).toFixed(1)}×`)
+  console.log(`  in-process: import('payapp/testing')         ${fmt(gwImport, 1).padStart(7)} ms (of which the SDK's clients alone: ${fmt(sdkImport, 0)} ms)`)
+  console.log(`  in-process: import + start to first answer   ${fmt(gwTotal, 1).padStart(7)} ms   bare import + listen ${fmt(bareTotal, 1)} ms`)
 
   const proc = {gw: [], bare: []}
   const {args, env} = gatewayArgs(work)
@@ -233,7 +248,7 @@ export async function run() {
   console.log(`  ratio gateway/bare: ${(gwLoad.rps / bareLoad.rps).toFixed(2)}`)
 
   return {
-    in_process: {gateway_start_ms: gwStart, import_ms: gwImport, bare_start_ms: bareStart},
+    in_process: {gateway_start_ms: gwStart, import_ms: gwImport, import_and_start_ms: gwTotal, sdk_import_ms: sdkImport, bare_start_ms: bareStart, bare_import_and_start_ms: bareTotal},
     process: {gateway_start_ms: gwProc, bare_start_ms: bareProc},
     suite_workload: {gateway: gwLoad, bare: bareLoad, ratio: gwLoad.rps / bareLoad.rps},
   }

@@ -71,9 +71,14 @@ export interface TestGateway {
   close(): Promise<void>
 }
 
+// The gateway's code loads with this module (bundled with V8's code cache when built, see gateway/load.ts), so
+// the first startGateway() only starts one.
+const gateway = loadGateway()
+// A failure to load surfaces where it is awaited, in startGateway(), not as an unhandled rejection at import.
+gateway.catch(() => undefined)
+
 export async function startGateway(opts: StartOptions = {}): Promise<TestGateway> {
-  // The gateway's code loads on the first start, bundled with a V8 code cache when built (gateway/load.ts).
-  const {startGateway: startServer} = await loadGateway()
+  const {startGateway: startServer} = await gateway
   const running = await startServer({
     port: 0,
     host: '127.0.0.1',
