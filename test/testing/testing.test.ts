@@ -81,6 +81,18 @@ describe('payapp/testing: startGateway in-process', () => {
       expect(stdout).to.match(/# fail 0/)
     })
 
+    it('vitest', async () => {
+      // vitest is a devDependency: run as `npx vitest run FILE` would, with no config file of ours.
+      const vitest = join(ROOT, 'node_modules/vitest/vitest.mjs')
+      const {stdout} = await run(process.execPath, [vitest, 'run', '--reporter', 'verbose', 'docs/examples/testing/vitest.test.mjs'], {
+        cwd: ROOT,
+        env: {...process.env, NO_COLOR: '1', FORCE_COLOR: '0'},
+      })
+      expect(stdout).to.match(/✓ .*creates a product/)
+      expect(stdout).to.match(/Tests\s+1 passed \(1\)/)
+      expect(stdout).not.to.match(/failed/)
+    })
+
     it('mocha', async () => {
       const mocha = join(ROOT, 'node_modules/mocha/bin/mocha.js')
       const {stdout} = await run(process.execPath, [mocha, '--no-config', '--reporter', 'dot', 'docs/examples/testing/mocha.spec.mjs'], {cwd: ROOT})

@@ -1,4 +1,4 @@
-// vitest: beforeAll/afterAll around the file (not run by this repository's CI; vitest is not a dependency).
+// vitest: beforeAll/afterAll around the file (`npx vitest run`).
 import {afterAll, beforeAll, expect, test} from 'vitest'
 
 import {startGateway} from 'payapp/testing'
