@@ -3,8 +3,9 @@
  * Bundles the gateway for a fast start (`npm run build`, after tsc): what `payapp gateway start` and
  * `payapp/testing` load through src/gateway/load.ts.
  *
- * 1. esbuild follows src/gateway/server.ts, fastify and its plugins, zod and the SDK's schemas into one
- *    CommonJS file, dist/bundle/gateway.cjs (better-sqlite3, native, stays in node_modules).
+ * 1. esbuild follows src/gateway/server.ts, fastify and its plugins, zod, the SDK's schemas and
+ *    better-sqlite3's JavaScript into one CommonJS file, dist/bundle/gateway.cjs (the SQLite addon, native,
+ *    stays in node_modules).
  * 2. A training run loads it, starts a gateway on 127.0.0.1 with in-memory storage, sends what a test
  *    suite's first tests send (credentials, a product with a variant, a checkout paid, lists, a 404), and
  *    saves V8's code cache of what it compiled: dist/bundle/gateway.cache.
@@ -56,6 +57,24 @@ const routerPrefixes = {
   },
 }
 
+/**
+ * better-sqlite3's JavaScript goes into the bundle (a dozen files to resolve and compile otherwise); its native
+ * addon stays in node_modules. `bindings` finds the addon from its caller's file, which in a bundle is not
+ * better-sqlite3's: it is told the package's folder instead, as resolved from the bundle at run time.
+ */
+const sqliteAddon = {
+  name: 'sqlite-addon',
+  setup(build) {
+    build.onLoad({filter: /[\\/]better-sqlite3[\\/]lib[\\/]database\.js$/}, async (args) => {
+      const source = await readFile(args.path, 'utf8')
+      const call = "require('bindings')('better_sqlite3.node')"
+      if (!source.includes(call)) throw new Error(`build-gateway: ${args.path} no longer loads its addon with ${call}; update sqliteAddon`)
+      const root = "require('path').dirname(require.resolve('better-sqlite3/package.json'))"
+      return {contents: source.replace(call, `require('bindings')({bindings: 'better_sqlite3.node', module_root: ${root}})`), loader: 'js'}
+    })
+  },
+}
+
 const result = await build({
   entryPoints: [join(ROOT, 'src', 'gateway', 'server.ts')],
   outfile: OUT,
@@ -63,7 +82,6 @@ const result = await build({
   format: 'cjs',
   platform: 'node',
   target: 'node20',
-  external: ['better-sqlite3'],
   // @payapp/sdk (a workspace link) from its TypeScript sources, as the CLI's bundle does.
   conditions: ['payapp-source'],
   minifyWhitespace: true,
@@ -72,7 +90,9 @@ const result = await build({
   // The SDK finds its package.json from its own module (SDK_VERSION): from the bundle's place, payapp's.
   define: {'import.meta.url': '__payappImportMetaUrl'},
   banner: {js: 'var __payappImportMetaUrl = require("url").pathToFileURL(__filename).href;'},
-  plugins: [englishOnly, routerPrefixes],
+  // Resolved at run time, from the bundle's place (sqliteAddon).
+  external: ['better-sqlite3/package.json'],
+  plugins: [englishOnly, routerPrefixes, sqliteAddon],
   logLevel: 'warning',
 })
 if (result.errors.length > 0) process.exit(1)
