@@ -59,7 +59,7 @@ describe('the payapp package', () => {
     this.timeout(60_000)
     const [packed] = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore']}))
     const files: string[] = packed.files.map((f: {path: string}) => f.path)
-    expect(files).to.include.members(['bin/run.js', 'LICENSE', 'bin/package.json', 'package.json', 'oclif.manifest.json', 'dist/bundle/payapp.cjs', 'dist/sdk.js', 'dist/sdk.d.ts', 'dist/commands/openapi.js'])
+    expect(files).to.include.members(['bin/run.js', 'LICENSE', 'bin/package.json', 'package.json', 'oclif.manifest.json', 'dist/bundle/payapp.cjs', 'dist/bundle/gateway.cjs', 'dist/bundle/gateway.cache', 'dist/sdk.js', 'dist/sdk.d.ts', 'dist/commands/openapi.js'])
     expect(files).not.to.include('bin/dev.js')
     expect(files.filter((f) => /^(src|test|packages)\//.test(f))).to.deep.equal([])
     expect(readFileSync(join(ROOT, 'LICENSE'), 'utf8')).to.match(/^MIT License/)
@@ -221,6 +221,18 @@ describe('npm pack of each package, installed offline into an empty project', fu
       server.child.kill('SIGTERM')
     }
     expect(await server.exited, server.stderr()).to.equal(0)
+
+    // payapp/testing from the installed package: the gateway's bundle finds better-sqlite3 in the user's node_modules.
+    writeFileSync(
+      join(dir, 'suite.mjs'),
+      `import {startGateway} from 'payapp/testing'
+      const gw = await startGateway()
+      const {client} = await gw.secretKey()
+      const product = await client.products.create({name: 'Mug', price: {currency: 'eur', unit_amount: 1200}})
+      console.log(JSON.stringify({listed: (await client.products.list()).data.map((p) => p.id).includes(product.id)}))
+      await gw.close()`,
+    )
+    expect(JSON.parse((await run(process.execPath, ['suite.mjs'], {cwd: dir})).stdout)).to.deep.equal({listed: true})
 
     await useSdk(dir, 'payapp/sdk')
   })
