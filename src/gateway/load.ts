@@ -36,7 +36,8 @@ function bundledGateway({useCache = true}: {useCache?: boolean}): GatewayModule 
   if (holder[INSTANCE]) return holder[INSTANCE].module
   let source: string
   try {
-    source = readFileSync(GATEWAY_BUNDLE, 'utf8')
+    // The build writes it in ASCII: latin1 reads the same text without decoding UTF-8.
+    source = readFileSync(GATEWAY_BUNDLE, 'latin1')
   } catch {
     return undefined
   }
