@@ -28,7 +28,7 @@ module.exports = {
     {
       name: 'sdk-declared-deps',
       severity: 'error',
-      comment: '@payapp/sdk installs alone: every package it imports is one of its own dependencies (got, zod), never a devDependency or one only the root has.',
+      comment: '@payapp/sdk installs alone: every package it imports is one of its own dependencies (zod), never a devDependency or one only the root has.',
       from: {path: '^packages/sdk/src/'},
       to: {dependencyTypes: ['npm-dev', 'npm-no-pkg', 'npm-unknown', 'npm-optional', 'npm-peer']},
     },

@@ -9,7 +9,8 @@
  * 2. `--rate-limit writes=600`: 250 products (1,250 writes) with `--rate auto`, started at a window
  *    boundary; the writes completed in each full one-minute window as a share of the limit (the last,
  *    partial window excluded). Target ≥ 0.95 with 0 failures.
- * Env: BENCH_CATALOG_PRODUCTS (1000), BENCH_CATALOG_CONCURRENCY (8), BENCH_CATALOG_RATED=0 skips part 2.
+ * Env: BENCH_CATALOG_PRODUCTS (1000), BENCH_CATALOG_CONCURRENCY (8), BENCH_CATALOG_RATED=0 skips part 2,
+ * BENCH_CATALOG_PROFILE=DIR writes a CPU profile of each `catalog apply` process into DIR (`node --cpu-prof`).
  */
 import {spawn} from 'node:child_process'
 import {mkdtempSync, writeFileSync} from 'node:fs'
@@ -95,7 +96,8 @@ async function rawWrites(url, token, file) {
 /** Runs `payapp catalog apply FILE --json`; returns the summary and when each change completed. */
 function cliApply(gw, token, path, work, extra = []) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'catalog', 'apply', path, '--json', '--concurrency', String(CONCURRENCY), ...extra], {
+    const profile = process.env.BENCH_CATALOG_PROFILE ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CATALOG_PROFILE] : []
+    const child = spawn(process.execPath, [...profile, BIN, 'catalog', 'apply', path, '--json', '--concurrency', String(CONCURRENCY), ...extra], {
       cwd: ROOT,
       env: {...process.env, PAYAPP_TOKEN: token, PAYAPP_BASE_URL: gw.url, XDG_CONFIG_HOME: join(work, 'config'), PAYAPP_KEYCHAIN: 'off'},
       stdio: ['ignore', 'pipe', 'inherit'],

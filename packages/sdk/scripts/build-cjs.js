@@ -1,6 +1,6 @@
 /**
  * The CommonJS build of @payapp/sdk, for `require('@payapp/sdk')`: the ESM sources bundled by esbuild
- * into dist/cjs/*.cjs (got and zod stay external), and the ESM declarations copied beside them under a
+ * into dist/cjs/*.cjs (zod stays external), and the ESM declarations copied beside them under a
  * package.json that marks the directory CommonJS, so TypeScript reads them as the require side's types.
  */
 import {cpSync, mkdirSync, readdirSync, rmSync, writeFileSync} from 'node:fs'
@@ -22,7 +22,7 @@ await build({
   format: 'cjs',
   platform: 'node',
   target: 'node20',
-  external: ['got', 'zod'],
+  external: ['zod'],
   // import.meta.url has no CommonJS equivalent in esbuild's output: supply it from __filename.
   define: {'import.meta.url': 'importMetaUrl'},
   banner: {js: "const importMetaUrl = require('node:url').pathToFileURL(__filename).href;"},

@@ -41,7 +41,7 @@ With --json: one JSON line per completed change ({status, action, kind, key, err
     const pacer = new Pacer(rate)
     const client = await this.catalogClient(pacer)
     const json = this.jsonEnabled()
-    const line = (obj: unknown) => process.stdout.write(JSON.stringify(obj) + '\n')
+    const lines = view.jsonLines(process.stdout)
 
     const plan = await planCatalog(client, catalog, {prune: flags.prune, baseDir, concurrency: flags.concurrency, csv: format === 'csv'})
     if (flags['dry-run']) return this.render({changes: plan.changes, summary: plan.summary}, (out) => this.log(view.planTable(out)))
@@ -55,14 +55,17 @@ With --json: one JSON line per completed change ({status, action, kind, key, err
       pacer,
       onEvent: (e) => {
         if (e.status !== 'done') failed++
-        if (json) line({status: e.status, ...e.change, ...(e.error ? {error: e.error} : {})})
+        if (json) lines.write({status: e.status, ...e.change, ...(e.error ? {error: e.error} : {})})
         else if (e.status !== 'done') process.stderr.write(`${bar ? '\r\x1b[K' : ''}${e.status}: ${e.change.action} ${e.change.kind} ${e.change.key}: ${e.error?.code ? `${e.error.code}: ` : ''}${e.error?.message}\n`)
         bar?.update(e, failed)
       },
     })
     bar?.stop()
     const summary = {done: result.done, failed: result.failed, skipped: result.skipped, plan: plan.summary}
-    if (json) line({summary})
+    if (json) {
+      lines.write({summary})
+      lines.flush()
+    }
     else this.log(`${view.resultLine(result)} Plan was: ${view.summaryLine(plan.summary)}.`)
     if (!result.ok) this.exit(ExitCode.PARTIAL)
     return undefined
