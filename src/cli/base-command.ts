@@ -229,12 +229,14 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   /**
    * The request body from derived flags and `--data`, with every field the schema requires present:
    * a missing one is prompted for on a terminal, and otherwise fails at once (exit 2) naming its flag,
-   * before any request is sent.
+   * before any request is sent. `extraRequired`: flags a command needs beyond the schema's required
+   * fields, or a function of the body naming them (rules that depend on other fields).
    */
-  protected async requestBody(derived: DerivedFlags, extraRequired: string[] = []): Promise<Record<string, unknown>> {
+  protected async requestBody(derived: DerivedFlags, extraRequired: string[] | ((body: Record<string, unknown>) => string[]) = []): Promise<Record<string, unknown>> {
     const flags = this.flags as Record<string, unknown>
     const body = await bodyFromFlags(derived, flags, flags.data as string | undefined)
-    const missing = [...missingRequired(derived, body), ...extraRequired.filter((f) => flags[f] === undefined)]
+    const extra = typeof extraRequired === 'function' ? extraRequired(body) : extraRequired.filter((f) => flags[f] === undefined)
+    const missing = [...missingRequired(derived, body), ...extra]
     if (missing.length === 0) return body
     if (!canPrompt() || this.jsonEnabled()) {
       const names = missing.map((f) => `--${f}`)

@@ -48,6 +48,8 @@ export interface WriteCommandSpec<Id extends WriteId> extends CommandText {
   adjust?: (derived: DerivedFlags) => void
   /** The command's own flags, shown before the derived ones. */
   flags?: Record<string, AnyFlag>
+  /** Flags the body needs beyond the schema's required fields, by rules on other fields (e.g. a raw amount needs a customer); checked like them, before any request. */
+  requires?: (body: Record<string, unknown>) => string[]
   prepare?: (ctx: PrepareContext) => Promise<void>
   /** Human output; may read more (e.g. a product's prices for their amounts): it runs only without --json. */
   render: (result: ResultOf<Id>, client: AppClient) => string | Promise<string>
@@ -92,7 +94,7 @@ export function writeCommand<Id extends WriteId>(spec: WriteCommandSpec<Id>): ty
   class WriteCommand extends EndpointCommand {
     async run() {
       // Before any client: a missing required field fails without a request (and without a credential lookup).
-      const body = await this.requestBody(derived)
+      const body = await this.requestBody(derived, spec.requires ?? [])
       const client = await this.clientFor(spec.endpoint)
       await spec.prepare?.({body, flags: this.flags, args: this.args as Record<string, string>, client, spinner: (text) => this.spinner(text)})
       const result = (await client.call(spec.endpoint, {params: this.pathValues(spec.endpoint), body, ...this.requestOptions()})) as ResultOf<Id>

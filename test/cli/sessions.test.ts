@@ -21,9 +21,14 @@ describe('payapp sessions and merchant refunds', function () {
     return res
   }
 
+  let requests: string[]
   before(async () => {
     gw = await TestGateway.start()
     acct = await gw.account('test')
+    requests = gw.recordRequests()
+  })
+  beforeEach(() => {
+    requests.length = 0
   })
   after(async () => {
     for (const res of outputs) expect(res.stdout + res.stderr).not.to.include(acct.secretKey)
@@ -68,5 +73,60 @@ describe('payapp sessions and merchant refunds', function () {
     ok(await cli(['refunds', 'create', '--payment', payment.id]))
     const again = await cli(['refunds', 'create', '--payment', payment.id, '--json'])
     expect(JSON.parse(again.stdout).error).to.include({code: 'already_refunded', status: 422})
+  })
+
+  describe('required flags and --idempotency-key (the write-command factory)', function () {
+    const paid = async () => {
+      const created = (await acct.v1('POST', '/checkout/sessions', {body: {amount: 3000, currency: 'eur', customer_name: 'Ada Buyer', customer_email: 'ada@example.com'}})).body
+      return (await pay(gw, created.id)).body.payment
+    }
+
+    it('sessions create: a raw amount without its currency and customer exits 2 naming them, nothing sent', async () => {
+      const res = await cli(['sessions', 'create', '--amount', '1999'])
+      expect(res.code).to.equal(2)
+      expect(res.stderr).to.equal('Error: Missing required flags --currency, --customer-name, --customer-email (or the fields in --data; not prompting: stdin is not a terminal)\n')
+      expect(res.stdout).to.equal('')
+      const subscription = await cli(['sessions', 'create', '--mode', 'subscription', '--json'])
+      expect(subscription.code).to.equal(2)
+      expect(subscription.json().error).to.include({type: 'usage_error', param: '--line-items'})
+      expect(requests).to.deep.equal([])
+    })
+
+    it('refunds create without --payment exits 2 naming it, nothing sent', async () => {
+      const res = await cli(['refunds', 'create', '--amount', '500'])
+      expect(res.code).to.equal(2)
+      expect(res.stderr).to.equal('Error: Missing required flag --payment (or the field in --data; not prompting: stdin is not a terminal)\n')
+      expect(requests).to.deep.equal([])
+    })
+
+    it('sessions create --idempotency-key: the same key twice returns the same session', async () => {
+      const args = ['sessions', 'create', '--amount', '1999', '--currency', 'eur', '--customer-name', 'Ada Buyer', '--customer-email', 'ada@example.com', '--idempotency-key', 'order-17', '--json']
+      const first = ok(await cli(args)).json()
+      const again = ok(await cli(args)).json()
+      expect(again.id).to.equal(first.id)
+      expect(requests.filter((r) => r === 'POST /v1/checkout/sessions')).to.have.length(2)
+      const open = ok(await cli(['sessions', 'list', '--json'])).json()
+      expect(open.data.filter((s: {id: string}) => s.id === first.id)).to.have.length(1)
+    })
+
+    it('sessions update --idempotency-key: the same key twice applies the change once', async () => {
+      const created = (await acct.v1('POST', '/checkout/sessions', {body: {amount: 3000, currency: 'eur', customer_name: 'Ada Buyer', customer_email: 'ada@example.com'}})).body
+      const args = ['sessions', 'update', created.id, '--reference', 'o-18', '--idempotency-key', 'o-18-ref', '--json']
+      const first = ok(await cli(args)).json()
+      const again = ok(await cli(args)).json()
+      expect(first).to.include({reference: 'o-18', revision: 1})
+      // A replay, not a second update: the revision did not move again.
+      expect(again).to.deep.equal(first)
+    })
+
+    it('refunds create --idempotency-key: the same key twice returns the same refund, not a second one', async () => {
+      const payment = await paid()
+      const args = ['refunds', 'create', '--payment', payment.id, '--amount', '500', '--idempotency-key', `refund-${payment.id}`, '--json']
+      const first = ok(await cli(args)).json()
+      const again = ok(await cli(args)).json()
+      expect(again.id).to.equal(first.id)
+      const list = ok(await cli(['refunds', 'list', '--charge', payment.id, '--json'])).json()
+      expect(list.data.map((r: {id: string}) => r.id)).to.deep.equal([first.id])
+    })
   })
 })

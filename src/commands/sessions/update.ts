@@ -1,24 +1,20 @@
 import {Args} from '@oclif/core'
 
-import {BaseCommand} from '../../cli/base-command.js'
-import {bodyFromFlags, dataFlag, flagsFromSchema} from '../../cli/schema-flags.js'
+import {writeCommand} from '../../cli/command-factory.js'
 import {sessionDetails} from '../../cli/services/commerce-view.js'
-import {type BodyOf, endpoints} from '@payapp/sdk/endpoints'
+import {endpoints} from '@payapp/sdk/endpoints'
 
-const fields = flagsFromSchema(endpoints['checkoutSessions.update'].body)
-
-export default class SessionsUpdate extends BaseCommand<typeof SessionsUpdate> {
-  static override endpoint = ['checkoutSessions.update', 'checkoutSessions.updateViaPost'] as const
-  static override summary = endpoints['checkoutSessions.update'].summary + ' (merchant API).'
-  static override description = 'Pass --revision with the revision you read to fail with revision_conflict (exit code of a 409) instead of overwriting a concurrent change.'
-  static override examples = ['<%= config.bin %> sessions update cs_123 --amount 2500 --revision 0', '<%= config.bin %> sessions update cs_123 --reference order-17 --json']
-  static override args = {session_id: Args.string({required: true, description: 'Checkout session id (cs_…).'})}
-  static override flags = {...fields.flags, data: dataFlag}
-
-  async run() {
-    const client = await this.merchantClient()
-    const body = await bodyFromFlags(fields, this.flags, this.flags.data)
-    const session = await client.checkout.sessions.update(this.args.session_id, body as BodyOf<'checkoutSessions.update'>)
-    return this.render(session, (s) => this.log(sessionDetails(s)))
-  }
-}
+export default writeCommand({
+  endpoint: 'checkoutSessions.update',
+  // The merchant API's POST alternative: the same operation.
+  also: ['checkoutSessions.updateViaPost'],
+  summary: endpoints['checkoutSessions.update'].summary + ' (merchant API).',
+  description: 'Pass --revision with the revision you read to fail with revision_conflict (exit code of a 409) instead of overwriting a concurrent change.',
+  examples: [
+    '<%= config.bin %> sessions update cs_123 --amount 2500 --revision 0',
+    '<%= config.bin %> sessions update cs_123 --reference order-17 --json',
+    '<%= config.bin %> sessions update cs_123 --reference order-17 --idempotency-key order-17-ref',
+  ],
+  args: {session_id: Args.string({required: true, description: 'Checkout session id (cs_…).'})},
+  render: (s) => sessionDetails(s),
+})
