@@ -6,6 +6,7 @@ import {expect} from 'chai'
 
 import {GatewayAdmin, MerchantClient, StoreClient} from '@payapp/sdk'
 import {RECIPES, TRIGGER_EVENTS, parseOverrides, trigger, type TriggerEvent} from '../../src/cli/services/trigger.js'
+import {date} from '../../src/cli/output.js'
 import {runCli} from '../helpers/cli.js'
 import {TestGateway} from '../helpers/gateway.js'
 import {receiver} from '../helpers/receiver.js'
@@ -95,6 +96,14 @@ describe('payapp trigger, events and gateway clock', function () {
       expect(events.map((e: any) => e.type)).to.deep.equal(['invoice.paid', 'invoice.paid', 'invoice.paid'])
       const human = await runCli(['events', 'list', '--limit', '2'], {env})
       expect(human.stdout).to.match(/^ID\s+TYPE\s+OBJECT\s+CREATED/)
+      // The CLI's one date format (as in orders, payments, subscriptions): `2026-05-01 12:00:00 UTC`, not ISO's `T…Z`.
+      const all = (await runCli(['events', 'list', '--limit', '100', '--json'], {env})).json().data as {id: string; created: number}[]
+      const rows = human.stdout.trimEnd().split('\n').slice(1)
+      expect(rows).to.have.length(2)
+      for (const row of rows) {
+        const shown = all.find((e) => e.id === row.split(/\s+/)[0])!
+        expect(row.endsWith(`  ${date(shown.created)}`), row).to.equal(true)
+      }
 
       const before = rx.got.length
       const resent = await runCli(['events', 'resend', events[0].id, '--endpoint', we.id, '--json'], {env})
@@ -110,7 +119,7 @@ describe('payapp trigger, events and gateway clock', function () {
       expect(to.code, to.stderr).to.equal(0)
       expect(to.json().now).to.equal(target)
       const shown = await runCli(['gateway', 'clock'], {env})
-      expect(shown.stdout).to.match(/^Clock at \d{4}-\d{2}-\d{2}T/)
+      expect(shown.stdout).to.match(new RegExp(`^Clock at ${date(target)} \\(offset \\d+ s\\)\n$`))
       expect((await runCli(['gateway', 'clock', 'advance', '--to', new Date((now - 86_400) * 1000).toISOString()], {env})).code).to.equal(6)
 
       const bad = await runCli(['gateway', 'clock', 'advance', 'soon'], {env})

@@ -8,6 +8,8 @@ import type {AddressInfo} from 'node:net'
 
 import {SIGNATURE_HEADER} from '@payapp/sdk/webhooks-node'
 
+import {date} from '../output.js'
+
 /** Below the gateway's 15 s delivery timeout, so a slow app is reported here rather than there. */
 const FORWARD_TIMEOUT_MS = 10_000
 export const WEBHOOK_SECRET_ENV = 'PAYAPP_WEBHOOK_SECRET'
@@ -97,9 +99,9 @@ export async function startRelay(forwardTo: string, onEvent: (event: RelayedEven
   }
 }
 
-/** The line `listen` prints per event: `2026-… checkout.session.completed evt_… → 200`. */
+/** The line `listen` prints per event: `2026-05-01 12:00:00 UTC checkout.session.completed evt_… → 200` (the CLI's one date format). */
 export function eventLine(e: RelayedEvent): string {
-  return `${e.received} ${e.type ?? '(unknown type)'} ${e.id ?? '(no id)'} → ${e.status ?? `error: ${e.error}`}`
+  return `${date(Date.parse(e.received) / 1000)} ${e.type ?? '(unknown type)'} ${e.id ?? '(no id)'} → ${e.status ?? `error: ${e.error}`}`
 }
 
 /** What `listen` needs of the admin API's webhook endpoints. */

@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 
 import {AdminCommand} from '../../cli/admin-command.js'
-import {table} from '../../cli/output.js'
+import {date, table} from '../../cli/output.js'
 import {adminFlags} from '../../cli/services/gateway-admin.js'
 
 export default class EventsList extends AdminCommand<typeof EventsList> {
@@ -27,7 +27,7 @@ export default class EventsList extends AdminCommand<typeof EventsList> {
           {key: 'id'},
           {key: 'type'},
           {key: 'object', header: 'OBJECT', get: (e) => String((e.data.object as {id?: unknown}).id ?? '')},
-          {key: 'created', get: (e) => new Date(e.created * 1000).toISOString().replace('.000Z', 'Z')},
+          {key: 'created', get: (e) => date(e.created)},
         ]),
       ),
     )

@@ -1,6 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 
 import {AdminCommand} from '../../../cli/admin-command.js'
+import {date} from '../../../cli/output.js'
 import {usageError} from '../../../cli/exit-codes.js'
 import {adminFlags} from '../../../cli/services/gateway-admin.js'
 
@@ -41,6 +42,6 @@ export default class GatewayClockAdvance extends AdminCommand<typeof GatewayCloc
     const spin = this.spinner('Advancing the clock')
     const clock = target === undefined ? await admin.clock.advance(seconds!) : await admin.clock.advanceTo(target)
     spin.stop()
-    return this.render(clock, (c) => this.log(`Clock at ${new Date(c.now * 1000).toISOString()} (offset ${c.offset_seconds} s); ${c.jobs_run ?? 0} scheduled job(s) ran`))
+    return this.render(clock, (c) => this.log(`Clock at ${date(c.now)} (offset ${c.offset_seconds} s); ${c.jobs_run ?? 0} scheduled job(s) ran`))
   }
 }

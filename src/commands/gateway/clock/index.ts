@@ -1,4 +1,5 @@
 import {AdminCommand} from '../../../cli/admin-command.js'
+import {date} from '../../../cli/output.js'
 import {adminFlags} from '../../../cli/services/gateway-admin.js'
 
 export default class GatewayClock extends AdminCommand<typeof GatewayClock> {
@@ -9,6 +10,6 @@ export default class GatewayClock extends AdminCommand<typeof GatewayClock> {
   async run() {
     const admin = await this.admin()
     const clock = await admin.clock.retrieve()
-    return this.render(clock, (c) => this.log(`Clock at ${new Date(c.now * 1000).toISOString()} (offset ${c.offset_seconds} s)`))
+    return this.render(clock, (c) => this.log(`Clock at ${date(c.now)} (offset ${c.offset_seconds} s)`))
   }
 }
