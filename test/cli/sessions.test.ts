@@ -1,18 +1,17 @@
 import {expect} from 'chai'
 
 import {runCli, type CliResult} from '../helpers/cli.js'
-import {type Account, pay, sellable} from '../helpers/commerce.js'
-import {TestGateway} from '../helpers/gateway.js'
+import {pay, sellable} from '../helpers/commerce.js'
+import {gatewayForSuite} from '../helpers/gateway.js'
 
 /** The merchant API's commands: `payapp sessions …` and `payapp refunds create|get|list --charge`, with PAYAPP_SECRET_KEY. */
 describe('payapp sessions and merchant refunds', function () {
   this.timeout(60_000)
-  let gw: TestGateway
-  let acct: Account
+  const suite = gatewayForSuite()
   const outputs: CliResult[] = []
 
   async function cli(args: string[]): Promise<CliResult> {
-    const res = await runCli(args, {env: {PAYAPP_BASE_URL: gw.url, PAYAPP_SECRET_KEY: acct.secretKey, PAYAPP_ENV: 'test'}})
+    const res = await runCli(args, {env: {PAYAPP_BASE_URL: suite.gw.url, PAYAPP_SECRET_KEY: suite.acct.secretKey, PAYAPP_ENV: 'test'}})
     outputs.push(res)
     return res
   }
@@ -21,18 +20,8 @@ describe('payapp sessions and merchant refunds', function () {
     return res
   }
 
-  let requests: string[]
-  before(async () => {
-    gw = await TestGateway.start()
-    acct = await gw.account('test')
-    requests = gw.recordRequests()
-  })
-  beforeEach(() => {
-    requests.length = 0
-  })
-  after(async () => {
-    for (const res of outputs) expect(res.stdout + res.stderr).not.to.include(acct.secretKey)
-    await gw.close()
+  after(() => {
+    for (const res of outputs) expect(res.stdout + res.stderr).not.to.include(suite.acct.secretKey)
   })
 
   it('creates, lists, updates, gets and expires sessions', async () => {
@@ -48,7 +37,7 @@ describe('payapp sessions and merchant refunds', function () {
     expect(stale.code).to.not.equal(0)
     expect(JSON.parse(stale.stdout).error).to.include({code: 'revision_conflict', status: 409})
 
-    const item = await sellable(acct, {stock: 2})
+    const item = await sellable(suite.acct, {stock: 2})
     const variantSession = ok(await cli(['sessions', 'create', '--data', JSON.stringify({line_items: [{variant: item.variant.id, quantity: 2}]}), '--json'])).json()
     expect(variantSession.line_items[0]).to.include({variant_id: item.variant.id})
 
@@ -63,8 +52,8 @@ describe('payapp sessions and merchant refunds', function () {
   })
 
   it('refunds a payment and reads its refunds', async () => {
-    const created = (await acct.v1('POST', '/checkout/sessions', {body: {amount: 3000, currency: 'eur', customer_name: 'Ada Buyer', customer_email: 'ada@example.com'}})).body
-    const payment = (await pay(gw, created.id)).body.payment
+    const created = (await suite.acct.v1('POST', '/checkout/sessions', {body: {amount: 3000, currency: 'eur', customer_name: 'Ada Buyer', customer_email: 'ada@example.com'}})).body
+    const payment = (await pay(suite.gw, created.id)).body.payment
     const refund = ok(await cli(['refunds', 'create', '--payment', payment.id, '--amount', '1000', '--json'])).json()
     expect(refund).to.include({object: 'refund', amount: 1000, payment: payment.id})
     expect(ok(await cli(['refunds', 'get', refund.id])).stdout).to.include(refund.id)
@@ -77,8 +66,8 @@ describe('payapp sessions and merchant refunds', function () {
 
   describe('required flags and --idempotency-key (the write-command factory)', function () {
     const paid = async () => {
-      const created = (await acct.v1('POST', '/checkout/sessions', {body: {amount: 3000, currency: 'eur', customer_name: 'Ada Buyer', customer_email: 'ada@example.com'}})).body
-      return (await pay(gw, created.id)).body.payment
+      const created = (await suite.acct.v1('POST', '/checkout/sessions', {body: {amount: 3000, currency: 'eur', customer_name: 'Ada Buyer', customer_email: 'ada@example.com'}})).body
+      return (await pay(suite.gw, created.id)).body.payment
     }
 
     it('sessions create: a raw amount without its currency and customer exits 2 naming them, nothing sent', async () => {
@@ -89,14 +78,14 @@ describe('payapp sessions and merchant refunds', function () {
       const subscription = await cli(['sessions', 'create', '--mode', 'subscription', '--json'])
       expect(subscription.code).to.equal(2)
       expect(subscription.json().error).to.include({type: 'usage_error', param: '--line-items'})
-      expect(requests).to.deep.equal([])
+      expect(suite.requests).to.deep.equal([])
     })
 
     it('refunds create without --payment exits 2 naming it, nothing sent', async () => {
       const res = await cli(['refunds', 'create', '--amount', '500'])
       expect(res.code).to.equal(2)
       expect(res.stderr).to.equal('Error: Missing required flag --payment (or the field in --data; not prompting: stdin is not a terminal)\n')
-      expect(requests).to.deep.equal([])
+      expect(suite.requests).to.deep.equal([])
     })
 
     it('sessions create --idempotency-key: the same key twice returns the same session', async () => {
@@ -104,13 +93,13 @@ describe('payapp sessions and merchant refunds', function () {
       const first = ok(await cli(args)).json()
       const again = ok(await cli(args)).json()
       expect(again.id).to.equal(first.id)
-      expect(requests.filter((r) => r === 'POST /v1/checkout/sessions')).to.have.length(2)
+      expect(suite.requests.filter((r) => r === 'POST /v1/checkout/sessions')).to.have.length(2)
       const open = ok(await cli(['sessions', 'list', '--json'])).json()
       expect(open.data.filter((s: {id: string}) => s.id === first.id)).to.have.length(1)
     })
 
     it('sessions update --idempotency-key: the same key twice applies the change once', async () => {
-      const created = (await acct.v1('POST', '/checkout/sessions', {body: {amount: 3000, currency: 'eur', customer_name: 'Ada Buyer', customer_email: 'ada@example.com'}})).body
+      const created = (await suite.acct.v1('POST', '/checkout/sessions', {body: {amount: 3000, currency: 'eur', customer_name: 'Ada Buyer', customer_email: 'ada@example.com'}})).body
       const args = ['sessions', 'update', created.id, '--reference', 'o-18', '--idempotency-key', 'o-18-ref', '--json']
       const first = ok(await cli(args)).json()
       const again = ok(await cli(args)).json()

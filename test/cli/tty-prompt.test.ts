@@ -7,8 +7,7 @@ import {spawn} from 'node:child_process'
 import {expect} from 'chai'
 
 import {BIN, ROOT, cliEnv, tempHome} from '../helpers/cli.js'
-import {type Account} from '../helpers/commerce.js'
-import {TestGateway} from '../helpers/gateway.js'
+import {gatewayForSuite} from '../helpers/gateway.js'
 
 interface Exchange {
   /** What the terminal shows before the answer is typed. */
@@ -46,48 +45,36 @@ function onTerminal(args: string[], env: Record<string, string>, exchanges: Exch
 
 describe('prompts for a missing required flag on a terminal', function () {
   this.timeout(60_000)
-  let gw: TestGateway
-  let acct: Account
-  let requests: string[]
-
-  before(async () => {
-    gw = await TestGateway.start()
-    acct = await gw.account('test')
-    requests = gw.recordRequests()
-  })
-  beforeEach(() => {
-    requests.length = 0
-  })
-  after(() => gw.close())
+  const suite = gatewayForSuite()
 
   it('products create without --name asks for the name and creates the product with the answer', async () => {
-    const {screen, code} = await onTerminal(['products', 'create'], {PAYAPP_BASE_URL: gw.url, PAYAPP_TOKEN: acct.token}, [{prompt: /name: $/, answer: 'Prompted mug'}])
+    const {screen, code} = await onTerminal(['products', 'create'], {PAYAPP_BASE_URL: suite.gw.url, PAYAPP_TOKEN: suite.acct.token}, [{prompt: /name: $/, answer: 'Prompted mug'}])
     expect(code, screen).to.equal(0)
     expect(screen).to.match(/^name: Prompted mug\r?\r\n/)
     // One write (the human output then reads the product's prices for their amounts).
-    expect(requests.filter((r) => !r.startsWith('GET '))).to.deep.equal(['POST /v1/app/products'])
-    const named = (await acct.app('GET', '/products?limit=100')).body.data.filter((p: {name: string}) => p.name === 'Prompted mug')
+    expect(suite.requests.filter((r) => !r.startsWith('GET '))).to.deep.equal(['POST /v1/app/products'])
+    const named = (await suite.acct.app('GET', '/products?limit=100')).body.data.filter((p: {name: string}) => p.name === 'Prompted mug')
     expect(named).to.have.length(1)
     expect(screen).to.include(named[0].id)
   })
 
   it('sessions create asks for each flag a raw amount needs, in order, and sends the session', async () => {
-    const {screen, code} = await onTerminal(['sessions', 'create', '--amount', '1999', '--currency', 'eur'], {PAYAPP_BASE_URL: gw.url, PAYAPP_SECRET_KEY: acct.secretKey}, [
+    const {screen, code} = await onTerminal(['sessions', 'create', '--amount', '1999', '--currency', 'eur'], {PAYAPP_BASE_URL: suite.gw.url, PAYAPP_SECRET_KEY: suite.acct.secretKey}, [
       {prompt: /customer name: $/, answer: 'Ada Buyer'},
       {prompt: /customer email: $/, answer: 'ada@example.com'},
     ])
     expect(code, screen).to.equal(0)
-    expect(requests).to.deep.equal(['POST /v1/checkout/sessions'])
-    const session = (await acct.v1('GET', '/checkout/sessions?limit=1')).body.data[0]
+    expect(suite.requests).to.deep.equal(['POST /v1/checkout/sessions'])
+    const session = (await suite.acct.v1('GET', '/checkout/sessions?limit=1')).body.data[0]
     // The platform refuses a raw amount without customer name and e-mail: the answers were sent.
     expect(session).to.include({amount: 1999, status: 'open'})
     expect(screen).to.include(session.id)
   })
 
   it('an empty answer is still a missing flag: exit 2 naming it, nothing sent', async () => {
-    const {screen, code} = await onTerminal(['products', 'create'], {PAYAPP_BASE_URL: gw.url, PAYAPP_TOKEN: acct.token}, [{prompt: /name: $/, answer: ''}])
+    const {screen, code} = await onTerminal(['products', 'create'], {PAYAPP_BASE_URL: suite.gw.url, PAYAPP_TOKEN: suite.acct.token}, [{prompt: /name: $/, answer: ''}])
     expect(code).to.equal(2)
     expect(screen).to.include('Missing --name')
-    expect(requests).to.deep.equal([])
+    expect(suite.requests).to.deep.equal([])
   })
 })

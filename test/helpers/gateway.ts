@@ -128,3 +128,21 @@ export function expectError(res: HttpResult, status: number, code?: string) {
   if (code !== undefined && err.code !== code) throw new Error(`expected code ${code}, got ${detail}`)
   return err as {type: string; code?: string; param?: string; message: string; request_id: string}
 }
+
+/**
+ * Mocha hooks for a suite against one gateway and one test account: `requests` lists what the gateway
+ * received ("POST /v1/app/products"), emptied before each test, so a test can assert nothing was sent.
+ */
+export function gatewayForSuite(): {gw: TestGateway; acct: Account; requests: string[]} {
+  const suite = {requests: [] as string[]} as {gw: TestGateway; acct: Account; requests: string[]}
+  before(async () => {
+    suite.gw = await TestGateway.start()
+    suite.acct = await suite.gw.account('test')
+    suite.requests = suite.gw.recordRequests()
+  })
+  beforeEach(() => {
+    suite.requests.length = 0
+  })
+  after(() => suite.gw?.close())
+  return suite
+}

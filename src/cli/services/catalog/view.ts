@@ -43,15 +43,23 @@ export function resultLine(r: ApplyResult): string {
   return `Applied ${r.done} change${r.done === 1 ? '' : 's'}${r.failed ? `, ${r.failed} failed` : ''}${r.skipped ? `, ${r.skipped} skipped (they depend on a failed change)` : ''}.`
 }
 
+/** Longest a completed change's line waits before it is written. */
+const LINE_DELAY_MS = 50
+/** Written at once past this many characters. */
+const LINE_BUFFER = 64 * 1024
+
 /**
- * `--json` lines, one per object, written once per event-loop turn: changes complete in bursts, and on a
- * pipe each write is a syscall (one per change was a tenth of an apply's CPU). `flush` before exiting.
+ * `--json` lines, one per object, written in batches (at most LINE_DELAY_MS late): on a pipe each write
+ * is a blocking syscall, and a pipe holds few small writes, so one write per change stalled the run
+ * whenever the reader was slow to drain it (a tenth of an apply's time on a busy machine). `flush`
+ * before exiting.
  */
 export function jsonLines(stream: NodeJS.WritableStream): {write: (obj: unknown) => void; flush: () => void} {
   let pending = ''
-  let scheduled = false
+  let timer: NodeJS.Timeout | undefined
   const flush = () => {
-    scheduled = false
+    clearTimeout(timer)
+    timer = undefined
     if (pending === '') return
     stream.write(pending)
     pending = ''
@@ -59,10 +67,8 @@ export function jsonLines(stream: NodeJS.WritableStream): {write: (obj: unknown)
   return {
     write(obj) {
       pending += JSON.stringify(obj) + '\n'
-      if (!scheduled) {
-        scheduled = true
-        setImmediate(flush)
-      }
+      if (pending.length >= LINE_BUFFER) flush()
+      else timer ??= setTimeout(flush, LINE_DELAY_MS)
     },
     flush,
   }
