@@ -40,8 +40,19 @@ const LAZY_IMPORTS = [
   // got: http2-wrapper for its `http2` option (loads node:http2), node:https and node:tls for https URLs.
   {importer: /[\\/]node_modules[\\/]got[\\/]/, modules: ['http2-wrapper', 'node:https', 'node:tls']},
   // oclif: readline to read a flag's value from stdin, perf_hooks for its performance marks (off unless
-  // asked for), tinyglobby to find commands when there is no manifest.
-  {importer: /[\\/]node_modules[\\/]@oclif[\\/]core[\\/]/, modules: ['node:readline', 'node:perf_hooks', 'tinyglobby']},
+  // asked for), tinyglobby to find commands when there is no manifest, child_process for Windows' shell.
+  {importer: /[\\/]node_modules[\\/]@oclif[\\/]core[\\/]/, modules: ['node:readline', 'node:perf_hooks', 'tinyglobby', 'node:child_process']},
+  // got's HTTP cache (off unless asked for) hashes request bodies with node:crypto.
+  {importer: /[\\/]node_modules[\\/]cacheable-request[\\/]/, modules: ['node:crypto']},
+  // oclif's platform check (is this WSL?) loads wsl-utils, which runs child processes only for WSL paths.
+  {importer: /[\\/]node_modules[\\/](wsl-utils|powershell-utils)[\\/]/, modules: ['node:child_process']},
+  // got: node:crypto for the request ids it hands to diagnostics_channel subscribers (the CLI has none).
+  {importer: /[\\/]node_modules[\\/]got[\\/]dist[\\/]source[\\/]core[\\/]diagnostics-channel\.js$/, modules: ['node:crypto']},
+  // oclif's logger: the `debug` package, whose output only DEBUG=… turns on (src/cli/main.ts passes oclif a
+  // silent logger otherwise, so it is never loaded).
+  {importer: /[\\/]node_modules[\\/]@oclif[\\/]core[\\/]lib[\\/]logger\.js$/, modules: ['debug']},
+  // The SDK's transport: node:crypto (a dozen internal modules) for the idempotency keys of writes only.
+  {importer: /[\\/]packages[\\/]sdk[\\/]src[\\/]transport\.ts$/, modules: ['node:crypto']},
 ]
 
 /**
@@ -54,7 +65,9 @@ const LAZY_IMPORTS = [
  * - in oclif: help text without `<%` is not compiled as an EJS template (one `new Function` per command
  *   summary in the root help; the text comes out the same), and the check of Node against @oclif/core's
  *   `engines.node` compares major versions instead of loading semver and probing for a package.json
- *   that a bundle does not have beside it.
+ *   that a bundle does not have beside it;
+ * - got's per-request UUID for diagnostics_channel subscribers is made only when there is one (it would load
+ *   node:crypto on every call); wsl-utils and powershell-utils promisify `execFile` on first use, not at import.
  * Each patch checks that its target is still there; if a dependency changed, the build warns and the
  * bundle keeps that dependency's code unpatched.
  */
@@ -82,6 +95,15 @@ const trimForStartup = {
     patch(/[\\/]@sindresorhus[\\/]is[\\/]distribution[\\/]index\.js$/, (source) =>
       source.replace(/^const (andFormatter|orFormatter) = new Intl\.ListFormat\(([^)]*)\);$/gm, 'const $1 = {format: (list) => new Intl.ListFormat($2).format(list)};'),
     )
+    patch(/[\\/]got[\\/]dist[\\/]source[\\/]core[\\/]diagnostics-channel\.js$/, (source) =>
+      source.replace(
+        'return randomUUID();',
+        'return Object.values(channels).some((channel) => channel.hasSubscribers) ? randomUUID() : undefined;',
+      ),
+    )
+    patch(/[\\/](wsl-utils|powershell-utils)[\\/]index\.js$/, (source) =>
+      source.replace('const execFile = promisify(childProcess.execFile);', 'const execFile = (...args) => promisify(childProcess.execFile)(...args);'),
+    )
     patch(/[\\/]@oclif[\\/]core[\\/]lib[\\/]help[\\/]util\.js$/, (source) =>
       source.replace('return ejs_1.default.render(t, context);', "return typeof t === 'string' && !t.includes('<%') ? t : ejs_1.default.render(t, context);"),
     )
@@ -101,10 +123,12 @@ const trimForStartup = {
       const real = args.path.startsWith('node:') ? args.path : createRequire(join(args.pluginData, 'x.js')).resolve(args.path)
       const load = `let real; const load = () => (real ??= require(${JSON.stringify(real)}));\n`
       // `__esModule` is what interop helpers probe on import: answering it must not load the module.
+      // A module that is itself a function (debug) gets a callable proxy.
+      const target = args.path === 'debug' ? 'function () {}' : '{}'
       const contents =
         args.path === 'cacheable-lookup'
           ? `${load}module.exports = {__esModule: true, default: function CacheableLookup(...args) { return new (load().default)(...args) }};`
-          : `${load}module.exports = new Proxy({}, {get: (_, key) => (key === '__esModule' ? undefined : load()[key]), has: (_, key) => key in load()});`
+          : `${load}module.exports = new Proxy(${target}, {get: (_, key) => (key === '__esModule' ? undefined : load()[key]), has: (_, key) => key in load(), apply: (_, self, args) => Reflect.apply(load(), self, args)});`
       return {contents, resolveDir: args.pluginData, loader: 'js'}
     })
   },
