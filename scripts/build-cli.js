@@ -67,7 +67,8 @@ const LAZY_IMPORTS = [
  *   `engines.node` compares major versions instead of loading semver and probing for a package.json
  *   that a bundle does not have beside it;
  * - got's per-request UUID for diagnostics_channel subscribers is made only when there is one (it would load
- *   node:crypto on every call); wsl-utils and powershell-utils promisify `execFile` on first use, not at import.
+ *   node:crypto on every call); wsl-utils and powershell-utils promisify `execFile` on first use, not at import;
+ *   oclif sorts command ids without ICU's collator when they are plain lowercase ids (same order).
  * Each patch checks that its target is still there; if a dependency changed, the build warns and the
  * bundle keeps that dependency's code unpatched.
  */
@@ -99,6 +100,13 @@ const trimForStartup = {
       source.replace(
         'return randomUUID();',
         'return Object.values(channels).some((channel) => channel.hasSubscribers) ? randomUUID() : undefined;',
+      ),
+    )
+    // The first localeCompare builds ICU's collator (~6 ms); ids of lowercase words, `:` and `-` sort the same by code unit.
+    patch(/[\\/]@oclif[\\/]core[\\/]lib[\\/]config[\\/]plugin\.js$/, (source) =>
+      source.replace(
+        '.sort((a, b) => a.id.localeCompare(b.id));',
+        '.sort((a, b) => (/^[a-z:-]*$/.test(a.id) && /^[a-z:-]*$/.test(b.id) ? (a.id < b.id ? -1 : a.id > b.id ? 1 : 0) : a.id.localeCompare(b.id)));',
       ),
     )
     patch(/[\\/](wsl-utils|powershell-utils)[\\/]index\.js$/, (source) =>
@@ -199,7 +207,11 @@ if (renamed.length > 0) throw new Error(`esbuild renamed classes whose names use
 // A vm.Script has no host `import()` once V8's code cache is used (Node 20), so the dynamic imports left
 // in the bundle (external packages, node: builtins, oclif loading plugin files) go through the loader.
 if (result.metafile) writeFileSync(process.env.METAFILE, JSON.stringify(result.metafile))
-const code = result.outputFiles[0].text.replace(/(^|[^\w$.])import\((?!\))/g, '$1__payappImport(')
+// Non-ASCII characters (esbuild leaves a few in regular expressions) as `\uXXXX`, which means the same in strings,
+// templates and regular expressions: an ASCII bundle is read as latin1, 2–3× faster than decoding UTF-8.
+const code = result.outputFiles[0].text
+  .replace(/(^|[^\w$.])import\((?!\))/g, '$1__payappImport(')
+  .replace(/[^\x00-\x7f]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`)
 mkdirSync(OUT, {recursive: true})
 writeFileSync(join(OUT, 'payapp.cjs'), code)
 

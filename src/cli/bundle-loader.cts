@@ -40,7 +40,8 @@ export function loadCli(options: {useCache?: boolean} = {}): CliBundle {
   const holder = globalThis as Holder
   const loaded = holder[INSTANCE]
   if (loaded) return loaded.bundle
-  const source = readFileSync(BUNDLE_FILE, 'utf8')
+  // The build writes the bundle in ASCII, so latin1 reads it as UTF-8 would, without the decoding.
+  const source = readFileSync(BUNDLE_FILE, 'latin1')
   let cachedData: Buffer | undefined
   if (options.useCache !== false) {
     try {
