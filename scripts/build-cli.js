@@ -16,10 +16,10 @@
 import {existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync} from 'node:fs'
 import {readFile} from 'node:fs/promises'
 import {createRequire} from 'node:module'
-import {dirname, join, relative, sep} from 'node:path'
+import {basename, dirname, join, relative, sep} from 'node:path'
 import {fileURLToPath} from 'node:url'
 
-import {build} from 'esbuild'
+import {build, build as esbuild} from 'esbuild'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 const SRC = join(ROOT, 'src')
@@ -149,6 +149,38 @@ function packageRoot(file) {
   return dir
 }
 
+/**
+ * The SDK's schema modules build their zod objects at import, and the endpoint table names all of them: in the
+ * bundle each one is evaluated when one of its exports is first read, so `products list` builds the catalogue's
+ * schemas and not the commerce, billing or admin ones. Every import of a schema module gets a small CommonJS
+ * module whose exports are getters; the first read requires the real module (one instance, so registries and
+ * object identity are as before). The endpoint table reads its schemas lazily (packages/sdk/src/endpoints.ts).
+ */
+const SCHEMA_MODULES = join(ROOT, 'packages', 'sdk', 'src', 'schemas')
+const lazySchemas = {
+  name: 'lazy-schemas',
+  setup(build) {
+    const isSchemaModule = (path) => dirname(path) === SCHEMA_MODULES && path.endsWith('.ts') && !path.endsWith(`${sep}index.ts`)
+    build.onResolve({filter: /(schemas|common|catalog|commerce|billing|admin)(\.[jt]s)?$/}, async (args) => {
+      if (args.pluginData === 'lazy-schemas') return undefined
+      // The getters' own `require`: the real module.
+      if (args.namespace === 'lazy-schema') return {path: join(args.resolveDir, args.path)}
+      const {path, errors} = await build.resolve(args.path, {kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: 'lazy-schemas'})
+      return errors.length === 0 && isSchemaModule(path) ? {path: relative(ROOT, path), namespace: 'lazy-schema'} : undefined
+    })
+    build.onLoad({filter: /.*/, namespace: 'lazy-schema'}, async (args) => {
+      const path = join(ROOT, args.path)
+      const {metafile} = await esbuild({entryPoints: [path], write: false, metafile: true, format: 'esm', logLevel: 'silent'})
+      const names = Object.values(metafile.outputs)[0].exports
+      const contents =
+        `let real; const load = () => (real ??= require(${JSON.stringify(`./${basename(path)}`)}));\n` +
+        `Object.defineProperty(exports, '__esModule', {value: true});\n` +
+        `for (const name of ${JSON.stringify(names)}) Object.defineProperty(exports, name, {enumerable: true, get: () => load()[name]});\n`
+      return {contents, loader: 'js', resolveDir: dirname(path)}
+    })
+  },
+}
+
 function tsFiles(dir) {
   return readdirSync(dir, {withFileTypes: true}).flatMap((entry) => {
     const path = join(dir, entry.name)
@@ -190,7 +222,7 @@ const result = await build({
   // Code that finds files from its own module (the SDK's package.json) does so from the bundle's place.
   define: {'import.meta.url': '__payappImportMetaUrl'},
   banner: {js: 'var __payappImportMetaUrl = require("url").pathToFileURL(__filename).href;'},
-  plugins: [trimForStartup],
+  plugins: [trimForStartup, lazySchemas],
   write: false,
   metafile: Boolean(process.env.METAFILE),
   logLevel: 'warning',
