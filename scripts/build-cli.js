@@ -42,6 +42,8 @@ const LAZY_IMPORTS = [
   // oclif: readline to read a flag's value from stdin, perf_hooks for its performance marks (off unless
   // asked for), tinyglobby to find commands when there is no manifest, child_process for Windows' shell.
   {importer: /[\\/]node_modules[\\/]@oclif[\\/]core[\\/]/, modules: ['node:readline', 'node:perf_hooks', 'tinyglobby', 'node:child_process']},
+  // got: node:zlib only for a compressed response (the gateway answers uncompressed JSON).
+  {importer: /[\\/]node_modules[\\/]decompress-response[\\/]/, modules: ['node:zlib']},
   // got's HTTP cache (off unless asked for) hashes request bodies with node:crypto.
   {importer: /[\\/]node_modules[\\/]cacheable-request[\\/]/, modules: ['node:crypto']},
   // oclif's platform check (is this WSL?) loads wsl-utils, which runs child processes only for WSL paths.
@@ -68,7 +70,8 @@ const LAZY_IMPORTS = [
  *   that a bundle does not have beside it;
  * - got's per-request UUID for diagnostics_channel subscribers is made only when there is one (it would load
  *   node:crypto on every call); wsl-utils and powershell-utils promisify `execFile` on first use, not at import;
- *   oclif sorts command ids without ICU's collator when they are plain lowercase ids (same order).
+ *   oclif sorts command ids without ICU's collator when they are plain lowercase ids (same order);
+ *   decompress-response asks whether node:zlib has zstd only for a compressed response.
  * Each patch checks that its target is still there; if a dependency changed, the build warns and the
  * bundle keeps that dependency's code unpatched.
  */
@@ -108,6 +111,11 @@ const trimForStartup = {
         '.sort((a, b) => a.id.localeCompare(b.id));',
         '.sort((a, b) => (/^[a-z:-]*$/.test(a.id) && /^[a-z:-]*$/.test(b.id) ? (a.id < b.id ? -1 : a.id > b.id ? 1 : 0) : a.id.localeCompare(b.id)));',
       ),
+    )
+    patch(/[\\/]decompress-response[\\/]index\.js$/, (source) =>
+      source
+        .replace("const supportsZstd = typeof zlib.createZstdDecompress === 'function';", "const supportsZstd = () => typeof zlib.createZstdDecompress === 'function';")
+        .replace('if (supportsZstd) {', 'if (contentEncoding && supportsZstd()) {'),
     )
     patch(/[\\/](wsl-utils|powershell-utils)[\\/]index\.js$/, (source) =>
       source.replace('const execFile = promisify(childProcess.execFile);', 'const execFile = (...args) => promisify(childProcess.execFile)(...args);'),
