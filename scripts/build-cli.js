@@ -19,7 +19,9 @@ import {createRequire} from 'node:module'
 import {basename, dirname, join, relative, sep} from 'node:path'
 import {fileURLToPath} from 'node:url'
 
-import {build, build as esbuild} from 'esbuild'
+import {build, build as esbuild, transform as esbuildTransform} from 'esbuild'
+
+import {lazyBindings} from './lazy-bindings.js'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 const SRC = join(ROOT, 'src')
@@ -158,17 +160,26 @@ function packageRoot(file) {
 }
 
 /**
- * The SDK's schema modules build their zod objects at import, and the endpoint table names all of them: in the
- * bundle each one is evaluated when one of its exports is first read, so `products list` builds the catalogue's
- * schemas and not the commerce, billing or admin ones. Every import of a schema module gets a small CommonJS
- * module whose exports are getters; the first read requires the real module (one instance, so registries and
- * object identity are as before). The endpoint table reads its schemas lazily (packages/sdk/src/endpoints.ts).
+ * The SDK's schema modules build their zod objects at import, and the endpoint table names all of them. In the
+ * bundle, a schema is built when it is first read: `products list` builds `product` and what it is made of, not
+ * the request schemas, nor the commerce, billing or admin ones. Each module's top-level `const`s become lazy
+ * (scripts/lazy-bindings.js: still made once, so registries and identity are as before), and every import of
+ * the module gets a small CommonJS module whose exports are getters over them; the module itself is evaluated
+ * on the first read. The endpoint table reads its schemas lazily too (packages/sdk/src/endpoints.ts).
  */
 const SCHEMA_MODULES = join(ROOT, 'packages', 'sdk', 'src', 'schemas')
 const lazySchemas = {
   name: 'lazy-schemas',
   setup(build) {
     const isSchemaModule = (path) => dirname(path) === SCHEMA_MODULES && path.endsWith('.ts') && !path.endsWith(`${sep}index.ts`)
+    const transformed = new Map()
+    const transform = async (path) => {
+      if (!transformed.has(path)) {
+        const {code} = await esbuildTransform(await readFile(path, 'utf8'), {loader: 'ts', format: 'esm', sourcefile: path})
+        transformed.set(path, lazyBindings(code))
+      }
+      return transformed.get(path)
+    }
     build.onResolve({filter: /(schemas|common|catalog|commerce|billing|admin)(\.[jt]s)?$/}, async (args) => {
       if (args.pluginData === 'lazy-schemas') return undefined
       // The getters' own `require`: the real module.
@@ -176,14 +187,19 @@ const lazySchemas = {
       const {path, errors} = await build.resolve(args.path, {kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: 'lazy-schemas'})
       return errors.length === 0 && isSchemaModule(path) ? {path: relative(ROOT, path), namespace: 'lazy-schema'} : undefined
     })
+    build.onLoad({filter: /[\\/]packages[\\/]sdk[\\/]src[\\/]schemas[\\/]\w+\.ts$/}, async (args) =>
+      isSchemaModule(args.path) ? {contents: (await transform(args.path)).code, loader: 'js', resolveDir: dirname(args.path)} : undefined,
+    )
     build.onLoad({filter: /.*/, namespace: 'lazy-schema'}, async (args) => {
       const path = join(ROOT, args.path)
       const {metafile} = await esbuild({entryPoints: [path], write: false, metafile: true, format: 'esm', logLevel: 'silent'})
       const names = Object.values(metafile.outputs)[0].exports
+      const {lazy} = await transform(path)
       const contents =
         `let real; const load = () => (real ??= require(${JSON.stringify(`./${basename(path)}`)}));\n` +
         `Object.defineProperty(exports, '__esModule', {value: true});\n` +
-        `for (const name of ${JSON.stringify(names)}) Object.defineProperty(exports, name, {enumerable: true, get: () => load()[name]});\n`
+        `for (const name of ${JSON.stringify(names.filter((name) => !lazy.includes(name)))}) Object.defineProperty(exports, name, {enumerable: true, get: () => load()[name]});\n` +
+        `for (const name of ${JSON.stringify(lazy)}) Object.defineProperty(exports, name, {enumerable: true, get: () => load()[name]()});\n`
       return {contents, loader: 'js', resolveDir: dirname(path)}
     })
   },
@@ -251,7 +267,7 @@ if (result.metafile) writeFileSync(process.env.METAFILE, JSON.stringify(result.m
 // templates and regular expressions: an ASCII bundle is read as latin1, 2–3× faster than decoding UTF-8.
 const code = result.outputFiles[0].text
   .replace(/(^|[^\w$.])import\((?!\))/g, '$1__payappImport(')
-  .replace(/[^\x00-\x7f]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`)
+  .replace(/[\u0080-\uffff]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`)
 mkdirSync(OUT, {recursive: true})
 writeFileSync(join(OUT, 'payapp.cjs'), code)
 
