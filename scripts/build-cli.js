@@ -140,13 +140,16 @@ const trimForStartup = {
       }
       const real = args.path.startsWith('node:') ? args.path : createRequire(join(args.pluginData, 'x.js')).resolve(args.path)
       const load = `let real; const load = () => (real ??= require(${JSON.stringify(real)}));\n`
-      // `__esModule` is what interop helpers probe on import: answering it must not load the module.
-      // A module that is itself a function (debug) gets a callable proxy.
+      // A builtin's exports are known here: one getter each, so named imports from ES modules (which copy the
+      // exports' own properties at import) work too. Packages, imported whole: a proxy, where `__esModule` (what
+      // interop helpers probe on import) must not load the module; a module that is a function (debug) is callable.
       const target = args.path === 'debug' ? 'function () {}' : '{}'
       const contents =
         args.path === 'cacheable-lookup'
           ? `${load}module.exports = {__esModule: true, default: function CacheableLookup(...args) { return new (load().default)(...args) }};`
-          : `${load}module.exports = new Proxy(${target}, {get: (_, key) => (key === '__esModule' ? undefined : load()[key]), has: (_, key) => key in load(), apply: (_, self, args) => Reflect.apply(load(), self, args)});`
+          : args.path.startsWith('node:')
+            ? `${load}for (const key of ${JSON.stringify(Object.keys(require(real)))}) Object.defineProperty(exports, key, {enumerable: true, get: () => load()[key]});`
+            : `${load}module.exports = new Proxy(${target}, {get: (_, key) => (key === '__esModule' ? undefined : load()[key]), has: (_, key) => key in load(), apply: (_, self, args) => Reflect.apply(load(), self, args)});`
       return {contents, resolveDir: args.pluginData, loader: 'js'}
     })
   },
