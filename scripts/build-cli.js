@@ -73,7 +73,8 @@ const LAZY_IMPORTS = [
  * - got's per-request UUID for diagnostics_channel subscribers is made only when there is one (it would load
  *   node:crypto on every call); wsl-utils and powershell-utils promisify `execFile` on first use, not at import;
  *   oclif sorts command ids without ICU's collator when they are plain lowercase ids (same order);
- *   decompress-response asks whether node:zlib has zstd only for a compressed response.
+ *   decompress-response asks whether node:zlib has zstd only for a compressed response; oclif measures the
+ *   terminal's width on first use.
  * Each patch checks that its target is still there; if a dependency changed, the build warns and the
  * bundle keeps that dependency's code unpatched.
  */
@@ -113,6 +114,29 @@ const trimForStartup = {
         '.sort((a, b) => a.id.localeCompare(b.id));',
         '.sort((a, b) => (/^[a-z:-]*$/.test(a.id) && /^[a-z:-]*$/.test(b.id) ? (a.id < b.id ? -1 : a.id > b.id ? 1 : 0) : a.id.localeCompare(b.id)));',
       ),
+    )
+    // oclif's terminal widths, measured on first use: measuring at import creates process.stderr, which a
+    // command with nothing to say on stderr never needs (nor does the choice of spinner below).
+    patch(/[\\/]@oclif[\\/]core[\\/]lib[\\/]screen\.js$/, (source) =>
+      source.replace(
+        'exports.stdtermwidth = columns || termwidth(process.stdout);\nexports.errtermwidth = columns || termwidth(process.stderr);',
+        'let std, err;\nObject.defineProperty(exports, "stdtermwidth", {enumerable: true, get: () => (std ??= columns || termwidth(process.stdout))});\nObject.defineProperty(exports, "errtermwidth", {enumerable: true, get: () => (err ??= columns || termwidth(process.stderr))});',
+      ),
+    )
+    // oclif's default logger is made (loading `debug`) only when there is none yet: `set` would drop it anyway.
+    patch(/[\\/]@oclif[\\/]core[\\/]lib[\\/]logger\.js$/, (source) =>
+      source.replace('    else {\n        set(makeLogger(OCLIF_NS));\n    }', "    else if (!cachedLoggers.has('root')) {\n        set(makeLogger(OCLIF_NS));\n    }"),
+    )
+    // Whether stderr is a terminal, from the descriptor (the same answer) rather than by creating process.stderr,
+    // and the spinner (which holds process.stderr's write) made on first use.
+    patch(/[\\/]@oclif[\\/]core[\\/]lib[\\/]ux[\\/]index\.js$/, (source) =>
+      source
+        .replace('const ACTION_TYPE = (Boolean(process.stderr.isTTY) &&', "const ACTION_TYPE = (require('node:tty').isatty(2) &&")
+        .replace(
+          "exports.action = ACTION_TYPE === 'spinner' ? new spinner_1.default() : new simple_1.default();",
+          "let action;\nconst makeAction = () => (action ??= ACTION_TYPE === 'spinner' ? new spinner_1.default() : new simple_1.default());\nObject.defineProperty(exports, 'action', {enumerable: true, get: makeAction});",
+        )
+        .replace('    action: exports.action,', '    get action() { return makeAction(); },'),
     )
     patch(/[\\/]decompress-response[\\/]index\.js$/, (source) =>
       source
