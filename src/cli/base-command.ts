@@ -4,7 +4,7 @@
  * `exitCodeFor`). Loaded by every command, so top-level imports stay light: the SDK is imported lazily,
  * and only its client module (not the admin and webhook parts of `sdk/index.js`).
  */
-import {Command, Errors, Flags, type Interfaces} from '@oclif/core'
+import {Command, Errors, Flags, type Interfaces, ux} from '@oclif/core'
 
 import {ConnectionError, PayappError} from '@payapp/sdk/errors'
 import {isLoopbackHost} from '@payapp/sdk/hosts'
@@ -293,6 +293,15 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   protected render<D>(data: D, human: (data: D) => void): D {
     if (!this.jsonEnabled()) human(data)
     return data
+  }
+
+  /**
+   * The `--json` document. oclif tokenizes the JSON to colour it even when no JSON theme is set: without one,
+   * the same text is written as is (API data has no cycles, which oclif's own stringify would mark).
+   */
+  override logJson(json: unknown): void {
+    if (this.config.theme?.json) super.logJson(json)
+    else ux.stdout(JSON.stringify(json, null, 2))
   }
 
   /** A spinner on stderr; a no-op unless stderr is a TTY and output is not JSON. Stopped on error. */
