@@ -123,6 +123,11 @@ const trimForStartup = {
         'let std, err;\nObject.defineProperty(exports, "stdtermwidth", {enumerable: true, get: () => (std ??= columns || termwidth(process.stdout))});\nObject.defineProperty(exports, "errtermwidth", {enumerable: true, get: () => (err ??= columns || termwidth(process.stderr))});',
       ),
     )
+    // A command's `run` reloads oclif's config from the one main just loaded, for a plugin built on another
+    // @oclif/core; for a command of this bundle (the same core) the config is kept instead of loaded twice.
+    patch(/[\\/]@oclif[\\/]core[\\/]lib[\\/]config[\\/]config\.js$/, (source) =>
+      source.replace('        if (isConfig(opts)) {\n', '        if (isConfig(opts) && opts._base === BASE && opts instanceof Config)\n            return opts;\n        if (isConfig(opts)) {\n'),
+    )
     // oclif's default logger is made (loading `debug`) only when there is none yet: `set` would drop it anyway.
     patch(/[\\/]@oclif[\\/]core[\\/]lib[\\/]logger\.js$/, (source) =>
       source.replace('    else {\n        set(makeLogger(OCLIF_NS));\n    }', "    else if (!cachedLoggers.has('root')) {\n        set(makeLogger(OCLIF_NS));\n    }"),
