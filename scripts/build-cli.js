@@ -143,6 +143,14 @@ const trimForStartup = {
         )
         .replace('    action: exports.action,', '    get action() { return makeAction(); },'),
     )
+    // got hands node:tls's default certificate check to every request, http ones included (where it is unused):
+    // only to https ones, so a plain-http call never loads node:tls and node:crypto.
+    patch(/[\\/]got[\\/]dist[\\/]source[\\/]core[\\/]options\.js$/, (source) =>
+      source.replace(
+        'checkServerIdentity: https.checkServerIdentity ?? checkServerIdentity,',
+        "checkServerIdentity: https.checkServerIdentity ?? (url.protocol === 'https:' ? checkServerIdentity : undefined),",
+      ),
+    )
     patch(/[\\/]decompress-response[\\/]index\.js$/, (source) =>
       source
         .replace("const supportsZstd = typeof zlib.createZstdDecompress === 'function';", "const supportsZstd = () => typeof zlib.createZstdDecompress === 'function';")
