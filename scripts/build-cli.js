@@ -43,18 +43,23 @@ const LAZY_IMPORTS = [
   {importer: /[\\/]node_modules[\\/]got[\\/]/, modules: ['http2-wrapper', 'node:https', 'node:tls']},
   // oclif: readline to read a flag's value from stdin, perf_hooks for its performance marks (off unless
   // asked for), tinyglobby to find commands when there is no manifest, child_process for Windows' shell.
-  {importer: /[\\/]node_modules[\\/]@oclif[\\/]core[\\/]/, modules: ['node:readline', 'node:perf_hooks', 'tinyglobby', 'node:child_process']},
+  // node:fs/promises (which loads readline and file watchers) for its writes and directory checks.
+  {importer: /[\\/]node_modules[\\/]@oclif[\\/]core[\\/]/, modules: ['node:readline', 'node:perf_hooks', 'tinyglobby', 'node:child_process', 'node:fs/promises']},
+  // The CLI's own modules: node:fs/promises for writes (config, credentials) and `--data @file`.
+  {importer: /[\\/]src[\\/]cli[\\/]/, modules: ['node:fs/promises']},
   // got: node:zlib only for a compressed response (the gateway answers uncompressed JSON).
   {importer: /[\\/]node_modules[\\/]decompress-response[\\/]/, modules: ['node:zlib']},
   // got's HTTP cache (off unless asked for) hashes request bodies with node:crypto.
   {importer: /[\\/]node_modules[\\/]cacheable-request[\\/]/, modules: ['node:crypto']},
   // oclif's platform check (is this WSL?) loads wsl-utils, which runs child processes only for WSL paths.
-  {importer: /[\\/]node_modules[\\/](wsl-utils|powershell-utils)[\\/]/, modules: ['node:child_process']},
+  {importer: /[\\/]node_modules[\\/](wsl-utils|powershell-utils)[\\/]/, modules: ['node:child_process', 'node:fs/promises']},
   // got: node:crypto for the request ids it hands to diagnostics_channel subscribers (the CLI has none).
   {importer: /[\\/]node_modules[\\/]got[\\/]dist[\\/]source[\\/]core[\\/]diagnostics-channel\.js$/, modules: ['node:crypto']},
   // oclif's logger: the `debug` package, whose output only DEBUG=… turns on (src/cli/main.ts passes oclif a
   // silent logger otherwise, so it is never loaded).
   {importer: /[\\/]node_modules[\\/]@oclif[\\/]core[\\/]lib[\\/]logger\.js$/, modules: ['debug']},
+  // The SDK's file uploads read files with node:fs/promises.
+  {importer: /[\\/]packages[\\/]sdk[\\/]src[\\/]resources[\\/]upload\.ts$/, modules: ['node:fs/promises']},
   // The SDK's transport: node:crypto (a dozen internal modules) for the idempotency keys of writes only.
   {importer: /[\\/]packages[\\/]sdk[\\/]src[\\/]transport\.ts$/, modules: ['node:crypto']},
 ]
@@ -89,7 +94,7 @@ const trimForStartup = {
     const lazy = (args) =>
       LAZY_IMPORTS.some(({importer, modules}) => importer.test(args.importer) && modules.includes(args.path)) ||
       (args.path === 'cacheable-lookup' && /[\\/]node_modules[\\/]got[\\/]/.test(args.importer))
-    build.onResolve({filter: /^(node:[a-z_]+|[a-z][\w-]*)$/}, (args) =>
+    build.onResolve({filter: /^(node:[a-z_/]+|[a-z][\w-]*)$/}, (args) =>
       lazy(args) ? {path: args.path, namespace: 'startup-shim', pluginData: args.resolveDir} : undefined,
     )
     const patch = (filter, edit) =>
@@ -127,6 +132,14 @@ const trimForStartup = {
     // @oclif/core; for a command of this bundle (the same core) the config is kept instead of loaded twice.
     patch(/[\\/]@oclif[\\/]core[\\/]lib[\\/]config[\\/]config\.js$/, (source) =>
       source.replace('        if (isConfig(opts)) {\n', '        if (isConfig(opts) && opts._base === BASE && opts instanceof Config)\n            return opts;\n        if (isConfig(opts)) {\n'),
+    )
+    // oclif reads its package.json, manifest and theme at start-up: small files, read at once (and lilconfig,
+    // which it loads, takes fs.promises on first use, not at import).
+    patch(/[\\/]@oclif[\\/]core[\\/]lib[\\/]util[\\/]fs\.js$/, (source) =>
+      source.replace("const contents = await (0, promises_1.readFile)(path, 'utf8');", "const contents = (0, node_fs_1.readFileSync)(path, 'utf8');"),
+    )
+    patch(/[\\/]lilconfig[\\/]src[\\/]index\.js$/, (source) =>
+      source.replace('const fsReadFileAsync = fs.promises.readFile;', 'const fsReadFileAsync = (...args) => fs.promises.readFile(...args);'),
     )
     // oclif's default logger is made (loading `debug`) only when there is none yet: `set` would drop it anyway.
     patch(/[\\/]@oclif[\\/]core[\\/]lib[\\/]logger\.js$/, (source) =>

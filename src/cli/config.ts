@@ -4,7 +4,8 @@
  * flags > env vars > the profile's saved values > defaults.
  * Holds no secrets; credentials live in the credential store.
  */
-import {chmod, mkdir, readFile, rename, rm, writeFile} from 'node:fs/promises'
+import {readFileSync} from 'node:fs'
+import {chmod, mkdir, rename, rm, writeFile} from 'node:fs/promises'
 import {join} from 'node:path'
 
 import {CliError, ExitCode, usageError} from './exit-codes.js'
@@ -65,7 +66,8 @@ export async function readConfig(configDir: string): Promise<ConfigFile> {
   const path = configPath(configDir)
   let text: string
   try {
-    text = await readFile(path, 'utf8')
+    // Read at start-up by every command: a small file, read at once (node:fs/promises loads a dozen modules).
+    text = readFileSync(path, 'utf8')
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {profiles: {}}
     throw error
