@@ -8,9 +8,12 @@
  *    CommonJS file, dist/bundle/payapp.cjs, where each command module (and what only it imports) is
  *    evaluated only when that command is loaded.
  * 2. dist/bundle/commands/<topic>/<verb>.cjs: one small stub per command for oclif (its manifest and
- *    `oclif readme` find commands there), each taking its class from the bundle.
+ *    `oclif readme` find commands there), each taking its class from the bundle; and one ES module stub per
+ *    command of the oclif plugins payapp ships (help, autocomplete), so oclif loads no plugin at start-up.
  * 3. (scripts/train-cli-cache.js, after `oclif manifest`) dist/bundle/payapp.cache: V8's code cache of
  *    the bundle, which src/cli/bundle-loader.cts hands to V8 (Node 20 has no module compile cache).
+ * Inside the bundle, work a call may not need waits for first use: the SDK's schemas (lazySchemas), modules
+ * and builtins packages import for rare paths (LAZY_IMPORTS), and a few patched dependencies (trimForStartup).
  * Native and gateway-only packages stay external and load from node_modules as before.
  */
 import {existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync} from 'node:fs'
