@@ -3,7 +3,7 @@
  * Bundles the CLI for a fast start (`npm run build`: after tsc, before `oclif manifest`).
  *
  * Where a command's start-up went on Node 20: the ESM loader resolving and linking hundreds of files
- * (@oclif/core, zod, got), then V8 compiling them all again on every run. So:
+ * (@oclif/core, zod), then V8 compiling them all again on every run. So:
  * 1. esbuild follows the imports of src/cli/main.ts and of every src/commands/<topic>/<verb>.ts into one
  *    CommonJS file, dist/bundle/payapp.cjs, where each command module (and what only it imports) is
  *    evaluated only when that command is loaded.
@@ -38,26 +38,18 @@ const EXTERNAL = ['better-sqlite3', 'keytar', 'fastify', '@fastify/*', 'handleba
 
 /**
  * Modules that packages import at start-up but use only for options or paths a CLI call rarely takes:
- * in the bundle they load on first use instead, through a proxy that forwards to the real module (so
- * nock's patches of node:https still apply). Per importing package, the modules it gets lazily.
+ * in the bundle they load on first use instead, through getters (or a proxy) that forward to the real module.
+ * Per importing package, the modules it gets lazily.
  */
 const LAZY_IMPORTS = [
-  // got: http2-wrapper for its `http2` option (loads node:http2), node:https and node:tls for https URLs.
-  {importer: /[\\/]node_modules[\\/]got[\\/]/, modules: ['http2-wrapper', 'node:https', 'node:tls']},
   // oclif: readline to read a flag's value from stdin, perf_hooks for its performance marks (off unless
   // asked for), tinyglobby to find commands when there is no manifest, child_process for Windows' shell.
   // node:fs/promises (which loads readline and file watchers) for its writes and directory checks.
   {importer: /[\\/]node_modules[\\/]@oclif[\\/]core[\\/]/, modules: ['node:readline', 'node:perf_hooks', 'tinyglobby', 'node:child_process', 'node:fs/promises']},
   // The CLI's own modules: node:fs/promises for writes (config, credentials) and `--data @file`.
   {importer: /[\\/]src[\\/]cli[\\/]/, modules: ['node:fs/promises']},
-  // got: node:zlib only for a compressed response (the gateway answers uncompressed JSON).
-  {importer: /[\\/]node_modules[\\/]decompress-response[\\/]/, modules: ['node:zlib']},
-  // got's HTTP cache (off unless asked for) hashes request bodies with node:crypto.
-  {importer: /[\\/]node_modules[\\/]cacheable-request[\\/]/, modules: ['node:crypto']},
   // oclif's platform check (is this WSL?) loads wsl-utils, which runs child processes only for WSL paths.
   {importer: /[\\/]node_modules[\\/](wsl-utils|powershell-utils)[\\/]/, modules: ['node:child_process', 'node:fs/promises']},
-  // got: node:crypto for the request ids it hands to diagnostics_channel subscribers (the CLI has none).
-  {importer: /[\\/]node_modules[\\/]got[\\/]dist[\\/]source[\\/]core[\\/]diagnostics-channel\.js$/, modules: ['node:crypto']},
   // oclif's logger: the `debug` package, whose output only DEBUG=… turns on (src/cli/main.ts passes oclif a
   // silent logger otherwise, so it is never loaded).
   {importer: /[\\/]node_modules[\\/]@oclif[\\/]core[\\/]lib[\\/]logger\.js$/, modules: ['debug']},
@@ -69,20 +61,15 @@ const LAZY_IMPORTS = [
 
 /**
  * Work the CLI never needs, left out of start-up (the SDK that `payapp/sdk` exports is not bundled and keeps all):
- * - the LAZY_IMPORTS above, and cacheable-lookup (got's `dnsCache` option; loads node:dns), a class
- *   got only constructs;
+ * - the LAZY_IMPORTS above;
  * - zod's 60 locales: the CLI shows English messages, the one locale zod itself configures;
- * - the two `Intl.ListFormat`s @sindresorhus/is (got's type checks) builds at import for its assertion
- *   messages: the first one loads ICU's locale data, several ms; built on first use instead;
  * - in oclif: help text without `<%` is not compiled as an EJS template (one `new Function` per command
  *   summary in the root help; the text comes out the same), and the check of Node against @oclif/core's
  *   `engines.node` compares major versions instead of loading semver and probing for a package.json
  *   that a bundle does not have beside it;
- * - got's per-request UUID for diagnostics_channel subscribers is made only when there is one (it would load
- *   node:crypto on every call); wsl-utils and powershell-utils promisify `execFile` on first use, not at import;
- *   oclif sorts command ids without ICU's collator when they are plain lowercase ids (same order);
- *   decompress-response asks whether node:zlib has zstd only for a compressed response; oclif measures the
- *   terminal's width on first use.
+ * - wsl-utils and powershell-utils promisify `execFile` on first use, not at import; oclif sorts command
+ *   ids without ICU's collator when they are plain lowercase ids (same order), measures the terminal's width
+ *   on first use, and keeps one config per run (see each patch below).
  * Each patch checks that its target is still there; if a dependency changed, the build warns and the
  * bundle keeps that dependency's code unpatched.
  */
@@ -94,9 +81,7 @@ const trimForStartup = {
     build.onResolve({filter: /^\.\.\/locales\/index\.js$/}, (args) =>
       /[\\/]zod[\\/]v4[\\/](classic|core)$/.test(args.resolveDir) ? {path: 'zod-locales', namespace: 'startup-shim'} : undefined,
     )
-    const lazy = (args) =>
-      LAZY_IMPORTS.some(({importer, modules}) => importer.test(args.importer) && modules.includes(args.path)) ||
-      (args.path === 'cacheable-lookup' && /[\\/]node_modules[\\/]got[\\/]/.test(args.importer))
+    const lazy = (args) => LAZY_IMPORTS.some(({importer, modules}) => importer.test(args.importer) && modules.includes(args.path))
     build.onResolve({filter: /^(node:[a-z_/]+|[a-z][\w-]*)$/}, (args) =>
       lazy(args) ? {path: args.path, namespace: 'startup-shim', pluginData: args.resolveDir} : undefined,
     )
@@ -107,15 +92,6 @@ const trimForStartup = {
         if (patched === source) console.warn(`build-cli: ${args.path} has changed; left unpatched (slower start-up)`)
         return {contents: patched, loader: 'js'}
       })
-    patch(/[\\/]@sindresorhus[\\/]is[\\/]distribution[\\/]index\.js$/, (source) =>
-      source.replace(/^const (andFormatter|orFormatter) = new Intl\.ListFormat\(([^)]*)\);$/gm, 'const $1 = {format: (list) => new Intl.ListFormat($2).format(list)};'),
-    )
-    patch(/[\\/]got[\\/]dist[\\/]source[\\/]core[\\/]diagnostics-channel\.js$/, (source) =>
-      source.replace(
-        'return randomUUID();',
-        'return Object.values(channels).some((channel) => channel.hasSubscribers) ? randomUUID() : undefined;',
-      ),
-    )
     // The first localeCompare builds ICU's collator (~6 ms); ids of lowercase words, `:` and `-` sort the same by code unit.
     patch(/[\\/]@oclif[\\/]core[\\/]lib[\\/]config[\\/]plugin\.js$/, (source) =>
       source.replace(
@@ -159,19 +135,6 @@ const trimForStartup = {
         )
         .replace('    action: exports.action,', '    get action() { return makeAction(); },'),
     )
-    // got hands node:tls's default certificate check to every request, http ones included (where it is unused):
-    // only to https ones, so a plain-http call never loads node:tls and node:crypto.
-    patch(/[\\/]got[\\/]dist[\\/]source[\\/]core[\\/]options\.js$/, (source) =>
-      source.replace(
-        'checkServerIdentity: https.checkServerIdentity ?? checkServerIdentity,',
-        "checkServerIdentity: https.checkServerIdentity ?? (url.protocol === 'https:' ? checkServerIdentity : undefined),",
-      ),
-    )
-    patch(/[\\/]decompress-response[\\/]index\.js$/, (source) =>
-      source
-        .replace("const supportsZstd = typeof zlib.createZstdDecompress === 'function';", "const supportsZstd = () => typeof zlib.createZstdDecompress === 'function';")
-        .replace('if (supportsZstd) {', 'if (contentEncoding && supportsZstd()) {'),
-    )
     patch(/[\\/](wsl-utils|powershell-utils)[\\/]index\.js$/, (source) =>
       source.replace('const execFile = promisify(childProcess.execFile);', 'const execFile = (...args) => promisify(childProcess.execFile)(...args);'),
     )
@@ -197,12 +160,9 @@ const trimForStartup = {
       // exports' own properties at import) work too. Packages, imported whole: a proxy, where `__esModule` (what
       // interop helpers probe on import) must not load the module; a module that is a function (debug) is callable.
       const target = args.path === 'debug' ? 'function () {}' : '{}'
-      const contents =
-        args.path === 'cacheable-lookup'
-          ? `${load}module.exports = {__esModule: true, default: function CacheableLookup(...args) { return new (load().default)(...args) }};`
-          : args.path.startsWith('node:')
-            ? `${load}for (const key of ${JSON.stringify(Object.keys(require(real)))}) Object.defineProperty(exports, key, {enumerable: true, get: () => load()[key]});`
-            : `${load}module.exports = new Proxy(${target}, {get: (_, key) => (key === '__esModule' ? undefined : load()[key]), has: (_, key) => key in load(), apply: (_, self, args) => Reflect.apply(load(), self, args)});`
+      const contents = args.path.startsWith('node:')
+        ? `${load}for (const key of ${JSON.stringify(Object.keys(require(real)))}) Object.defineProperty(exports, key, {enumerable: true, get: () => load()[key]});`
+        : `${load}module.exports = new Proxy(${target}, {get: (_, key) => (key === '__esModule' ? undefined : load()[key]), has: (_, key) => key in load(), apply: (_, self, args) => Reflect.apply(load(), self, args)});`
       return {contents, resolveDir: args.pluginData, loader: 'js'}
     })
   },
