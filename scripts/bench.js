@@ -76,13 +76,15 @@ function summary(name, r) {
   return {name, rps: r.requests.average, p99: r.latency.p99, p50: r.latency.p50, non2xx}
 }
 
-function printPair(title, gw, bare) {
+/** `target` is printed for reads only: every keyed create is a committed SQLite write, which a bare server answering captured bytes never does. */
+function printPair(title, gw, bare, target) {
   console.log(`\n${title}`)
   console.log(`  ${'server'.padEnd(18)} ${'req/s'.padStart(10)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'errors'.padStart(7)}`)
   for (const s of [gw, bare]) {
     console.log(`  ${s.name.padEnd(18)} ${fmt(s.rps).padStart(10)} ${fmt(s.p50, 1).padStart(8)} ${fmt(s.p99, 1).padStart(8)} ${String(s.non2xx).padStart(7)}`)
   }
-  console.log(`  ratio gateway/bare: ${(gw.rps / bare.rps).toFixed(2)} (target ≥ 0.50), gateway p99 ${fmt(gw.p99, 1)} ms (target < 10 ms)`)
+  const ratio = (gw.rps / bare.rps).toFixed(2)
+  console.log(target ? `  ratio gateway/bare: ${ratio} (target ≥ 0.50), gateway p99 ${fmt(gw.p99, 1)} ms (target < 10 ms)` : `  ratio gateway/bare: ${ratio} (no target: each request is a committed SQLite write), gateway p99 ${fmt(gw.p99, 1)} ms`)
 }
 
 async function main() {
@@ -132,7 +134,7 @@ async function main() {
   const best = (runs) => runs.reduce((a, b) => (b.rps > a.rps ? b : a))
   const readGw = best(readRuns.gw)
   const readBare = best(readRuns.bare)
-  printPair(`GET ${listPath} (${captured.text.length} bytes)`, readGw, readBare)
+  printPair(`GET ${listPath} (${captured.text.length} bytes)`, readGw, readBare, true)
   const openapi = await benchOpenApi({root: ROOT, url, token, load, summary, children})
 
   // Variant creation: 3 option groups of 50 values give 125,000 distinct combinations.
