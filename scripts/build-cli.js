@@ -12,19 +12,19 @@
  *    command of the oclif plugins payapp ships (help, autocomplete), so oclif loads no plugin at start-up.
  * 3. (scripts/train-cli-cache.js, after `oclif manifest`) dist/bundle/payapp.cache: V8's code cache of
  *    the bundle, which src/cli/bundle-loader.cts hands to V8 (Node 20 has no module compile cache).
- * Inside the bundle, work a call may not need waits for first use: the SDK's schemas (lazySchemas), modules
+ * Inside the bundle, work a call may not need waits for first use: the SDK's schemas (packages/sdk/scripts/lazy-schemas.js), modules
  * and builtins packages import for rare paths (LAZY_IMPORTS), and a few patched dependencies (trimForStartup).
  * Native and gateway-only packages stay external and load from node_modules as before.
  */
 import {existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync} from 'node:fs'
 import {readFile} from 'node:fs/promises'
 import {createRequire} from 'node:module'
-import {basename, dirname, join, relative, sep} from 'node:path'
+import {dirname, join, relative, sep} from 'node:path'
 import {fileURLToPath} from 'node:url'
 
-import {build, build as esbuild, transform as esbuildTransform} from 'esbuild'
+import {build} from 'esbuild'
 
-import {lazyBindings} from './lazy-bindings.js'
+import {lazySchemas} from '../packages/sdk/scripts/lazy-schemas.js'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 const SRC = join(ROOT, 'src')
@@ -175,52 +175,6 @@ function packageRoot(file) {
   return dir
 }
 
-/**
- * The SDK's schema modules build their zod objects at import, and the endpoint table names all of them. In the
- * bundle, a schema is built when it is first read: `products list` builds `product` and what it is made of, not
- * the request schemas, nor the commerce, billing or admin ones. Each module's top-level `const`s become lazy
- * (scripts/lazy-bindings.js: still made once, so registries and identity are as before), and every import of
- * the module gets a small CommonJS module whose exports are getters over them; the module itself is evaluated
- * on the first read. The endpoint table reads its schemas lazily too (packages/sdk/src/endpoints.ts).
- */
-const SCHEMA_MODULES = join(ROOT, 'packages', 'sdk', 'src', 'schemas')
-const lazySchemas = {
-  name: 'lazy-schemas',
-  setup(build) {
-    const isSchemaModule = (path) => dirname(path) === SCHEMA_MODULES && path.endsWith('.ts') && !path.endsWith(`${sep}index.ts`)
-    const transformed = new Map()
-    const transform = async (path) => {
-      if (!transformed.has(path)) {
-        const {code} = await esbuildTransform(await readFile(path, 'utf8'), {loader: 'ts', format: 'esm', sourcefile: path})
-        transformed.set(path, lazyBindings(code))
-      }
-      return transformed.get(path)
-    }
-    build.onResolve({filter: /(schemas|common|catalog|commerce|billing|admin)(\.[jt]s)?$/}, async (args) => {
-      if (args.pluginData === 'lazy-schemas') return undefined
-      // The getters' own `require`: the real module.
-      if (args.namespace === 'lazy-schema') return {path: join(args.resolveDir, args.path)}
-      const {path, errors} = await build.resolve(args.path, {kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: 'lazy-schemas'})
-      return errors.length === 0 && isSchemaModule(path) ? {path: relative(ROOT, path), namespace: 'lazy-schema'} : undefined
-    })
-    build.onLoad({filter: /[\\/]packages[\\/]sdk[\\/]src[\\/]schemas[\\/]\w+\.ts$/}, async (args) =>
-      isSchemaModule(args.path) ? {contents: (await transform(args.path)).code, loader: 'js', resolveDir: dirname(args.path)} : undefined,
-    )
-    build.onLoad({filter: /.*/, namespace: 'lazy-schema'}, async (args) => {
-      const path = join(ROOT, args.path)
-      const {metafile} = await esbuild({entryPoints: [path], write: false, metafile: true, format: 'esm', logLevel: 'silent'})
-      const names = Object.values(metafile.outputs)[0].exports
-      const {lazy} = await transform(path)
-      const contents =
-        `let real; const load = () => (real ??= require(${JSON.stringify(`./${basename(path)}`)}));\n` +
-        `Object.defineProperty(exports, '__esModule', {value: true});\n` +
-        `for (const name of ${JSON.stringify(names.filter((name) => !lazy.includes(name)))}) Object.defineProperty(exports, name, {enumerable: true, get: () => load()[name]});\n` +
-        `for (const name of ${JSON.stringify(lazy)}) Object.defineProperty(exports, name, {enumerable: true, get: () => load()[name]()});\n`
-      return {contents, loader: 'js', resolveDir: dirname(path)}
-    })
-  },
-}
-
 function tsFiles(dir) {
   return readdirSync(dir, {withFileTypes: true}).flatMap((entry) => {
     const path = join(dir, entry.name)
@@ -262,7 +216,7 @@ const result = await build({
   // Code that finds files from its own module (the SDK's package.json) does so from the bundle's place.
   define: {'import.meta.url': '__payappImportMetaUrl'},
   banner: {js: 'var __payappImportMetaUrl = require("url").pathToFileURL(__filename).href;'},
-  plugins: [trimForStartup, lazySchemas],
+  plugins: [trimForStartup, lazySchemas()],
   write: false,
   metafile: Boolean(process.env.METAFILE),
   logLevel: 'warning',

@@ -60,14 +60,15 @@ const appAndMerchant = ['app', 'merchant'] as const
 /**
  * The table names its schemas through functions (`() => catalog.product`), read once on first use: a caller
  * that uses one endpoint builds only the schema modules that endpoint needs (the CLI's bundle builds a schema
- * module on first use; see scripts/build-cli.js), while every reader still sees plain `body`/`query`/`response`.
+ * module on first use; see packages/sdk/scripts/lazy-schemas.js), while every reader still sees plain `body`/`query`/`response`.
+ * The admin table (admin-endpoints.ts) is made the same way.
  */
-type Schema<S> = () => S
+export type Schema<S> = () => S
 type Unwrap<V> = V extends Schema<infer S> ? S : V
 const SCHEMA_KEYS = ['body', 'query', 'response'] as const
 type Resolved<T> = {readonly [K in keyof T]: K extends (typeof SCHEMA_KEYS)[number] ? Unwrap<T[K]> : T[K]}
 
-function lazyTable<const T extends Record<string, object>>(table: T): {readonly [Id in keyof T]: Resolved<T[Id]>} {
+export function lazyTable<const T extends Record<string, object>>(table: T): {readonly [Id in keyof T]: Resolved<T[Id]>} {
   for (const def of Object.values(table) as Record<string, unknown>[]) {
     for (const key of SCHEMA_KEYS) {
       const schema = def[key]

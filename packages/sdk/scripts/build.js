@@ -1,0 +1,146 @@
+/**
+ * The published builds of @payapp/sdk (`npm run build`, after tsc wrote dist/**\/*.js and the declarations).
+ *
+ * An app pays for the SDK on every start: as tsc's files, `import('@payapp/sdk')` linked some 30 modules
+ * and built every zod schema (~150) and node:crypto before its first call. So both module systems get bundles
+ * in which a schema is built when first read (lazy-schemas.js; the endpoint, admin and event tables name theirs through
+ * functions), and builtins load on first use (LAZY_BUILTINS):
+ *
+ * - ESM: dist/bundle/sdk.js (every module of src/, each as a namespace export) and dist/bundle/webhooks.js (the
+ *   modules webhooks-edge.ts needs, no node builtins), sharing chunks. Each of tsc's dist/<module>.js is then
+ *   replaced by a facade that re-exports its module from a bundle: `@payapp/sdk`, `@payapp/sdk/webhooks` and every
+ *   deep path (`@payapp/sdk/client`, `@payapp/sdk/schemas/catalog`…) stay where they were, with the same names and
+ *   declarations, and share one instance of each class and schema.
+ * - CommonJS: dist/cjs/index.cjs and dist/cjs/webhooks.cjs for `require('@payapp/sdk')`, zod external, and the
+ *   ESM declarations copied beside them under a package.json that marks the directory CommonJS, so TypeScript
+ *   reads them as the require side's types.
+ */
+import {cpSync, mkdirSync, readdirSync, rmSync, writeFileSync} from 'node:fs'
+import {builtinModules} from 'node:module'
+import {dirname, join, relative, sep} from 'node:path'
+import {fileURLToPath} from 'node:url'
+
+import {build} from 'esbuild'
+
+import {SCHEMA_MODULES, lazySchemas} from './lazy-schemas.js'
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..')
+const SRC = join(root, 'src')
+const dist = join(root, 'dist')
+
+/**
+ * Builtins loaded on first use (the first call that needs them), through getters over `process.getBuiltinModule`
+ * (read at each call, so nock's patches of node:http still apply): node:http (with net and streams, some 40 internal
+ * modules) for the first request, node:crypto for idempotency keys and webhook signatures, node:fs/promises for
+ * uploads, node:timers/promises for retries' back-off. An app that imports the SDK for its types, errors or
+ * webhook verification never loads the HTTP stack.
+ */
+const LAZY_BUILTINS = ['node:http', 'node:crypto', 'node:fs/promises', 'node:timers/promises']
+const lazyBuiltins = {
+  name: 'lazy-builtins',
+  setup(build) {
+    build.onResolve({filter: /^node:/}, (args) => (LAZY_BUILTINS.includes(args.path) ? {path: args.path, namespace: 'lazy-builtin'} : undefined))
+    build.onLoad({filter: /.*/, namespace: 'lazy-builtin'}, async (args) => {
+      const keys = Object.keys(await import(args.path)).filter((key) => key !== 'default')
+      const contents =
+        `let real; const load = () => (real ??= process.getBuiltinModule(${JSON.stringify(args.path)}));\n` +
+        `for (const key of ${JSON.stringify(keys)}) Object.defineProperty(exports, key, {enumerable: true, get: () => load()[key]});\n`
+      return {contents, loader: 'js'}
+    })
+  },
+}
+
+/**
+ * Beyond the schema modules, the two tables that import zod for a schema or two of their own: as lazy modules, the
+ * CommonJS build requires zod on the first read of a schema, not at `require('@payapp/sdk')` (the ES module build
+ * imports zod at once: ES modules cannot load it later).
+ */
+const LAZY_MODULES = [...SCHEMA_MODULES, join(SRC, 'events.ts'), join(SRC, 'admin-endpoints.ts')]
+
+const common = {
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  external: ['zod', ...builtinModules.map((name) => `node:${name}`)],
+  plugins: [lazySchemas({modules: LAZY_MODULES, root}), lazyBuiltins],
+  logLevel: 'warning',
+}
+
+function tsFiles(dir) {
+  return readdirSync(dir, {withFileTypes: true}).flatMap((entry) => {
+    const path = join(dir, entry.name)
+    if (entry.isDirectory()) return tsFiles(path)
+    return entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts') ? [path] : []
+  })
+}
+
+// ---------------------------------------------------------------- ESM
+
+const modules = tsFiles(SRC).map((path) => {
+  const id = relative(SRC, path).replace(/\.ts$/, '').split(sep).join('/')
+  return {path, id, name: `m_${id.replace(/[^\w]/g, '_')}`}
+})
+// Each module's exported names (types are gone) and what webhooks-edge.ts reaches.
+const {metafile} = await build({entryPoints: modules.map((m) => m.path), outdir: join(dist, 'x'), bundle: false, format: 'esm', write: false, metafile: true, logLevel: 'silent'})
+const exportsOf = new Map(Object.values(metafile.outputs).map((out) => [join(root, out.entryPoint), out.exports]))
+const edge = await build({...common, plugins: [], entryPoints: [join(SRC, 'webhooks-edge.ts')], format: 'esm', write: false, metafile: true})
+const edgeModules = new Set(Object.keys(edge.metafile.inputs).map((input) => join(root, input)))
+
+const entry = (members) => members.map((m) => `export * as ${m.name} from ${JSON.stringify(`./${m.id}.ts`)}`).join('\n')
+rmSync(join(dist, 'bundle'), {recursive: true, force: true})
+await build({
+  ...common,
+  entryPoints: {sdk: 'sdk-entry', webhooks: 'webhooks-entry'},
+  outdir: join(dist, 'bundle'),
+  format: 'esm',
+  splitting: true,
+  chunkNames: 'chunk-[hash]',
+  plugins: [
+    {
+      name: 'entries',
+      setup(build) {
+        build.onResolve({filter: /-entry$/}, (args) => ({path: args.path, namespace: 'entry'}))
+        build.onLoad({filter: /.*/, namespace: 'entry'}, (args) => ({
+          contents: entry(args.path === 'sdk-entry' ? modules : modules.filter((m) => edgeModules.has(m.path))),
+          resolveDir: SRC,
+          loader: 'js',
+        }))
+      },
+    },
+    ...common.plugins,
+  ],
+})
+for (const m of modules) {
+  const file = join(dist, `${m.id}.js`)
+  const from = relative(dirname(file), join(dist, 'bundle', edgeModules.has(m.path) ? 'webhooks.js' : 'sdk.js')).split(sep).join('/')
+  const names = exportsOf.get(m.path)
+  writeFileSync(
+    file,
+    `// Generated by scripts/build.js: src/${m.id}.ts, from the bundle.\n` +
+      (names.length === 0 ? `export {}\n` : `import {${m.name} as m} from ${JSON.stringify(from.startsWith('.') ? from : `./${from}`)}\nexport const {${names.join(', ')}} = m\n`),
+  )
+}
+
+// ---------------------------------------------------------------- CommonJS
+
+const out = join(dist, 'cjs')
+rmSync(out, {recursive: true, force: true})
+mkdirSync(out, {recursive: true})
+await build({
+  ...common,
+  entryPoints: {index: join(SRC, 'index.ts'), webhooks: join(SRC, 'webhooks-edge.ts')},
+  outdir: out,
+  outExtension: {'.js': '.cjs'},
+  format: 'cjs',
+  // import.meta.url has no CommonJS equivalent in esbuild's output: supply it from __filename.
+  define: {'import.meta.url': 'importMetaUrl'},
+  banner: {js: "const importMetaUrl = require('node:url').pathToFileURL(__filename).href;"},
+})
+
+// Declarations: the same files, read as CommonJS because of the package.json beside them.
+for (const entry of readdirSync(dist, {withFileTypes: true})) {
+  if (entry.name === 'cjs' || entry.name === 'bundle') continue
+  if (entry.isDirectory()) cpSync(join(dist, entry.name), join(out, entry.name), {recursive: true, filter: (f) => !f.endsWith('.js') || f.endsWith('.d.ts')})
+  else if (entry.name.endsWith('.d.ts')) cpSync(join(dist, entry.name), join(out, entry.name))
+}
+writeFileSync(join(out, 'package.json'), JSON.stringify({type: 'commonjs'}) + '\n')
