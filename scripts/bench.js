@@ -12,6 +12,7 @@
  * 4. The test clock (scripts/bench/clock.js): a year of renewals in one jump, with and without webhook
  *    deliveries, beside bare POSTs to the same receiver.
  * 5. The gateway inside a test suite (scripts/bench/testing.js): in-process and process start, a suite workload.
+ * 6. The SDK's load cost (scripts/bench/sdk.js): import of @payapp/sdk (ESM) and require (CommonJS) beside `node -e 0`.
  *
  * Each server runs in its own process; autocannon drives it from this one (50 connections).
  * Env: BENCH_SECONDS (default 8), BENCH_CONNECTIONS (50), BENCH_RUNS (CLI runs per command, 21).
@@ -185,6 +186,7 @@ async function main() {
   }
   results.catalog = await (await import('./bench/catalog.js')).benchCatalog()
   results.testing = await (await import('./bench/testing.js')).run()
+  results.sdk = await (await import('./bench/sdk.js')).run()
   writeFileSync(join(work, 'results.json'), JSON.stringify(results, null, 2))
   console.log(`\nraw results: ${join(work, 'results.json')}`)
 }

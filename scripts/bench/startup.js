@@ -6,61 +6,30 @@
  * From scripts/bench.js: `await benchStartup({url, token, work})`. Alone (starts its own seeded gateway):
  * `npm run build && node scripts/bench/startup.js`. Env: BENCH_RUNS (runs per command, default 21).
  */
-import {spawn, spawnSync} from 'node:child_process'
+import {spawn} from 'node:child_process'
 import {mkdtempSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {dirname, join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 
+import {timeProcesses} from './processes.js'
+
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
 const BIN = join(ROOT, 'bin', 'run.js')
-
-const TARGETS = {version: 1.2, help: 2.0, products_list: 2.0}
-
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
-
-function timeOnce(args, env) {
-  const t0 = process.hrtime.bigint()
-  const r = spawnSync(process.execPath, args, {cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe']})
-  const ms = Number(process.hrtime.bigint() - t0) / 1e6
-  if (r.status !== 0) throw new Error(`node ${args.join(' ')} exited ${r.status}: ${r.stderr}`)
-  return ms
-}
 
 /** Measures start-up against the gateway at `url` with an installation `token` allowed to read products. */
 export async function benchStartup({url, token, work = mkdtempSync(join(tmpdir(), 'payapp-startup-')), runs = Number(process.env.BENCH_RUNS ?? 21)}) {
   const env = {...process.env, PAYAPP_BASE_URL: url, PAYAPP_TOKEN: token, XDG_CONFIG_HOME: join(work, 'config'), PAYAPP_KEYCHAIN: 'off'}
-  const commands = {
-    node: ['-e', '0'],
-    version: [BIN, '--version'],
-    help: [BIN, '--help'],
-    products_list: [BIN, 'products', 'list', '--json'],
-  }
-  const times = Object.fromEntries(Object.keys(commands).map((name) => [name, []]))
-  for (const args of Object.values(commands)) timeOnce(args, env) // warm the page cache
-  for (let i = 0; i < runs; i++) for (const [name, args] of Object.entries(commands)) times[name].push(timeOnce(args, env))
-
-  const ms = Object.fromEntries(Object.entries(times).map(([name, xs]) => [name, median(xs)]))
-  const ratio = (name) => ms[name] / ms.node
-  const line = (label, name) => {
-    const target = TARGETS[name] ? ` (target ≤ ${TARGETS[name].toFixed(1)}×)` : ''
-    return `  ${label.padEnd(32)} ${ms[name].toFixed(0).padStart(6)} ms   ${ratio(name).toFixed(2)}×${target}`
-  }
-  console.log(`\nCLI start-up (median of ${runs} interleaved runs each)`)
-  console.log(line('node -e 0', 'node'))
-  console.log(line('payapp --version', 'version'))
-  console.log(line('payapp --help', 'help'))
-  console.log(line('payapp products list --json', 'products_list'))
-  return {
-    runs,
-    node_ms: ms.node,
-    version_ms: ms.version,
-    version_ratio: ratio('version'),
-    help_ms: ms.help,
-    help_ratio: ratio('help'),
-    products_list_ms: ms.products_list,
-    products_list_ratio: ratio('products_list'),
-  }
+  return timeProcesses(
+    'CLI start-up',
+    {
+      node: {args: ['-e', '0'], label: 'node -e 0'},
+      version: {args: [BIN, '--version'], label: 'payapp --version', target: 1.2},
+      help: {args: [BIN, '--help'], label: 'payapp --help', target: 2.0},
+      products_list: {args: [BIN, 'products', 'list', '--json'], label: 'payapp products list --json', target: 2.0},
+    },
+    {runs, cwd: ROOT, env},
+  )
 }
 
 /** Alone: a seeded in-memory gateway of this build, then the measurement. */
