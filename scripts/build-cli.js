@@ -25,6 +25,7 @@ import {fileURLToPath} from 'node:url'
 import {build} from 'esbuild'
 
 import {lazySchemas} from '../packages/sdk/scripts/lazy-schemas.js'
+import {BUNDLE_OPTIONS, writeAscii, zodEnglishOnly} from './bundle-options.js'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 const SRC = join(ROOT, 'src')
@@ -62,7 +63,7 @@ const LAZY_IMPORTS = [
 /**
  * Work the CLI never needs, left out of start-up (the SDK that `payapp/sdk` exports is not bundled and keeps all):
  * - the LAZY_IMPORTS above;
- * - zod's 60 locales: the CLI shows English messages, the one locale zod itself configures;
+ * - zod's 60 locales (zodEnglishOnly in bundle-options.js);
  * - in oclif: help text without `<%` is not compiled as an EJS template (one `new Function` per command
  *   summary in the root help; the text comes out the same), and the check of Node against @oclif/core's
  *   `engines.node` compares major versions instead of loading semver and probing for a package.json
@@ -77,10 +78,6 @@ const trimForStartup = {
   name: 'trim-for-startup',
   setup(build) {
     const require = createRequire(import.meta.url)
-    const zodLocales = dirname(require.resolve('zod/v4/locales/en.js'))
-    build.onResolve({filter: /^\.\.\/locales\/index\.js$/}, (args) =>
-      /[\\/]zod[\\/]v4[\\/](classic|core)$/.test(args.resolveDir) ? {path: 'zod-locales', namespace: 'startup-shim'} : undefined,
-    )
     const lazy = (args) => LAZY_IMPORTS.some(({importer, modules}) => importer.test(args.importer) && modules.includes(args.path))
     build.onResolve({filter: /^(node:[a-z_/]+|[a-z][\w-]*)$/}, (args) =>
       lazy(args) ? {path: args.path, namespace: 'startup-shim', pluginData: args.resolveDir} : undefined,
@@ -151,9 +148,6 @@ const trimForStartup = {
         : source,
     )
     build.onLoad({filter: /.*/, namespace: 'startup-shim'}, (args) => {
-      if (args.path === 'zod-locales') {
-        return {contents: `export {default as en} from ${JSON.stringify(join(zodLocales, 'en.js'))}`, resolveDir: zodLocales, loader: 'js'}
-      }
       const real = args.path.startsWith('node:') ? args.path : createRequire(join(args.pluginData, 'x.js')).resolve(args.path)
       const load = `let real; const load = () => (real ??= require(${JSON.stringify(real)}));\n`
       // A builtin's exports are known here: one getter each, so named imports from ES modules (which copy the
@@ -201,25 +195,12 @@ const entry = [
 
 rmSync(OUT, {recursive: true, force: true})
 const result = await build({
+  ...BUNDLE_OPTIONS,
   stdin: {contents: entry, resolveDir: SRC, sourcefile: 'cli-bundle-entry.ts', loader: 'ts'},
   outfile: join(OUT, 'payapp.cjs'),
-  bundle: true,
-  format: 'cjs',
-  platform: 'node',
-  target: 'node20',
   external: EXTERNAL,
-  // @payapp/sdk (a workspace link) from its TypeScript sources, as src/ imported it before it became a package.
-  conditions: ['payapp-source'],
-  minifyWhitespace: true,
-  minifySyntax: true,
-  legalComments: 'none',
-  // Code that finds files from its own module (the SDK's package.json) does so from the bundle's place.
-  define: {'import.meta.url': '__payappImportMetaUrl'},
-  banner: {js: 'var __payappImportMetaUrl = require("url").pathToFileURL(__filename).href;'},
-  plugins: [trimForStartup, lazySchemas()],
-  write: false,
+  plugins: [zodEnglishOnly, trimForStartup, lazySchemas()],
   metafile: Boolean(process.env.METAFILE),
-  logLevel: 'warning',
 })
 
 // The SDK's errors report `new.target.name`: a class of ours that esbuild renamed (a name clash in the bundle's
@@ -230,16 +211,10 @@ const ourClasses = [...files, ...tsFiles(join(ROOT, 'packages', 'sdk', 'src')), 
 const renamed = ourClasses.filter((name) => new RegExp(`\\b${name}\\d+=class\\b`).test(result.outputFiles[0].text))
 if (renamed.length > 0) throw new Error(`esbuild renamed classes whose names users see: ${renamed.join(', ')}; rename them in src`)
 
+if (result.metafile) writeFileSync(process.env.METAFILE, JSON.stringify(result.metafile))
 // A vm.Script has no host `import()` once V8's code cache is used (Node 20), so the dynamic imports left
 // in the bundle (external packages, node: builtins, oclif loading plugin files) go through the loader.
-if (result.metafile) writeFileSync(process.env.METAFILE, JSON.stringify(result.metafile))
-// Non-ASCII characters (esbuild leaves a few in regular expressions) as `\uXXXX`, which means the same in strings,
-// templates and regular expressions: an ASCII bundle is read as latin1, 2–3× faster than decoding UTF-8.
-const code = result.outputFiles[0].text
-  .replace(/(^|[^\w$.])import\((?!\))/g, '$1__payappImport(')
-  .replace(/[\u0080-\uffff]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`)
-mkdirSync(OUT, {recursive: true})
-writeFileSync(join(OUT, 'payapp.cjs'), code)
+const code = writeAscii(join(OUT, 'payapp.cjs'), result.outputFiles[0].text.replace(/(^|[^\w$.])import\((?!\))/g, '$1__payappImport('))
 
 for (const file of files) {
   const stub = join(OUT, 'commands', relative(join(SRC, 'commands'), file).replace(/\.ts$/, '.cjs'))

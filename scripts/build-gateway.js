@@ -10,32 +10,16 @@
  *    suite's first tests send (credentials, a product with a variant, a checkout paid, lists, a 404), and
  *    saves V8's code cache of what it compiled: dist/bundle/gateway.cache.
  */
-import {mkdirSync, writeFileSync} from 'node:fs'
 import {readFile} from 'node:fs/promises'
 import {dirname, join, relative} from 'node:path'
-import {createRequire} from 'node:module'
 import {fileURLToPath, pathToFileURL} from 'node:url'
 
 import {build} from 'esbuild'
 
+import {BUNDLE_OPTIONS, writeAscii, zodEnglishOnly} from './bundle-options.js'
+
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 const OUT = join(ROOT, 'dist', 'bundle', 'gateway.cjs')
-
-// zod's 60 locales: the gateway's messages are English, the one locale zod configures itself.
-const englishOnly = {
-  name: 'zod-english-only',
-  setup(build) {
-    const locales = dirname(createRequire(import.meta.url).resolve('zod/v4/locales/en.js'))
-    build.onResolve({filter: /^\.\.\/locales\/index\.js$/}, (args) =>
-      /[\\/]zod[\\/]v4[\\/](classic|core)$/.test(args.resolveDir) ? {path: 'zod-locales', namespace: 'zod-english-only'} : undefined,
-    )
-    build.onLoad({filter: /.*/, namespace: 'zod-english-only'}, () => ({
-      contents: `export {default as en} from ${JSON.stringify(join(locales, 'en.js'))}`,
-      resolveDir: locales,
-      loader: 'js',
-    }))
-  },
-}
 
 /**
  * find-my-way (fastify's router) compiles a `new Function` for every static node of its route tree: a few
@@ -77,31 +61,14 @@ const sqliteAddon = {
 }
 
 const result = await build({
+  ...BUNDLE_OPTIONS,
   entryPoints: [join(ROOT, 'src', 'gateway', 'server.ts')],
-  outfile: OUT,
-  bundle: true,
-  format: 'cjs',
-  platform: 'node',
-  target: 'node20',
-  // @payapp/sdk (a workspace link) from its TypeScript sources, as the CLI's bundle does.
-  conditions: ['payapp-source'],
-  minifyWhitespace: true,
-  minifySyntax: true,
-  legalComments: 'none',
-  // The SDK finds its package.json from its own module (SDK_VERSION): from the bundle's place, payapp's.
-  define: {'import.meta.url': '__payappImportMetaUrl'},
-  banner: {js: 'var __payappImportMetaUrl = require("url").pathToFileURL(__filename).href;'},
   // Resolved at run time, from the bundle's place (sqliteAddon).
   external: ['better-sqlite3/package.json'],
-  plugins: [englishOnly, routerPrefixes, sqliteAddon],
-  write: false,
-  logLevel: 'warning',
+  plugins: [zodEnglishOnly, routerPrefixes, sqliteAddon],
 })
 if (result.errors.length > 0) process.exit(1)
-// Written in ASCII (`\uXXXX` means the same in strings, templates and regular expressions), so the loader reads
-// it as latin1, several times faster than decoding UTF-8.
-mkdirSync(dirname(OUT), {recursive: true})
-writeFileSync(OUT, result.outputFiles[0].text.replace(/[\u0080-\uffff]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`))
+writeAscii(OUT, result.outputFiles[0].text)
 
 // ---------------------------------------------------------------- the training run
 
