@@ -15,7 +15,7 @@
  *   ESM declarations copied beside them under a package.json that marks the directory CommonJS, so TypeScript
  *   reads them as the require side's types.
  */
-import {cpSync, mkdirSync, readdirSync, rmSync, writeFileSync} from 'node:fs'
+import {cpSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync} from 'node:fs'
 import {builtinModules} from 'node:module'
 import {dirname, join, relative, sep} from 'node:path'
 import {fileURLToPath} from 'node:url'
@@ -80,8 +80,8 @@ const modules = tsFiles(SRC).map((path) => {
   const id = relative(SRC, path).replace(/\.ts$/, '').split(sep).join('/')
   return {path, id, name: `m_${id.replace(/[^\w]/g, '_')}`}
 })
-// Each module's exported names (types are gone) and what webhooks-edge.ts reaches.
-const {metafile} = await build({entryPoints: modules.map((m) => m.path), outdir: join(dist, 'x'), bundle: false, format: 'esm', write: false, metafile: true, logLevel: 'silent'})
+// Each module's exported names (types are gone; bundled, so `export *` lists what it re-exports) and what webhooks-edge.ts reaches.
+const {metafile} = await build({...common, plugins: [], entryPoints: modules.map((m) => m.path), outdir: join(dist, 'x'), format: 'esm', write: false, metafile: true, logLevel: 'silent'})
 const exportsOf = new Map(Object.values(metafile.outputs).map((out) => [join(root, out.entryPoint), out.exports]))
 const edge = await build({...common, plugins: [], entryPoints: [join(SRC, 'webhooks-edge.ts')], format: 'esm', write: false, metafile: true})
 const edgeModules = new Set(Object.keys(edge.metafile.inputs).map((input) => join(root, input)))
@@ -144,3 +144,16 @@ for (const entry of readdirSync(dist, {withFileTypes: true})) {
   else if (entry.name.endsWith('.d.ts')) cpSync(join(dist, entry.name), join(out, entry.name))
 }
 writeFileSync(join(out, 'package.json'), JSON.stringify({type: 'commonjs'}) + '\n')
+
+/**
+ * A lazy module is CommonJS inside the bundles, and esbuild's interop gives a CommonJS namespace (`import * as admin`,
+ * which `schemas.admin` is) an enumerable `default`: made non-enumerable, so `Object.keys(schemas.admin)` lists the
+ * schemas as tsc's build did. Fails the build if esbuild's helper changed.
+ */
+const DEFAULT_EXPORT = '__defProp(target, "default", { value: mod, enumerable: true })'
+for (const file of [...readdirSync(join(dist, 'bundle')).map((f) => join(dist, 'bundle', f)), join(out, 'index.cjs'), join(out, 'webhooks.cjs')]) {
+  const code = readFileSync(file, 'utf8')
+  if (!code.includes('var __toESM = ')) continue
+  if (!code.includes(DEFAULT_EXPORT)) throw new Error(`${file}: esbuild's __toESM changed; update DEFAULT_EXPORT in scripts/build.js`)
+  writeFileSync(file, code.replace(DEFAULT_EXPORT, DEFAULT_EXPORT.replace('enumerable: true', 'enumerable: false')))
+}
