@@ -67,6 +67,13 @@ module.exports = {
       from: {path: '^src/cli/'},
       to: {path: '^src/commands/'},
     },
+    {
+      name: 'startup-stands-alone',
+      severity: 'error',
+      comment: 'The bundle loader runs before anything else of the CLI or the gateway: node builtins only, so it never pulls a module out of the code-cached bundles.',
+      from: {path: '^src/startup/'},
+      to: {path: ['^src/', '^packages/', 'node_modules/'], pathNot: '^src/startup/'},
+    },
   ],
   options: {
     doNotFollow: {path: 'node_modules'},
