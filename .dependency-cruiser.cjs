@@ -61,6 +61,13 @@ module.exports = {
       to: {path: ['^src/(cli|commands)/', '^src/gateway/(?!(server|load)\\.ts$)']},
     },
     {
+      name: 'cli-gateway-entry-only',
+      severity: 'error',
+      comment: 'The CLI starts the gateway through its entry (server.ts, loaded by load.ts from the code-cached bundle); any other gateway module it imported would load a second copy outside that bundle.',
+      from: {path: '^src/(cli|commands)/'},
+      to: {path: '^src/gateway/(?!(server|load)\\.ts$)'},
+    },
+    {
       name: 'cli-services-not-commands',
       severity: 'error',
       comment: 'Services are testable without oclif commands; commands call services, never the other way round.',

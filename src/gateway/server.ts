@@ -17,6 +17,9 @@ import {registerStorefront} from './routes/storefront.js'
 import {adminHandlers, handlers, jobHandlers} from './routes/index.js'
 import {seedDemo, type SeedResult} from './seeds/index.js'
 
+/** The gateway's entry is all the CLI and payapp/testing may import of it (lint: cli-gateway-entry-only). */
+export type {RateLimitConfig}
+
 export interface GatewayOptions {
   host?: string
   /** 0 picks a free port. */

@@ -4,7 +4,7 @@ import {BaseCommand, globalFlags} from '../../cli/base-command.js'
 import {saveProfile} from '../../cli/config.js'
 import {mask} from '../../cli/credentials.js'
 import {usageError} from '../../cli/exit-codes.js'
-import type {RateLimitConfig} from '../../gateway/platform.js'
+import type {RateLimitConfig} from '../../gateway/server.js'
 import type {Bucket} from '@payapp/sdk/endpoints'
 import {canPrompt, confirm} from '../../cli/prompt.js'
 
