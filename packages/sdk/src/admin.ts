@@ -7,12 +7,13 @@
 import type {z} from 'zod'
 
 import {adminEndpoints, ADMIN_PREFIX, type AdminBodyOf, type AdminEndpoint, type AdminEndpointDef, type AdminEndpointId, type AdminQueryOf, type AdminResultOf} from './admin-endpoints.js'
+import type {ClientOptions} from './client.js'
 import {InvalidRequestError} from './errors.js'
 import type {Page} from './pagination.js'
 import {parsePage, parseResponse} from './parse.js'
 import {path as encodePath} from './path.js'
 import type * as admin from './schemas/admin.js'
-import {Transport, type RequestEvent, type ResponseEvent} from './transport.js'
+import {Transport} from './transport.js'
 import type {RequestOptions} from './types.js'
 
 export type {
@@ -35,19 +36,13 @@ export type {
   AdminEventResendResult,
 } from './schemas/admin.js'
 
-export interface GatewayAdminOptions {
-  /** The gateway's address, e.g. `http://127.0.0.1:4242`. */
-  baseUrl: string
+/** The client options that apply to the admin API (ClientOptions documents each). */
+export interface GatewayAdminOptions
+  extends Pick<ClientOptions, 'baseUrl' | 'maxRetries' | 'timeout' | 'totalTimeout' | 'loopbackRefused' | 'onRequest' | 'onResponse'> {
   /** The admin key the gateway printed at start (`gw.adminKey` in tests). */
   adminKey: string
-  /** Default 0: a local gateway that fails will not succeed a second later. */
+  /** Default 0 (not ClientOptions' 4): a local gateway that fails will not succeed a second later. */
   maxRetries?: number
-  timeout?: number
-  /** See ClientOptions: a bound on the whole call, and whether a refused localhost connection fails at once. */
-  totalTimeout?: number
-  loopbackRefused?: 'retry' | 'fail'
-  onRequest?: (event: RequestEvent) => void
-  onResponse?: (event: ResponseEvent) => void
 }
 
 interface AdminCall<Id extends AdminEndpointId> {
