@@ -11,7 +11,7 @@ import type {ClientOptions} from './client.js'
 import {InvalidRequestError} from './errors.js'
 import type {Page} from './pagination.js'
 import {parsePage, parseResponse} from './parse.js'
-import {path as encodePath} from './path.js'
+import {fillPath} from './path.js'
 import type * as admin from './schemas/admin.js'
 import {Transport} from './transport.js'
 import type {RequestOptions} from './types.js'
@@ -52,14 +52,6 @@ interface AdminCall<Id extends AdminEndpointId> {
   opts?: RequestOptions
 }
 type AdminResult<Id extends AdminEndpointId> = Promise<AdminEndpoint<Id> extends {list: true} ? Page<AdminResultOf<Id>> : AdminResultOf<Id>>
-
-/** `{session_id}` → the value, validated and percent-encoded by the `path` tag. */
-function fillPath(template: string, params: Record<string, string> = {}): string {
-  const parts = template.split(/\{(\w+)\}/)
-  const literals = parts.filter((_, i) => i % 2 === 0)
-  const values = parts.filter((_, i) => i % 2 === 1).map((name) => params[name])
-  return encodePath(Object.assign(literals, {raw: literals}) as unknown as TemplateStringsArray, ...values)
-}
 
 export class GatewayAdmin {
   readonly #transport: Transport

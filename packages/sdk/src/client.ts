@@ -9,7 +9,7 @@ import {DOOR_PREFIX, endpoints, type Door, type Endpoint, type EndpointDef, type
 import {InvalidRequestError} from './errors.js'
 import {PagePromise, type PageParams} from './pagination.js'
 import {parsePage, parseResponse} from './parse.js'
-import {path as encodePath} from './path.js'
+import {fillPath} from './path.js'
 import {catalogResources} from './resources/catalog.js'
 import {commerceResources} from './resources/commerce.js'
 import {merchantResources} from './resources/merchant.js'
@@ -80,20 +80,6 @@ export type AllNamespaces = ReturnType<typeof allNamespaces>
 export type MerchantNamespaces = ReturnType<typeof merchantResources>
 
 // ---------------------------------------------------------------- the call core
-
-/** Fills `{name}`s through the `path` tag, so every id is validated and percent-encoded. */
-function fillPath(template: string, params: Record<string, string | number> = {}): string {
-  const literals: string[] = []
-  const values: unknown[] = []
-  let last = 0
-  for (const match of template.matchAll(/\{(\w+)\}/g)) {
-    literals.push(template.slice(last, match.index))
-    values.push(params[match[1]!])
-    last = match.index! + match[0].length
-  }
-  literals.push(template.slice(last))
-  return encodePath(Object.assign(literals, {raw: literals}) as unknown as TemplateStringsArray, ...values)
-}
 
 function toQuery(query: object | undefined): Record<string, string | number | boolean | undefined> | undefined {
   if (!query) return undefined

@@ -41,3 +41,11 @@ export function path(strings: TemplateStringsArray, ...params: unknown[]): strin
   for (let i = 0; i < params.length; i++) out += encodeParam(params[i], i) + (strings[i + 1] ?? '')
   return out
 }
+
+/** Fills an endpoint table's `{name}`s through the `path` tag, so every id is validated and percent-encoded. */
+export function fillPath(template: string, params: Record<string, string | number> = {}): string {
+  const parts = template.split(/\{(\w+)\}/)
+  const literals = parts.filter((_, i) => i % 2 === 0)
+  const values = parts.filter((_, i) => i % 2 === 1).map((name) => params[name])
+  return path(Object.assign(literals, {raw: literals}) as unknown as TemplateStringsArray, ...values)
+}
