@@ -279,7 +279,8 @@ export class Transport {
   readonly #maxRetries: number
   readonly #timeout: number
   readonly #totalTimeout?: number
-  readonly #loopbackRefused: 'retry' | 'fail'
+  /** `loopbackRefused: 'fail'` and baseUrl is this machine: decided once, every request goes to that host. */
+  readonly #refusedIsFinal: boolean
   readonly #initialDelayMs: number
   readonly #maxDelayMs: number
   readonly #userAgent: string
@@ -305,7 +306,7 @@ export class Transport {
     this.#maxRetries = nonNegativeInt(opts.maxRetries, DEFAULT_MAX_RETRIES, 'maxRetries')
     this.#timeout = positiveTimeout(opts.timeout, DEFAULT_TIMEOUT_MS)
     this.#totalTimeout = opts.totalTimeout === undefined ? undefined : positiveTimeout(opts.totalTimeout, 0, 'totalTimeout')
-    this.#loopbackRefused = opts.loopbackRefused ?? 'retry'
+    this.#refusedIsFinal = opts.loopbackRefused === 'fail' && isLoopbackHost(this.#target.hostname)
     this.#initialDelayMs = nonNegativeInt(opts.retryDelays?.initialMs, DEFAULT_INITIAL_DELAY_MS, 'retryDelays.initialMs')
     this.#maxDelayMs = nonNegativeInt(opts.retryDelays?.maxMs, DEFAULT_MAX_DELAY_MS, 'retryDelays.maxMs')
     const extra = opts.userAgent?.trim()
@@ -337,11 +338,13 @@ export class Transport {
       if (value !== undefined) url.searchParams.append(name, String(value))
     }
     const displayUrl = `${url.origin}${url.pathname}`
-    const displayQuery = redactQuery(url.searchParams)
+    // Only a request hook reads it: without one, redacting would be a URLSearchParams per call for nothing.
+    const displayQuery = this.#onRequest ? redactQuery(url.searchParams) : ''
 
     // Serialised once so every retry sends identical bytes (the server fingerprints the body per key).
     const payload = req.form !== undefined ? await encodeForm(req.form) : req.body === undefined ? undefined : {bytes: Buffer.from(JSON.stringify(req.body)), type: 'application/json'}
 
+    const callHeaders = lowerKeys(req.headers)
     const headers: Record<string, string> = {
       accept: 'application/json',
       'accept-encoding': 'gzip, deflate, br',
@@ -349,13 +352,13 @@ export class Transport {
       'user-agent': this.#userAgent,
       ...(this.#authorization === undefined ? {} : {authorization: this.#authorization}),
       ...(payload ? {'content-type': payload.type} : {}),
-      ...lowerKeys(req.headers),
+      ...callHeaders,
       ...(payload ? {'content-length': String(payload.bytes.length)} : {}),
     }
     // Generated once per logical call and reused on every retry, so the server can dedupe them. A key in
     // the transport-wide headers is ignored: shared by every call, it would make each a replay of the first.
     const idempotencyKey =
-      req.idempotencyKey ?? lowerKeys(req.headers)['idempotency-key'] ?? (KEYED_METHODS.has(req.method) ? randomUUID() : undefined)
+      req.idempotencyKey ?? callHeaders['idempotency-key'] ?? (KEYED_METHODS.has(req.method) ? randomUUID() : undefined)
     delete headers['idempotency-key']
     if (idempotencyKey !== undefined) {
       if (!/^[\x20-\x7e]{1,255}$/.test(idempotencyKey)) {
@@ -371,7 +374,7 @@ export class Transport {
     if (payload && req.form !== undefined) headers['content-type'] = payload.type
 
     const maxAttempts = maxRetries + 1
-    const policy: RetryPolicy = {maxRetries, refusedIsFinal: this.#loopbackRefused === 'fail' && isLoopbackHost(url.hostname), signal: req.signal}
+    const policy: RetryPolicy = {maxRetries, refusedIsFinal: this.#refusedIsFinal, signal: req.signal}
     for (let attempt = 1; ; attempt++) {
       if (req.signal?.aborted) throw aborted(req.method, displayUrl, req.signal)
       if (this.#onRequest) {
