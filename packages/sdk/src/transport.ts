@@ -91,7 +91,7 @@ export interface RequestOptions {
   query?: Record<string, string | number | boolean | undefined>
   /** Sent as JSON. */
   body?: unknown
-  /** Sent as multipart; got sets the boundary. */
+  /** Sent as multipart; the encoder sets the boundary. */
   form?: FormData
   idempotencyKey?: string
   headers?: Record<string, string>
@@ -530,7 +530,7 @@ async function send(
   })
 }
 
-/** A compressed body (we send `accept-encoding` as got did) as text; zlib loads only when one arrives. */
+/** A compressed body (we send `accept-encoding: gzip, deflate, br`) as text; zlib loads only when one arrives. */
 async function decode(raw: Buffer, encoding: string | undefined): Promise<string> {
   const coding = encoding?.trim().toLowerCase()
   if (!coding || coding === 'identity') return raw.toString('utf8')
