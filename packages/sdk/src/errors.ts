@@ -91,7 +91,8 @@ export class ResponseValidationError extends PayappError {}
 /** A webhook signature, timestamp or payload failed verification. */
 export class SignatureVerificationError extends PayappError {}
 
-function headerValue(value: string | string[] | undefined): string | undefined {
+/** The first value of a header that may repeat. */
+export function headerValue(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value
 }
 

@@ -18,12 +18,15 @@ import {
   PayappError,
   ResponseValidationError,
   errorFromResponse,
+  headerValue,
   parseRetryAfter,
+  type ErrorHeaders,
 } from './errors.js'
 import {isLoopbackHost} from './hosts.js'
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'PUT'
-export type ResponseHeaders = Record<string, string | string[] | undefined>
+/** Response headers as node:http gives them; the same shape errors carry. */
+export type ResponseHeaders = ErrorHeaders
 
 export interface RequestEvent {
   method: HttpMethod
@@ -177,10 +180,6 @@ function lowerKeys(headers: Record<string, string> | undefined): Record<string, 
   const out: Record<string, string> = {}
   for (const [name, value] of Object.entries(headers ?? {})) out[name.toLowerCase()] = value
   return out
-}
-
-function firstHeader(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value
 }
 
 function nonNegativeInt(value: number | undefined, fallback: number, name: string): number {
@@ -394,7 +393,7 @@ export class Transport {
         outcome = {kind: 'error', error: err}
       }
       const elapsedMs = Math.round(performance.now() - started)
-      const requestId = outcome.kind === 'response' ? firstHeader(outcome.headers['x-request-id']) : undefined
+      const requestId = outcome.kind === 'response' ? headerValue(outcome.headers['x-request-id']) : undefined
 
       let decision = retryDecision(outcome, attempt - 1, policy)
       const delayMs = decision.retry ? (decision.retryAfterMs ?? this.#backoff(attempt)) : 0
