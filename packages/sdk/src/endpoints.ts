@@ -61,11 +61,11 @@ const appAndMerchant = ['app', 'merchant'] as const
  * The table names its schemas through functions (`() => catalog.product`), read once on first use: a caller
  * that uses one endpoint builds only the schema modules that endpoint needs (the CLI's bundle builds a schema
  * module on first use; see packages/sdk/scripts/lazy-schemas.js), while every reader still sees plain `body`/`query`/`response`.
- * The admin table (admin-endpoints.ts) is made the same way.
+ * The admin table (admin-endpoints.ts) and the event table (events.ts, whose `object` is the event's resource) are made the same way.
  */
 export type Schema<S> = () => S
 type Unwrap<V> = V extends Schema<infer S> ? S : V
-const SCHEMA_KEYS = ['body', 'query', 'response'] as const
+const SCHEMA_KEYS = ['body', 'query', 'response', 'object'] as const
 type Resolved<T> = {readonly [K in keyof T]: K extends (typeof SCHEMA_KEYS)[number] ? Unwrap<T[K]> : T[K]}
 
 export function lazyTable<const T extends Record<string, object>>(table: T): {readonly [Id in keyof T]: Resolved<T[Id]>} {

@@ -5,6 +5,7 @@
  */
 import {z} from 'zod'
 
+import {lazyTable, type Schema} from './endpoints.js'
 import * as billing from './schemas/billing.js'
 import * as catalog from './schemas/catalog.js'
 import * as commerce from './schemas/commerce.js'
@@ -15,21 +16,15 @@ export interface EventDef {
   summary: string
 }
 
-/** `object` is named through a function and built on first read: importing the table builds no schema (as endpoints.ts). */
-function def<O extends z.ZodType>(object: () => O, summary: string): {readonly object: O; readonly summary: string} {
-  let value: O | undefined
-  return {
-    get object() {
-      return (value ??= object())
-    },
-    summary,
-  }
+/** Each entry's `object` is named through a function and built on first read (lazyTable, as the endpoint tables). */
+function def<O extends z.ZodType>(object: Schema<O>, summary: string) {
+  return {object, summary}
 }
 
 /** A failed attempt's payment row, with the session it was made in. */
 const failedPaymentIntent = () => z.looseObject({...commerce.sandboxPayment.shape, checkout_session: z.string()})
 
-export const eventTypes = {
+export const eventTypes = lazyTable({
   'checkout.session.completed': def(() => commerce.checkoutSession, 'A checkout session was paid: the signal to fulfil a one-time order'),
   'checkout.session.expired': def(() => commerce.checkoutSession, 'A checkout session expired (expire operation or end of its lifetime)'),
   'checkout.session.updated': def(() => commerce.checkoutSession, 'An open checkout session was updated (its revision incremented)'),
@@ -65,7 +60,7 @@ export const eventTypes = {
   'subscription_link.created': def(() => commerce.subscriptionLink, 'A subscription link was created'),
   'subscription_link.updated': def(() => commerce.subscriptionLink, 'A subscription link was updated'),
   'subscription_link.archived': def(() => commerce.subscriptionLink, 'A subscription link was archived'),
-} as const satisfies Record<string, EventDef>
+}) satisfies Record<string, EventDef>
 
 export type EventType = keyof typeof eventTypes
 
