@@ -9,6 +9,7 @@ import {lazyTable, type Schema} from './endpoints.js'
 import * as billing from './schemas/billing.js'
 import * as catalog from './schemas/catalog.js'
 import * as commerce from './schemas/commerce.js'
+import type {WebhookEvent} from './webhooks-web.js'
 
 export interface EventDef {
   /** The resource snapshot in `data.object`. */
@@ -66,12 +67,5 @@ export type EventType = keyof typeof eventTypes
 
 /** An event whose `data.object` is typed by its `type`. */
 export type TypedEvent<T extends EventType = EventType> = {
-  [K in T]: {
-    id: string
-    object: 'event'
-    type: K
-    livemode: boolean
-    created: number
-    data: {object: z.output<(typeof eventTypes)[K]['object']>}
-  }
+  [K in T]: Omit<WebhookEvent, 'type' | 'data'> & {type: K; data: {object: z.output<(typeof eventTypes)[K]['object']>}}
 }[T]
