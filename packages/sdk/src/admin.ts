@@ -13,7 +13,7 @@ import type {Page} from './pagination.js'
 import {parsePage, parseResponse} from './parse.js'
 import {fillPath} from './path.js'
 import type * as admin from './schemas/admin.js'
-import {Transport} from './transport.js'
+import {Transport, transportOptions} from './transport.js'
 import type {RequestOptions} from './types.js'
 
 export type {
@@ -61,14 +61,10 @@ export class GatewayAdmin {
       throw new InvalidRequestError({message: 'adminKey is required: the key the gateway printed at start', code: 'invalid_option', param: 'adminKey'})
     }
     this.#transport = new Transport({
+      ...transportOptions(opts),
       baseUrl: `${String(opts.baseUrl).replace(/\/+$/, '')}${ADMIN_PREFIX}`,
       authorization: `Bearer ${opts.adminKey}`,
       maxRetries: opts.maxRetries ?? 0,
-      timeout: opts.timeout,
-      totalTimeout: opts.totalTimeout,
-      loopbackRefused: opts.loopbackRefused,
-      onRequest: opts.onRequest,
-      onResponse: opts.onResponse,
     })
   }
 

@@ -13,34 +13,16 @@ import {fillPath} from './path.js'
 import {catalogResources} from './resources/catalog.js'
 import {commerceResources} from './resources/commerce.js'
 import {merchantResources} from './resources/merchant.js'
-import {Transport, type RequestEvent, type RequestOptions as TransportRequest, type ResponseEvent} from './transport.js'
+import {Transport, transportOptions, type RequestOptions as TransportRequest, type TransportOption, type TransportOptions} from './transport.js'
 import type {CallArgs, CallResult, DefineMethod, EndpointIdFor} from './types.js'
 
 export type {BoundCall, CallArgs, CallResult, DefineMethod, EndpointIdFor, ListParams, Method, QueryOf, RequestOptions} from './types.js'
 
 // ---------------------------------------------------------------- options
 
-export interface ClientOptions {
+export interface ClientOptions extends Pick<TransportOptions, TransportOption> {
   /** The platform's `{base_url}`, e.g. `http://127.0.0.1:4242`; the client appends `/v1/app` or `/v1/store`. */
   baseUrl: string
-  /** Retries after the first attempt for 429, 5xx and connection errors; default 4 (5 attempts). */
-  maxRetries?: number
-  /** Milliseconds per attempt; default 30 000. */
-  timeout?: number
-  /** Milliseconds for a whole call, retries and waits included; default unbounded (retries are). */
-  totalTimeout?: number
-  /** `'fail'`: a refused connection to localhost fails at once instead of being retried (default `'retry'`). */
-  loopbackRefused?: 'retry' | 'fail'
-  /** Called before every attempt; the Authorization header arrives redacted. */
-  onRequest?: (event: RequestEvent) => void
-  /** Called after every attempt, with the status, request id, timing and any retry decision. */
-  onResponse?: (event: ResponseEvent) => void
-  /** Appended to the SDK's own User-Agent, e.g. `my-app/1.2.0`. */
-  userAgent?: string
-  /** Extra headers sent on every request. */
-  headers?: Record<string, string>
-  /** Backoff base and cap in ms; default 1000 and 8000 (1 s, 2 s, 4 s, ...). */
-  retryDelays?: {initialMs?: number; maxMs?: number}
 }
 
 export interface AppClientOptions extends ClientOptions {
@@ -182,19 +164,7 @@ abstract class ApiClient<D extends Door> {
   readonly #core: ApiCore<D>
 
   protected constructor(door: D, credential: string, opts: ClientOptions, namespaces: (define: DefineMethod) => object = allNamespaces) {
-    const transport = new Transport({
-      baseUrl: requireBaseUrl(opts.baseUrl, door),
-      authorization: `Bearer ${credential}`,
-      maxRetries: opts.maxRetries,
-      timeout: opts.timeout,
-      totalTimeout: opts.totalTimeout,
-      loopbackRefused: opts.loopbackRefused,
-      retryDelays: opts.retryDelays,
-      userAgent: opts.userAgent,
-      headers: opts.headers,
-      onRequest: opts.onRequest,
-      onResponse: opts.onResponse,
-    })
+    const transport = new Transport({...transportOptions(opts), baseUrl: requireBaseUrl(opts.baseUrl, door), authorization: `Bearer ${credential}`})
     const core = new ApiCore(door, transport)
     this.#core = core
     const define: DefineMethod = (id, make) => {

@@ -69,7 +69,7 @@ export interface TransportOptions {
   maxRetries?: number
   /** Milliseconds per attempt; default 30 000. */
   timeout?: number
-  /** Milliseconds for the whole call, every attempt and wait included; default none. A retry that would end past it is not made. */
+  /** Milliseconds for the whole call, every attempt and wait included; default unbounded (retries are). A retry that would end past it is not made. */
   totalTimeout?: number
   /**
    * A refused connection to a loopback address (127.0.0.1, ::1, localhost): `'retry'` (default) like any
@@ -78,13 +78,27 @@ export interface TransportOptions {
   loopbackRefused?: 'retry' | 'fail'
   /** Backoff base and cap; default 1000 → 1 s, 2 s, 4 s, 8 s, capped at 8000. */
   retryDelays?: {initialMs?: number; maxMs?: number}
-  /** Appended after `payapp-sdk/<version> node/<version>`. */
+  /** Appended after `payapp-sdk/<version> node/<version>`, e.g. `my-app/1.2.0`. */
   userAgent?: string
+  /** Extra headers sent on every request. */
   headers?: Record<string, string>
+  /** Called before every attempt; the Authorization header arrives redacted. */
   onRequest?: (e: RequestEvent) => void
+  /** Called after every attempt, with the status, request id, timing and any retry decision. */
   onResponse?: (e: ResponseEvent) => void
   /** Replaces the backoff wait (tests). */
   sleep?: (ms: number) => Promise<void>
+}
+
+/** The settings a client passes to its transport as given (credentials and baseUrl are the client's to make). */
+const PASSED_THROUGH = ['maxRetries', 'timeout', 'totalTimeout', 'loopbackRefused', 'retryDelays', 'userAgent', 'headers', 'onRequest', 'onResponse'] as const satisfies readonly (keyof TransportOptions)[]
+export type TransportOption = (typeof PASSED_THROUGH)[number]
+
+/** The pass-through settings out of a client's (or the admin API's) options, and nothing else of them (no credential). */
+export function transportOptions(opts: Partial<Pick<TransportOptions, TransportOption>>): Pick<TransportOptions, TransportOption> {
+  const out: Partial<Record<TransportOption, unknown>> = {}
+  for (const key of PASSED_THROUGH) out[key] = opts[key]
+  return out as Pick<TransportOptions, TransportOption>
 }
 
 export interface RequestOptions {
