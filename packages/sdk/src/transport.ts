@@ -111,9 +111,13 @@ export interface RequestOptions {
   /** Sent as multipart; the encoder sets the boundary. */
   form?: FormData
   idempotencyKey?: string
+  /** Extra headers for this call, over the transport's. */
   headers?: Record<string, string>
+  /** Aborts the call, its retries and waits included. */
   signal?: AbortSignal
+  /** This call's retries, over the transport's setting. */
   maxRetries?: number
+  /** This call's milliseconds per attempt, over the transport's setting. */
   timeout?: number
   totalTimeout?: number
 }

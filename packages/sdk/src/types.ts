@@ -6,15 +6,12 @@ import type {z} from 'zod'
 
 import type {BodyOf, Door, Endpoint, EndpointId, ResultOf} from './endpoints.js'
 import type {PagePromise, PageParams} from './pagination.js'
+import type {RequestOptions as TransportRequest} from './transport.js'
 
 /** Per-call options; every namespace method takes them last. */
-export interface RequestOptions {
+export interface RequestOptions extends Pick<TransportRequest, 'timeout' | 'maxRetries' | 'signal' | 'headers'> {
   /** Sent as `Idempotency-Key` on POST and PATCH; a repeat returns the original result. Default: a fresh UUID per call. */
   idempotencyKey?: string
-  timeout?: number
-  maxRetries?: number
-  signal?: AbortSignal
-  headers?: Record<string, string>
 }
 
 // ---------------------------------------------------------------- types derived from the table
