@@ -23,6 +23,7 @@ import {
   type ErrorHeaders,
 } from './errors.js'
 import {isLoopbackHost} from './hosts.js'
+import {mask} from './mask.js'
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'PUT'
 /** Response headers as node:http gives them; the same shape errors carry. */
@@ -166,15 +167,10 @@ function readSdkVersion(): string {
 
 export const SDK_VERSION = readSdkVersion()
 
-/** `Bearer tok_…abcd`: keeps the scheme, a key-type prefix and the last 4 characters. */
+/** `Bearer tok_…abcd`: keeps the scheme and masks the credential by the one masking rule (mask.ts). */
 export function redactAuthorization(value: string): string {
   const match = /^(\S+)\s+(\S.*)$/.exec(value.trim())
-  const scheme = match ? `${match[1]} ` : ''
-  const token = match ? match[2]! : value.trim()
-  // For a short credential even 4 characters are too large a share of the secret.
-  if (token.length < 12) return `${scheme}[REDACTED]`
-  const prefix = /^[a-z]{2,6}_(?:(?:live|test)_)?/i.exec(token)?.[0] ?? ''
-  return `${scheme}${prefix}…${token.slice(-4)}`
+  return match ? `${match[1]} ${mask(match[2])}` : mask(value.trim())
 }
 
 const SECRET_HEADERS = /^(authorization|proxy-authorization|cookie|x-api-key|.*-secret|.*-token)$/i
