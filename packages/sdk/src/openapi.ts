@@ -15,7 +15,7 @@ import * as catalog from './schemas/catalog.js'
 import * as commerce from './schemas/commerce.js'
 import * as common from './schemas/common.js'
 import {SDK_VERSION} from './transport.js'
-import {DEFAULT_TOLERANCE_SECONDS, SIGNATURE_HEADER} from './webhooks-node.js'
+import {DEFAULT_TOLERANCE_SECONDS, SIGNATURE_HEADER} from './webhooks-web.js'
 
 type Json = Record<string, unknown>
 
