@@ -277,7 +277,8 @@ function apiErrorCode(body: unknown): string | undefined {
 }
 
 function parseBody(text: string): {body: unknown; isJson: boolean} {
-  if (text.trim() === '') return {body: undefined, isJson: true}
+  // /\S/ stops at the first character of a body; trim() would copy the whole of it first.
+  if (!/\S/.test(text)) return {body: undefined, isJson: true}
   try {
     return {body: JSON.parse(text) as unknown, isJson: true}
   } catch {
@@ -534,7 +535,7 @@ async function send(
       res.once('end', () => {
         clearTimeout(timer)
         decode(Buffer.concat(chunks), res.headers['content-encoding']).then(
-          (text) => resolve({status: res.statusCode ?? 0, headers: {...res.headers}, text}),
+          (text) => resolve({status: res.statusCode ?? 0, headers: res.headers, text}),
           reject,
         )
       })
