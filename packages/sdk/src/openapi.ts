@@ -11,6 +11,7 @@ import {z} from 'zod'
 
 import {DOOR_PREFIX, endpoints, pathParams, type Door, type EndpointDef} from './endpoints.js'
 import {eventTypes, type EventDef} from './events.js'
+import * as billing from './schemas/billing.js'
 import * as catalog from './schemas/catalog.js'
 import * as commerce from './schemas/commerce.js'
 import * as common from './schemas/common.js'
@@ -100,7 +101,7 @@ const pascal = (s: string) => s.replace(/(^|[._\-\s])(\w)/g, (_m, _sep, c: strin
 /** Exported model schemas by identity, so a schema the table uses becomes a named component. */
 function modelNames(): Map<z.ZodType, string> {
   const names = new Map<z.ZodType, string>()
-  for (const mod of [common, catalog, commerce]) {
+  for (const mod of [common, catalog, commerce, billing]) {
     for (const [key, value] of Object.entries(mod)) {
       if (value instanceof z.ZodType && !names.has(value)) names.set(value, pascal(key))
     }
