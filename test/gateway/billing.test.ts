@@ -127,6 +127,8 @@ describe('gateway: subscriptions on the clock', () => {
     const list = await s.acct.api('GET', '/v1/subscriptions?limit=1')
     expect(list.body).to.include({object: 'list', has_more: true})
     expect(list.body.data.map((x: any) => x.id)).to.deep.equal([once.body.id])
+    // An incomplete subscription is listed with what confirms it, like its retrieve.
+    expect(list.body.data[0]).to.include({client_secret: once.body.client_secret, confirmation_url: once.body.confirmation_url})
     const rest = await s.acct.api('GET', '/v1/subscriptions?offset=1')
     expect(rest.body.data.map((x: any) => x.id)).to.deep.equal([again.id, sub.id])
   })

@@ -3,6 +3,7 @@
  * and their customers, and fraud warnings with the test helper. Rules live in domain/subscriptions.ts,
  * domain/customers.ts and domain/fraud-warnings.ts.
  */
+import type {Subscription} from '@payapp/sdk/schemas/commerce'
 import {created, rawList, type HandlersFor} from '../app.js'
 import {requireCustomer} from '../domain/customers.js'
 import {createFraudWarning, getFraudWarning, listFraudWarnings} from '../domain/fraud-warnings.js'
@@ -13,9 +14,13 @@ export const billingHandlers = {
   'subscriptions.list'({gw, scope, door, query}) {
     const page = listSubscriptions(gw, scope, query)
     if (door === 'app') return rawList(page)
-    // The merchant API shows an incomplete subscription with its client secret.
-    const data = page.ids.map((id) => subscriptionView(gw, scope, requireSubscription(gw, scope, id)))
-    return {object: 'list', has_more: page.hasMore, data}
+    // The merchant API shows an incomplete subscription with its client secret; every other row is
+    // spliced as stored, and none is read again by id.
+    const rows = page.rows.map((row) => {
+      const sub = JSON.parse(row) as Subscription
+      return sub.status === 'incomplete' ? JSON.stringify(subscriptionView(gw, scope, sub)) : row
+    })
+    return rawList({rows, hasMore: page.hasMore})
   },
   'subscriptions.retrieve': ({gw, scope, params}) => subscriptionView(gw, scope, requireSubscription(gw, scope, params.id)),
   'subscriptions.cancel': ({gw, scope, params, body}) => cancelSubscription(gw, scope, params.id, body.at_period_end),
