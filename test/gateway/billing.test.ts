@@ -356,7 +356,10 @@ describe('gateway: subscriptions on the clock', () => {
     expect(sub.confirmation_url).to.equal(`${gw.url}/subscriptions/confirm?client_secret=${encodeURIComponent(sub.client_secret)}`)
     const page = await fetch(sub.confirmation_url)
     expect(page.status).to.equal(200)
-    expect(await page.text()).to.include('Pay 15.00 EUR now')
+    expect(await page.text()).to.include('Pay €15.00 now')
+    // The security headers of every gateway page: the confirmation URL carries the client secret.
+    expect(page.headers.get('content-security-policy')).to.include("frame-ancestors 'none'")
+    expect(page.headers.get('referrer-policy')).to.equal('no-referrer')
     const post = (outcome: string) =>
       fetch(sub.confirmation_url, {method: 'POST', headers: {'content-type': 'application/x-www-form-urlencoded'}, body: `outcome=${outcome}`})
     expect((await post('declined')).status).to.equal(402)

@@ -6,21 +6,14 @@
  */
 import type {FastifyInstance, FastifyReply, FastifyRequest} from 'fastify'
 
-import type {Subscription} from '@payapp/sdk/schemas/commerce'
 import {confirmSubscription, subscriptionForClientSecret} from '../domain/subscriptions.js'
 import {ApiError} from '../errors.js'
 import type {Platform} from '../platform.js'
+import {esc, htmlPage, money, sendHtml} from './html.js'
 
-const esc = (s: unknown) => String(s ?? '').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
-
-function html(reply: FastifyReply, status: number, title: string, body: string) {
-  return reply
-    .code(status)
-    .type('text/html; charset=utf-8')
-    .header('cache-control', 'no-store')
-    .send(`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${esc(title)}</title>
-<style>body{font:16px/1.5 system-ui,sans-serif;max-width:28rem;margin:3rem auto;padding:0 1rem}button{font:inherit;padding:.6rem 1rem;margin-right:.5rem}</style></head>
-<body><h1>${esc(title)}</h1>${body}<p><small>payapp reference gateway — a simulated confirmation; no card is charged.</small></p></body></html>`)
+/** A page in the look and with the security headers of every gateway page (html.ts). */
+function html(reply: FastifyReply, status: number, title: string, body: string, testMode = true) {
+  return sendHtml(reply, status, htmlPage({title, testMode, body: `<h1>${esc(title)}</h1>${body}`}))
 }
 
 /** The incomplete subscription a client secret opens, or a 404 that leaks nothing (410 once it is no longer incomplete). */
@@ -31,8 +24,6 @@ function load(platform: Platform, request: FastifyRequest) {
   if (found.state === 'ended') throw new ApiError(410, 'invalid_state', 'subscription_not_incomplete', 'This subscription no longer awaits confirmation')
   return {scope: found.scope, sub: found.sub, secret: secret as string}
 }
-
-const price = (sub: Subscription) => `${(sub.amount / 100).toFixed(2)} ${sub.currency.toUpperCase()}`
 
 export function registerHostedSubscription(app: FastifyInstance, platform: Platform): void {
   void app.register(async (scoped) => {
@@ -46,7 +37,8 @@ export function registerHostedSubscription(app: FastifyInstance, platform: Platf
 
     scoped.get('/subscriptions/confirm', async (request, reply) => {
       const {sub, secret} = load(platform, request)
-      const what = sub.intent_type === 'setup' ? `Start a free trial until ${new Date(sub.trial_end! * 1000).toISOString().slice(0, 10)}, then ${price(sub)}` : `Pay ${price(sub)} now`
+      const price = money(sub.amount, sub.currency)
+      const what = sub.intent_type === 'setup' ? `Start a free trial until ${new Date(sub.trial_end! * 1000).toISOString().slice(0, 10)}, then ${price}` : `Pay ${price} now`
       return html(
         reply,
         200,
@@ -54,6 +46,7 @@ export function registerHostedSubscription(app: FastifyInstance, platform: Platf
         `<p>${esc(what)} (subscription ${esc(sub.id)}).</p>
 <form method="post" action="/subscriptions/confirm?client_secret=${encodeURIComponent(secret)}">
 <button name="outcome" value="paid">${sub.intent_type === 'setup' ? 'Save test card' : 'Pay with test card'}</button><button name="outcome" value="declined">Decline</button></form>`,
+        !sub.livemode,
       )
     })
 
