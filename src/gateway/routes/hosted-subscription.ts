@@ -7,7 +7,7 @@
 import type {FastifyInstance, FastifyReply, FastifyRequest} from 'fastify'
 
 import {confirmSubscription, subscriptionForClientSecret} from '../domain/subscriptions.js'
-import {ApiError} from '../errors.js'
+import {ApiError, invalid} from '../errors.js'
 import type {Platform} from '../platform.js'
 import {esc, htmlPage, money, sendHtml} from './html.js'
 
@@ -51,7 +51,9 @@ export function registerHostedSubscription(app: FastifyInstance, platform: Platf
     })
 
     scoped.post('/subscriptions/confirm', async (request, reply) => {
-      const outcome = (request.body as {outcome?: unknown} | undefined)?.outcome === 'declined' ? 'declined' : 'paid'
+      // Never a default: a form that lost its button's value must not pay (as on the hosted checkout).
+      const outcome = (request.body as {outcome?: unknown} | undefined)?.outcome
+      if (outcome !== 'paid' && outcome !== 'declined') throw invalid('parameter_invalid', 'outcome must be paid or declined', 'outcome')
       const result = platform.storage.transaction(() => {
         const {scope, sub} = load(platform, request)
         return confirmSubscription(platform, scope, sub.id, {outcome})
