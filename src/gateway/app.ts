@@ -122,7 +122,7 @@ export interface Timeouts {
 }
 
 /** The deepest JSON body the gateway reads: the spec's bodies nest a few levels; deeper is an attack. */
-export const MAX_BODY_DEPTH = 32
+const MAX_BODY_DEPTH = 32
 
 const REQUEST_ID_PREFIX = `req_${randomText(8)}`
 let requestCounter = 0

@@ -13,13 +13,12 @@
  */
 import {fileURLToPath} from 'node:url'
 
-import {cacheFileOf, runBundle, writeBundleCache} from '../startup/code-cache.cjs'
+import {runBundle, writeBundleCache} from '../startup/code-cache.cjs'
 
 export type GatewayModule = typeof import('./server.js')
 
 /** dist/gateway/load.js and the CLI bundle (dist/bundle/payapp.cjs) both find the bundle at dist/bundle/. */
-export const GATEWAY_BUNDLE = fileURLToPath(new URL('../bundle/gateway.cjs', import.meta.url))
-export const GATEWAY_CACHE = cacheFileOf(GATEWAY_BUNDLE)
+const GATEWAY_BUNDLE = fileURLToPath(new URL('../bundle/gateway.cjs', import.meta.url))
 
 /** The gateway's server module: the bundle when there is one (evaluated once per process), else server.ts. */
 export async function loadGateway(options: {useCache?: boolean} = {}): Promise<GatewayModule> {

@@ -52,7 +52,7 @@ const EVENT_SCOPES: ReadonlyArray<[prefix: string, scope: string]> = [
   ['price.', 'products:read'],
 ]
 
-export function scopeForEvent(type: string): string | undefined {
+function scopeForEvent(type: string): string | undefined {
   return EVENT_SCOPES.find(([prefix]) => type.startsWith(prefix))?.[1]
 }
 

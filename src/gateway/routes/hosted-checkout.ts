@@ -23,7 +23,7 @@ import {esc, htmlPage, humanExpiry, money, originOf, sendHtml} from './html.js'
 const text = (v: unknown) => (typeof v === 'string' ? v : '')
 
 /** The `type` of every message the embed page posts to its parent window. */
-export const EMBED_MESSAGE_TYPE = 'payapp.checkout'
+const EMBED_MESSAGE_TYPE = 'payapp.checkout'
 
 const NOTICES = {
   declined: 'Your card was declined (test). Nothing was charged; try again or use another card.',
