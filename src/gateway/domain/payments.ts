@@ -108,7 +108,7 @@ function viewPage(gw: Platform, scope: Scope, where: Condition[], page: {limit: 
   return {object: 'list' as const, has_more: hasMore, data: docs.map(paymentView)}
 }
 
-const SANDBOX_CARDS = {
+export const SANDBOX_CARDS = {
   paid: {brand: 'visa', last4: '4242', country: 'DE', funding: 'credit'},
   declined: {brand: 'visa', last4: '0002', country: 'DE', funding: 'credit'},
 }
@@ -151,8 +151,8 @@ export function recordPayment(gw: Platform, scope: Scope, fields: PaymentFields,
   return gw.storage.insert('payment', scope, payment, {parent, created: payment.created})
 }
 
-/** What a buyer's attempt settles a payment as: succeeded, or failed with the card's decline. */
-function settledFields(outcome: 'paid' | 'declined', currency: string, now: number): Partial<PaymentDoc> {
+/** What an attempt settles a payment as: succeeded, or failed with the card's decline (a session's buyer, a renewal). */
+export function settledFields(outcome: 'paid' | 'declined', currency: string, now: number): Partial<PaymentDoc> {
   const paid = outcome === 'paid'
   return {
     status: paid ? 'succeeded' : 'failed',

@@ -21,9 +21,8 @@ import type {Platform} from '../platform.js'
 import type {BillingDoc, CustomerDoc, InvoiceDoc, PaymentDoc, Scope, SubscriptionDoc} from '../storage/documents.js'
 import type {Job} from '../storage/storage.js'
 import {resolveCustomer} from './customers.js'
-import {noFee} from './fees.js'
 import {createInvoice, emitPaid} from './invoices.js'
-import {paymentView, recordPayment} from './payments.js'
+import {paymentView, recordPayment, SANDBOX_CARDS, settledFields} from './payments.js'
 import {requireDoc, stamp} from './shared.js'
 
 type Subscription = SubscriptionDoc
@@ -57,10 +56,10 @@ export const JOBS = {
   retryInvoice: 'invoice.retry',
 } as const
 
+/** The stored card by how its renewals go: the sandbox's paying card, or one whose later charges decline. */
 const CARDS = {
-  succeed: {brand: 'visa', last4: '4242', country: 'DE', funding: 'credit'},
+  succeed: SANDBOX_CARDS.paid,
   fail: {brand: 'visa', last4: '0341', country: 'DE', funding: 'credit'},
-  declined: {brand: 'visa', last4: '0002', country: 'DE', funding: 'credit'},
 }
 
 const LIVE_STATES = new Set<Subscription['status']>(['incomplete', 'trialing', 'active', 'past_due', 'unpaid'])
@@ -216,20 +215,16 @@ function attemptCharge(gw: Platform, scope: Scope, invoice: Invoice, customer: C
     gw,
     scope,
     {
-      status: paid ? 'succeeded' : 'failed',
+      ...settledFields(outcome, invoice.currency, now),
+      ...(card ? {card} : {}),
       amount: invoice.amount_due,
       currency: invoice.currency,
       created: now,
-      ...(paid ? {} : {fee: noFee(invoice.currency)}),
       invoice_id: invoice.id,
       customer: {id: customer?.id ?? null, name: customer?.name ?? null, email: customer?.email ?? null},
-      card: card ?? (paid ? CARDS.succeed : CARDS.declined),
       description: invoice.subscription ? `Subscription ${invoice.subscription}` : null,
       reference: invoice.id,
       source: 'invoice',
-      failure_code: paid ? null : 'card_declined',
-      failure_message: paid ? null : 'Your card was declined.',
-      succeeded_at: paid ? now : null,
     },
     invoice.id,
   )
@@ -242,8 +237,6 @@ function attemptCharge(gw: Platform, scope: Scope, invoice: Invoice, customer: C
   gw.storage.save(next)
   return {invoice: next, payment}
 }
-
-const paymentEvent = (p: PaymentDoc) => paymentView(p)
 
 function saveSubscription(gw: Platform, scope: Scope, sub: Subscription, type: 'subscription.updated' | 'subscription.deleted' = 'subscription.updated'): Subscription {
   gw.storage.save(sub)
@@ -295,9 +288,9 @@ export function confirmSubscription(gw: Platform, scope: Scope, id: string, inpu
 
   if (input.outcome === 'declined') {
     const {invoice: failed, payment} = attemptCharge(gw, scope, invoice, customer, 'declined', null)
-    gw.emit(scope, 'payment.failed', paymentEvent(payment))
+    gw.emit(scope, 'payment.failed', paymentView(payment))
     gw.emit(scope, 'invoice.payment_failed', failed)
-    return {subscription: subscriptionView(gw, scope, sub), invoice: failed, payment: paymentEvent(payment)}
+    return {subscription: subscriptionView(gw, scope, sub), invoice: failed, payment: paymentView(payment)}
   }
 
   const card = CARDS[input.renewals ?? 'succeed']
@@ -313,7 +306,7 @@ export function confirmSubscription(gw: Platform, scope: Scope, id: string, inpu
     gw.storage.save(invoice)
   } else {
     ;({invoice, payment} = attemptCharge(gw, scope, invoice, customer, 'paid', card))
-    gw.emit(scope, 'payment.succeeded', paymentEvent(payment))
+    gw.emit(scope, 'payment.succeeded', paymentView(payment))
   }
   emitPaid(gw, scope, invoice)
   sub = saveSubscription(gw, scope, {...sub, status: trial ? 'trialing' : 'active'})
@@ -325,7 +318,7 @@ export function confirmSubscription(gw: Platform, scope: Scope, id: string, inpu
     if (remindAt <= gw.now()) gw.emit(scope, 'customer.subscription.trial_will_end', sub)
     else gw.scheduler.schedule(scope, JOBS.trialReminder, sub.id, remindAt)
   }
-  return {subscription: sub, invoice, payment: payment && paymentEvent(payment)}
+  return {subscription: sub, invoice, payment: payment && paymentView(payment)}
 }
 
 /**
@@ -438,7 +431,7 @@ function chargeRenewal(gw: Platform, scope: Scope, sub: Subscription, billing: B
   const outcome = billing.renewals === 'succeed' ? 'paid' : 'declined'
   const {invoice: charged, payment} = attemptCharge(gw, scope, invoice, customer, outcome, billing.card)
   if (outcome === 'paid') {
-    gw.emit(scope, 'payment.succeeded', paymentEvent(payment))
+    gw.emit(scope, 'payment.succeeded', paymentView(payment))
     emitPaid(gw, scope, charged)
     return {status: inDunning(gw, scope, sub, charged.id) ? 'past_due' : 'active'}
   }
@@ -446,7 +439,7 @@ function chargeRenewal(gw: Platform, scope: Scope, sub: Subscription, billing: B
   const retry = DUNNING[step + 1]
   const failed: Invoice = {...charged, dunning_stage: stage.stage, next_payment_attempt: retry ? invoice.created + retry.after : null}
   gw.storage.save(failed)
-  gw.emit(scope, 'payment.failed', paymentEvent(payment))
+  gw.emit(scope, 'payment.failed', paymentView(payment))
   gw.emit(scope, 'invoice.payment_failed', failed)
   if (retry) {
     gw.scheduler.schedule(scope, JOBS.retryInvoice, invoice.id, failed.next_payment_attempt!)
