@@ -22,12 +22,11 @@
  */
 import type {z} from 'zod'
 
-import {MAX_AMOUNT, MIN_AMOUNT} from '@payapp/sdk/schemas/common'
 import type {CheckoutSession, checkoutSessionCreate, checkoutSessionUpdate, SessionLineItemInput} from '@payapp/sdk/schemas/commerce'
 import {ApiError, conflict, invalid, notFound} from '../errors.js'
 import type {Platform} from '../platform.js'
 import type {Scope, SessionDoc, VariantDoc} from '../storage/documents.js'
-import {API_SESSION_SECONDS, openSession, requireOpen, requireSession, sessionView, sweepExpired, variantLine, type SessionLine} from './checkout.js'
+import {API_SESSION_SECONDS, checkTotal, openSession, requireOpen, requireSession, sessionView, sweepExpired, variantLine, type SessionLine} from './checkout.js'
 import {requireCanCreate} from './merchants.js'
 import {moveStock, reserveStock} from './stock.js'
 import {effectivePrice} from './variants.js'
@@ -44,11 +43,6 @@ interface Lines {
 }
 
 const missing = (param: string, why: string) => invalid('parameter_missing', `Missing required parameter: ${param} (${why})`, param)
-
-function checkTotal(amount: number, param: string): void {
-  if (amount < MIN_AMOUNT) throw new ApiError(400, 'amount_too_small', 'amount_too_small', `The total must be at least ${MIN_AMOUNT} minor units`, param)
-  if (amount > MAX_AMOUNT) throw new ApiError(400, 'amount_too_large', 'amount_too_large', `The total must be at most ${MAX_AMOUNT} minor units`, param)
-}
 
 /** A variant line (rules 1, 3, 4, 8): its amount and currency come from the variant's effective price. */
 function variantItem(gw: Platform, scope: Scope, item: SessionLineItemInput, param: string): {line: SessionLine; variant: VariantDoc} {

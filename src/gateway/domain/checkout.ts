@@ -80,6 +80,12 @@ export function variantLine(product: ProductDoc, variant: VariantDoc, price: Pri
 /** Store sessions follow the store's fixed flow (4); merchant API sessions the updatable one (5). */
 export const FLOW_VERSION = {store: 4, api: 5} as const
 
+/** A session's total within the platform's minimum and maximum, else 400 naming `param`. */
+export function checkTotal(amount: number, param: string): void {
+  if (amount < MIN_AMOUNT) throw new ApiError(400, 'amount_too_small', 'amount_too_small', `The total must be at least ${MIN_AMOUNT} minor units`, param)
+  if (amount > MAX_AMOUNT) throw new ApiError(400, 'amount_too_large', 'amount_too_large', `The total must be at most ${MAX_AMOUNT} minor units`, param)
+}
+
 /** Opens a session; reserving first, so an `out_of_stock` leaves no session behind. */
 export function openSession(gw: Platform, scope: Scope, input: NewSession): SessionDoc {
   if (input.reserve) reserveStock(gw, input.reserve.variant, input.reserve.quantity)
@@ -240,8 +246,7 @@ export function createStoreCheckout(gw: Platform, scope: Scope, body: z.output<t
   }
 
   const amount = price.unit_amount * body.quantity
-  if (amount < MIN_AMOUNT) throw new ApiError(400, 'amount_too_small', 'amount_too_small', `The total must be at least ${MIN_AMOUNT} minor units`, 'quantity')
-  if (amount > MAX_AMOUNT) throw new ApiError(400, 'amount_too_large', 'amount_too_large', `The total must be at most ${MAX_AMOUNT} minor units`, 'quantity')
+  checkTotal(amount, 'quantity')
 
   for (const param of ['success_url', 'cancel_url'] as const) {
     // http to a loopback host is a local app under test (the schema allows it); a live buyer goes to https only.
