@@ -184,12 +184,15 @@ export class SqliteStorage implements Storage {
     this.db.pragma('synchronous = NORMAL')
     this.db.pragma('foreign_keys = ON')
     this.db.exec(SCHEMA)
-    // Databases from before app endpoints existed gain the column.
-    const endpointColumns = this.db.prepare<[], {name: string}>('PRAGMA table_info(webhook_endpoints)').all()
-    if (!endpointColumns.some((c) => c.name === 'installation')) this.db.exec('ALTER TABLE webhook_endpoints ADD COLUMN installation TEXT')
-    // Databases created before publishable keys lack their allow-listed origins.
-    const columns = this.db.prepare('PRAGMA table_info(credentials)').all() as {name: string}[]
-    if (!columns.some((c) => c.name === 'origins')) this.db.exec('ALTER TABLE credentials ADD COLUMN origins TEXT')
+    // Databases from before app endpoints and publishable keys gain those columns.
+    this.addColumn('webhook_endpoints', 'installation')
+    this.addColumn('credentials', 'origins')
+  }
+
+  /** Adds a TEXT column to a table of a database created before the column existed. */
+  private addColumn(table: 'webhook_endpoints' | 'credentials', column: string): void {
+    const columns = this.db.prepare<[], {name: string}>(`PRAGMA table_info(${table})`).all()
+    if (!columns.some((c) => c.name === column)) this.db.exec(`ALTER TABLE ${table} ADD COLUMN ${column} TEXT`)
   }
 
   /** A cached prepared statement. */
@@ -386,18 +389,16 @@ export class SqliteStorage implements Storage {
         origins: r.origins ? JSON.stringify(r.origins) : null,
       }),
     revoke: (id, kind, at) => this.sql('UPDATE credentials SET revoked = ? WHERE id = ? AND kind = ? AND revoked IS NULL').run(at, id, kind).changes > 0,
-    byTokenHash: (tokenHash) => {
-      const row = this.sql<Omit<CredentialRecord, 'scopes' | 'origins'> & {scopes: string; origins: string | null}>(
-        'SELECT id, kind, merchant, env, scopes, hint, origins FROM credentials WHERE token_hash = ? AND revoked IS NULL',
-      ).get(tokenHash)
-      return row ? {...row, scopes: JSON.parse(row.scopes) as string[], origins: row.origins ? (JSON.parse(row.origins) as string[]) : null} : undefined
-    },
-    byId: (id) => {
-      const row = this.sql<Omit<CredentialRecord, 'scopes' | 'origins'> & {scopes: string; origins: string | null}>(
-        'SELECT id, kind, merchant, env, scopes, hint, origins FROM credentials WHERE id = ? AND revoked IS NULL',
-      ).get(id)
-      return row ? {...row, scopes: JSON.parse(row.scopes) as string[], origins: row.origins ? (JSON.parse(row.origins) as string[]) : null} : undefined
-    },
+    byTokenHash: (tokenHash) => this.credential('token_hash', tokenHash),
+    byId: (id) => this.credential('id', id),
+  }
+
+  /** An unrevoked credential by its token hash or id, its JSON columns parsed. */
+  private credential(by: 'token_hash' | 'id', value: string): CredentialRecord | undefined {
+    const row = this.sql<Omit<CredentialRecord, 'scopes' | 'origins'> & {scopes: string; origins: string | null}>(
+      `SELECT id, kind, merchant, env, scopes, hint, origins FROM credentials WHERE ${by} = ? AND revoked IS NULL`,
+    ).get(value)
+    return row ? {...row, scopes: JSON.parse(row.scopes) as string[], origins: row.origins ? (JSON.parse(row.origins) as string[]) : null} : undefined
   }
 
   readonly idempotency: IdempotencyTable = {
