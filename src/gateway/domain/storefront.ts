@@ -15,12 +15,14 @@ export const storeBySlug = (gw: Platform, slug: string): MerchantDoc | undefined
 
 export function storefrontItems(gw: Platform, merchant: MerchantDoc, env: Env): StorefrontItem[] {
   const scope = {merchant: merchant.id, env}
+  // Two queries for the whole page, not one more per product for its price.
+  const prices = new Map(gw.storage.all('price', scope).map((p) => [p.id, p]))
   return gw.storage
     .all('product', scope)
     .filter((p) => p.active && p.store_visible)
     .reverse()
     .map((product) => {
-      const price = product.default_price ? gw.storage.get('price', scope, product.default_price) : undefined
+      const price = product.default_price ? prices.get(product.default_price) : undefined
       return {product, price: price?.active ? price : null}
     })
 }
