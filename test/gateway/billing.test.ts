@@ -362,8 +362,9 @@ describe('gateway: subscriptions on the clock', () => {
     expect(page.headers.get('referrer-policy')).to.equal('no-referrer')
     const post = (outcome: string) =>
       fetch(sub.confirmation_url, {method: 'POST', headers: {'content-type': 'application/x-www-form-urlencoded'}, body: `outcome=${outcome}`})
-    // A form without its button's value pays nothing.
+    // A form without its button's value pays nothing; an oversized form is the client's error, not a 500.
     expect((await post('')).status).to.equal(400)
+    expect((await post(`paid&pad=${'x'.repeat(8192)}`)).status).to.equal(413)
     expect((await read(s, sub.id)).status).to.equal('incomplete')
     expect((await post('declined')).status).to.equal(402)
     expect((await read(s, sub.id)).status).to.equal('incomplete')

@@ -31,7 +31,8 @@ export function registerHostedSubscription(app: FastifyInstance, platform: Platf
       done(null, Object.fromEntries(new URLSearchParams(body as string)))
     })
     scoped.setErrorHandler((error: Error & {statusCode?: number}, _request, reply) => {
-      const status = error instanceof ApiError ? error.status : 500
+      // Fastify's own 4xx (a body over the limit, an unsupported type) stay 4xx: bad input is never a 500.
+      const status = error instanceof ApiError ? error.status : error.statusCode && error.statusCode < 500 ? error.statusCode : 500
       return html(reply, status, 'Subscription', `<p>${esc(status >= 500 ? 'The gateway failed to show this page; try again.' : error.message)}</p>`)
     })
 
