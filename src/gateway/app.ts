@@ -249,7 +249,8 @@ function merchantOf(platform: Platform, request: FastifyRequest): string | undef
 // Unique per process and cheap: a random prefix and a counter.
 const nextRequestId = () => `${REQUEST_ID_PREFIX}${(++requestCounter).toString(36).padStart(6, '0')}`
 
-function sendError(request: FastifyRequest, reply: FastifyReply, apiError: ApiError) {
+/** An error as the spec's envelope with its request id, status and headers: every JSON error of the gateway leaves here. */
+export function sendError(request: FastifyRequest, reply: FastifyReply, apiError: ApiError) {
   void reply
     .code(apiError.status)
     .header('x-request-id', request.id)

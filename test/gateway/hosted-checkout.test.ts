@@ -59,6 +59,9 @@ describe('gateway: hosted checkout page', () => {
 
     expect((await gw.request('GET', page)).status).to.equal(410)
     expect((await gw.request('POST', pay, form({outcome: 'paid', customer_name: 'Ada', customer_email: 'ada@example.com'}))).status).to.equal(410)
+    // The embed page's fetch (Accept: application/json) gets the API's error envelope, request id included.
+    const asJson = form({outcome: 'paid', customer_name: 'Ada', customer_email: 'ada@example.com'})
+    expectError(await gw.request('POST', pay, {...asJson, headers: {...asJson.headers, accept: 'application/json'}}), 410, 'session_expired')
   })
 
   it('keeps the session open after a decline and redirects to success_url after payment', async () => {

@@ -11,6 +11,7 @@
  */
 import type {FastifyInstance, FastifyRequest} from 'fastify'
 
+import {sendError} from '../app.js'
 import {clientSecretMatches, completeSession, findSession as findAnySession} from '../domain/checkout.js'
 import {optionsOf} from '../domain/option-groups.js'
 import {variantView} from '../domain/variants.js'
@@ -131,7 +132,7 @@ export function registerHostedCheckout(app: FastifyInstance, platform: Platform)
       // An unexpected failure's own message is internal: the buyer's page never shows it.
       const message = status >= 500 ? 'The gateway failed to show this checkout; try again.' : error.message
       // The embed page's fetch: the API's error envelope, like every other JSON error of the gateway.
-      if (wantsJson(request)) return reply.code(status).type('application/json').send((error instanceof ApiError ? error : new ApiError(status, status >= 500 ? 'api_error' : 'invalid_request', undefined, message)).envelope(request.id))
+      if (wantsJson(request)) return sendError(request, reply, error instanceof ApiError ? error : new ApiError(status, status >= 500 ? 'api_error' : 'invalid_request', undefined, message))
       const title = status === 410 ? 'This checkout has ended' : 'Checkout unavailable'
       return sendHtml(reply, status, htmlPage({title, body: `<h1>${title}</h1><p>${esc(message)}</p>`}))
     })
