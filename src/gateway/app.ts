@@ -314,15 +314,20 @@ function checkJsonShape(value: unknown): ApiError | undefined {
 }
 
 /**
- * A body on a route that takes none: refused like an unknown field anywhere else. Multipart bodies are
- * left unread by their parser until an upload route reads them, so they are refused by type here.
+ * A route's JSON body as an object (none sent: `{}`). Multipart bodies are left unread by their parser
+ * until an upload route reads them, so off upload routes they are refused by type here.
  */
-function refuseBody(request: FastifyRequest): void {
+function jsonObjectBody(request: FastifyRequest): object {
   if (request.isMultipart()) throw multipartNotHere()
   const body = request.body
-  if (body === undefined) return
+  if (body === undefined) return {}
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalid('invalid_body', 'The request body must be a JSON object')
-  const [first] = Object.keys(body)
+  return body
+}
+
+/** A body on a route that takes none: refused like an unknown field anywhere else. */
+function refuseBody(request: FastifyRequest): void {
+  const [first] = Object.keys(jsonObjectBody(request))
   if (first !== undefined) throw new ApiError(400, 'invalid_request', 'parameter_unknown', `Received unknown parameter: ${first} (this route takes no body)`, first)
 }
 
@@ -398,11 +403,7 @@ function endpointRunner(platform: Platform, def: EndpointDef, door: Door, handle
       ctx.query = parsed.data as ListQuery
     }
     if (def.body) {
-      if (request.isMultipart()) throw multipartNotHere()
-      const input = request.body === undefined ? {} : request.body
-      if (input === null || typeof input !== 'object' || Array.isArray(input)) {
-        throw invalid('invalid_body', 'The request body must be a JSON object')
-      }
+      const input = jsonObjectBody(request)
       const parsed = def.body.safeParse(input)
       if (!parsed.success) throw fromZodError(parsed.error, input)
       ctx.body = parsed.data
