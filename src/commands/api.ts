@@ -80,11 +80,11 @@ export default class Api extends BaseCommand<typeof Api> {
     const ctx = await this.context()
     const credential = await this.resolveCredential(door === 'app' ? 'token' : 'secret_key', ctx)
     const {Transport} = await import('@payapp/sdk/transport')
-    // Configured as the SDK clients configure theirs (packages/sdk/src/client.ts), so retries and keys behave the same.
+    // Configured as the base command configures every SDK client, so --max-retries, --timeout, retry lines and keys behave the same.
     const transport = new Transport({
       baseUrl: ctx.baseUrl.replace(/\/+$/, '').replace(/\/v1(\/(app|store))?$/, '') + PREFIX[door],
       authorization: `Bearer ${credential}`,
-      ...this.httpLogging(),
+      ...this.clientOptions(),
     })
     const res = await transport.request({method, path, query, body, idempotencyKey: flags['idempotency-key']})
     return this.render(res.data, (data) => {

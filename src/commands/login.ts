@@ -41,8 +41,8 @@ To use a token without storing it, set ${ENV_VARS.token} instead.`
     // Both are checked before anything is stored: a rejected credential leaves the store as it was.
     const {AppClient, StoreClient} = await import('@payapp/sdk')
     const s = this.spinner(`Checking the token against ${ctx.baseUrl}`)
-    const merchant = await new AppClient({token, baseUrl: ctx.baseUrl, ...this.httpLogging()}).merchant.retrieve().catch(acceptForbidden)
-    const store = secretKey ? await new StoreClient({secretKey, baseUrl: ctx.baseUrl, ...this.httpLogging()}).store.retrieve().catch(acceptForbidden) : undefined
+    const merchant = await new AppClient({token, baseUrl: ctx.baseUrl, ...this.clientOptions()}).merchant.retrieve().catch(acceptForbidden)
+    const store = secretKey ? await new StoreClient({secretKey, baseUrl: ctx.baseUrl, ...this.clientOptions()}).store.retrieve().catch(acceptForbidden) : undefined
     s.stop()
 
     const stored = await this.saveCredential('token', token, target)

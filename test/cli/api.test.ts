@@ -1,6 +1,8 @@
 /** `payapp api`: raw requests with the profile's auth, run as the real CLI against the real gateway. */
 import {expect} from 'chai'
 import {mkdtempSync, writeFileSync} from 'node:fs'
+import {once} from 'node:events'
+import {createServer} from 'node:http'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
@@ -150,5 +152,25 @@ describe('payapp api', function () {
     expect(res.code).to.equal(3)
     expect(res.stderr).to.match(/\(req_\w+\)\n$/)
     expect(res.stderr).not.to.include('tok_test_not_a_real_token_0000')
+  })
+
+  it('takes the global --max-retries like every command: one retry shown on stderr, then exit 7', async function () {
+    let requests = 0
+    const server = createServer((_req, res) => {
+      requests++
+      res.writeHead(503, {'content-type': 'application/json', 'retry-after': '0'})
+      res.end(JSON.stringify({error: {type: 'api_error', code: 'unavailable', message: 'down for a moment'}}))
+    })
+    server.listen(0, '127.0.0.1')
+    await once(server, 'listening')
+    try {
+      const {port} = server.address() as {port: number}
+      const res = await cli(['GET', '/products', '--max-retries', '1'], {env: {PAYAPP_BASE_URL: `http://127.0.0.1:${port}`}})
+      expect(res.code, res.stderr).to.equal(7)
+      expect(requests).to.equal(2)
+      expect(res.stderr).to.match(/retrying in .*\(attempt 2\/2\)/)
+    } finally {
+      server.close()
+    }
   })
 })
