@@ -36,14 +36,23 @@ export abstract class CatalogCommand<T extends typeof Command> extends BaseComma
   }
 
   private async catalogClientFor(door: 'app' | 'store', credential: string, baseUrl: string, pacer?: Pacer): Promise<CatalogClient> {
-    const {AppClient, StoreClient} = await import('@payapp/sdk')
-    const logging = this.httpLogging()
-    const onResponse: typeof logging.onResponse = (e) => {
-      logging.onResponse?.(e)
+    const {AppClient, StoreClient} = await import('@payapp/sdk/client')
+    const flags = this.flags as {'max-retries'?: number; timeout?: number}
+    const options = this.clientOptions()
+    const onResponse: typeof options.onResponse = (e) => {
+      options.onResponse(e)
       pacer?.observe(e)
     }
-    // A long import meets rate limits by design: allow more 429 retries than an interactive call.
-    const common = {baseUrl, ...logging, onResponse, maxRetries: 8}
+    // A long import meets rate limits and restarts by design: more 429 retries than an interactive call (unless
+    // --max-retries says), a refused local connection retried too, and no bound on a call's waits unless --timeout sets one.
+    const common = {
+      ...options,
+      baseUrl,
+      onResponse,
+      maxRetries: flags['max-retries'] ?? 8,
+      loopbackRefused: 'retry' as const,
+      totalTimeout: flags.timeout === undefined ? undefined : options.totalTimeout,
+    }
     return door === 'app' ? new AppClient({token: credential, ...common}) : new StoreClient({secretKey: credential, ...common})
   }
 
