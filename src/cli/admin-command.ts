@@ -25,7 +25,7 @@ export abstract class AdminCommand<T extends typeof Command> extends BaseCommand
   /** A GatewayAdmin for this run's base URL. */
   protected async admin() {
     const [ctx, adminKey] = [await this.context(), await this.adminKey()]
-    const {GatewayAdmin} = await import('@payapp/sdk')
+    const {GatewayAdmin} = await import('@payapp/sdk/admin')
     const {onRequest, onResponse, totalTimeout, loopbackRefused} = this.clientOptions()
     return new GatewayAdmin({baseUrl: ctx.baseUrl, adminKey, onRequest, onResponse, totalTimeout, loopbackRefused})
   }

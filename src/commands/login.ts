@@ -39,7 +39,7 @@ To use a token without storing it, set ${ENV_VARS.token} instead.`
     const target = {profile: ctx.profile, env, baseUrl: ctx.baseUrl}
 
     // Both are checked before anything is stored: a rejected credential leaves the store as it was.
-    const {AppClient, StoreClient} = await import('@payapp/sdk')
+    const {AppClient, StoreClient} = await import('@payapp/sdk/client')
     const s = this.spinner(`Checking the token against ${ctx.baseUrl}`)
     const merchant = await new AppClient({token, baseUrl: ctx.baseUrl, ...this.clientOptions()}).merchant.retrieve().catch(acceptForbidden)
     const store = secretKey ? await new StoreClient({secretKey, baseUrl: ctx.baseUrl, ...this.clientOptions()}).store.retrieve().catch(acceptForbidden) : undefined

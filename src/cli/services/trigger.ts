@@ -10,7 +10,8 @@
 import {z} from 'zod'
 
 import type {EventType} from '@payapp/sdk/events'
-import type {GatewayAdmin, MerchantClient, StoreClient} from '@payapp/sdk'
+import type {GatewayAdmin} from '@payapp/sdk/admin'
+import type {MerchantClient, StoreClient} from '@payapp/sdk/client'
 import {adminPayoutCreate, adminRefundCreate, adminDisputeCreate} from '@payapp/sdk/schemas/admin'
 import {fraudWarningTestCreate, subscriptionCreate} from '@payapp/sdk/schemas/billing'
 import {amount, currency} from '@payapp/sdk/schemas/common'
@@ -300,7 +301,7 @@ const fraudUpdated: Recipe = {
 const subscriptionLink = (then: 'created' | 'updated' | 'archived'): Recipe => ({
   overrides: z.strictObject({name: z.string().min(1).max(120), amount, currency, interval: z.enum(['day', 'week', 'month', 'year'])}).partial(),
   async run(deps, o, steps) {
-    const {AppClient} = await import('@payapp/sdk')
+    const {AppClient} = await import('@payapp/sdk/client')
     const inst = await deps.admin.installations.create({merchant: deps.merchant, env: 'live', scopes: ['subscriptions:read', 'subscriptions:write'], app_name: 'payapp trigger'})
     steps.push(`Installed a temporary live app ${inst.id} (subscription links are live only)`)
     try {
