@@ -15,7 +15,7 @@ import {type CredentialKind, CredentialStore, envOfCredential, mask, type SetRes
 import {errorHint} from './error-hints.js'
 import {CliError, ExitCode, exitCodeFor, missingCredentialError, usageError} from './exit-codes.js'
 import {type Spinner, spinner} from './output.js'
-import {canPrompt, promptLine} from './prompt.js'
+import {canPrompt, promptLine, valueOrStdin} from './prompt.js'
 import {bodyFromFlags, type DerivedFlags, missingRequired, parsePrompted, setPath} from './schema-flags.js'
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>
@@ -317,13 +317,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
    * keeps it out of argv (the process list, `DEBUG=*` output, shell history).
    */
   protected async requireFlag(name: string, value: string | undefined, options: {envVar?: string; message?: string; secret?: boolean} = {}): Promise<string> {
-    if (value === '-' && options.secret) {
-      let input = ''
-      for await (const chunk of process.stdin) input += chunk
-      const line = input.split(/\r?\n/)[0].trim()
-      if (!line) throw usageError(`--${name} - reads the value from stdin, which was empty`, `--${name}`)
-      return line
-    }
+    if (value === '-' && options.secret) return (await valueOrStdin(value, `--${name}`))!
     if (value) return value
     const how = `--${name}${options.envVar ? ` or set ${options.envVar}` : ''}`
     if (!canPrompt() || this.jsonEnabled()) {

@@ -2,6 +2,7 @@
  * Asking the user, only ever on a terminal: every caller checks `canPrompt()` first and otherwise fails
  * naming the flag, so CI never waits for input.
  */
+import {usageError} from './exit-codes.js'
 
 /** Prompts only when both stdin and stderr are terminals (the prompt goes to stderr; stdout stays clean). */
 export function canPrompt(): boolean {
@@ -31,6 +32,14 @@ export async function promptLine(message: string, secret = false): Promise<strin
 export async function confirm(message: string, byDefault: boolean): Promise<boolean> {
   const answer = await promptLine(`${message} ${byDefault ? '[Y/n]' : '[y/N]'} `)
   return answer === '' ? byDefault : /^y(es)?$/i.test(answer)
+}
+
+/** `-` means the value comes on stdin (first line, trimmed), keeping a secret out of argv; anything else is the value itself. */
+export async function valueOrStdin(value: string | undefined, flag: string): Promise<string | undefined> {
+  if (value !== '-') return value
+  const text = (await readStdin()).split(/\r?\n/)[0]!.trim()
+  if (!text) throw usageError(`${flag} - read nothing from stdin`, flag)
+  return text
 }
 
 /** Reads all of stdin as text (for `--token -`, `--data -`). */

@@ -4,7 +4,7 @@ import {BaseCommand} from '../cli/base-command.js'
 import {ENV_VARS, type Env, readConfig} from '../cli/config.js'
 import {envOfCredential, mask, type SetResult} from '../cli/credentials.js'
 import {usageError} from '../cli/exit-codes.js'
-import {readStdin} from '../cli/prompt.js'
+import {valueOrStdin} from '../cli/prompt.js'
 import {PermissionError} from '@payapp/sdk/errors'
 
 export default class Login extends BaseCommand<typeof Login> {
@@ -29,8 +29,8 @@ To use a token without storing it, set ${ENV_VARS.token} instead.`
   async run() {
     const ctx = await this.context()
     if (this.flags.token === '-' && this.flags['secret-key'] === '-') throw usageError('Only one of --token and --secret-key can be read from stdin', '--secret-key')
-    const token = await this.requireFlag('token', await fromStdin(this.flags.token, '--token'), {secret: true, message: 'Installation token: '})
-    const secretKey = await fromStdin(this.flags['secret-key'], '--secret-key')
+    const token = await this.requireFlag('token', this.flags.token, {secret: true, message: 'Installation token: '})
+    const secretKey = await valueOrStdin(this.flags['secret-key'], '--secret-key')
 
     // --env (or PAYAPP_ENV) is a claim to check; otherwise the token says which environment it is for.
     const claimed = ctx.source.env === 'flag' || ctx.source.env === 'env' ? ctx.env : undefined
@@ -76,14 +76,6 @@ To use a token without storing it, set ${ENV_VARS.token} instead.`
     }
     return own
   }
-}
-
-/** `-` means the value comes on stdin (first line, trimmed); anything else is the value itself. */
-async function fromStdin(value: string | undefined, flag: string): Promise<string | undefined> {
-  if (value !== '-') return value
-  const text = (await readStdin()).split(/\r?\n/)[0]!.trim()
-  if (!text) throw usageError(`${flag} - read nothing from stdin`, flag)
-  return text
 }
 
 /** A 403 (missing scope) still proves the credential authentic: accept it, with nothing to show. */
