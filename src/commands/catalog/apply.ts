@@ -2,6 +2,7 @@ import {Args, Flags} from '@oclif/core'
 
 import {CatalogCommand, catalogFlags} from '../../cli/catalog-command.js'
 import {ExitCode} from '../../cli/exit-codes.js'
+import {canPrompt, confirm} from '../../cli/prompt.js'
 
 export default class CatalogApply extends CatalogCommand<typeof CatalogApply> {
   static override summary = 'Make the platform match a catalogue file: create, update, replace prices, and with --prune remove what the file does not list.'
@@ -73,11 +74,10 @@ With --json: one JSON line per completed change ({status, action, kind, key, err
 
   /** Archives, deletes and deactivations: asked on a TTY, refused without one unless --yes. */
   private async confirmDestructive(planText: string): Promise<void> {
-    if (!process.stdin.isTTY || !process.stderr.isTTY || this.jsonEnabled()) {
+    if (!canPrompt() || this.jsonEnabled()) {
       this.usage('The plan archives, deletes or deactivates objects: pass --yes to apply it (not prompting: stdin is not a terminal or --json is set)', '--yes')
     }
     process.stderr.write(planText + '\n')
-    const answer = await this.requireFlag('yes', undefined, {message: 'Apply these changes, including the removals? [y/N] '}).catch(() => 'n')
-    if (!/^y(es)?$/i.test(answer)) this.usage('Not applied: the removals were not confirmed (pass --yes to skip the question)', '--yes')
+    if (!(await confirm('Apply these changes, including the removals?', false))) this.usage('Not applied: the removals were not confirmed (pass --yes to skip the question)', '--yes')
   }
 }
