@@ -10,7 +10,7 @@ import {join} from 'node:path'
 
 import type {Command} from '@oclif/core'
 
-import {cacheFileOf, runBundle, writeBundleCache} from '../startup/code-cache.cjs'
+import {runBundle, writeBundleCache} from '../startup/code-cache.cjs'
 
 export interface CliBundle {
   /** Runs the CLI for `process.argv` (or `argv`); `dir` is the package root (oclif reads its package.json). */
@@ -21,7 +21,6 @@ export interface CliBundle {
 
 export const BUNDLE_DIR = join(__dirname, '..', 'bundle')
 export const BUNDLE_FILE = join(BUNDLE_DIR, 'payapp.cjs')
-export const CACHE_FILE = cacheFileOf(BUNDLE_FILE)
 
 /**
  * The bundle, evaluated once per process (src/startup/code-cache.cts). A `vm.Script` cannot use the host's

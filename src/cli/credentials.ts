@@ -276,11 +276,3 @@ export async function saveCredential(store: CredentialStore, input: SaveCredenti
   })
   return result
 }
-
-export function saveToken(store: CredentialStore, profile: string, env: Env, token: string, baseUrl?: string): Promise<SetResult> {
-  return saveCredential(store, {profile, env, kind: 'token', secret: token, baseUrl})
-}
-
-export function saveSecretKey(store: CredentialStore, profile: string, env: Env, secretKey: string, baseUrl?: string): Promise<SetResult> {
-  return saveCredential(store, {profile, env, kind: 'secret_key', secret: secretKey, baseUrl})
-}

@@ -39,19 +39,6 @@ export const ExitCode = {
 
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode]
 
-/** The table as help text, e.g. for an `EXIT CODES` help section or the README. */
-export const EXIT_CODE_DESCRIPTIONS: Record<ExitCode, string> = {
-  0: 'success',
-  1: 'unexpected error',
-  2: 'usage error (bad or missing flag or argument)',
-  3: 'authentication failed (401) or no credential configured',
-  4: 'permission denied (403)',
-  5: 'not found (404)',
-  6: 'conflict or validation error (400, 402, 405, 409, 410, 413, 422)',
-  7: 'rate limited or service unavailable (429, 5xx, connection error)',
-  8: 'partly applied: some catalogue changes failed or were skipped',
-}
-
 /**
  * An error raised by the CLI itself (not the API), carrying its exit code and the fields of the JSON
  * error envelope so `--json` output has one shape whatever failed.

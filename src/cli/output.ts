@@ -64,7 +64,7 @@ export function table<R>(rows: readonly R[], columns: ReadonlyArray<Column<R> | 
 }
 
 /** Amounts format through the one currency table (packages/sdk/src/currency.ts) that fees and the hosted page use too. */
-export {minorDigits, money} from '@payapp/sdk/currency'
+export {money} from '@payapp/sdk/currency'
 
 /** Unix seconds → `2024-05-01 12:00:00 UTC` (UTC, so output is the same on every machine). */
 export function date(unixSeconds: number | null | undefined): string {

@@ -7,7 +7,7 @@ import {fileURLToPath, pathToFileURL} from 'node:url'
 import {promisify} from 'node:util'
 
 import {readConfig, resolveContext, writeConfig} from '../../src/cli/config.js'
-import {CredentialStore, type Keychain, keychainAdvice, mask, saveToken} from '../../src/cli/credentials.js'
+import {CredentialStore, type Keychain, keychainAdvice, mask, saveCredential} from '../../src/cli/credentials.js'
 
 const TOKEN = 'app_test_abcdefghijklmnopWXYZ'
 
@@ -98,7 +98,7 @@ describe('credential store', function () {
     })
 
     it('never writes the secret anywhere but credentials.json', async function () {
-      await saveToken(fileStore(), 'default', 'test', TOKEN, 'http://127.0.0.1:4242')
+      await saveCredential(fileStore(), {profile: 'default', env: 'test', kind: 'token', secret: TOKEN, baseUrl: 'http://127.0.0.1:4242'})
       expect(await readFile(join(configDir, 'config.json'), 'utf8')).not.to.contain(TOKEN)
       expect(warnings.join('\n')).not.to.contain(TOKEN)
     })
