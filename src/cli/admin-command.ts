@@ -8,8 +8,8 @@ import type {Command} from '@oclif/core'
 
 import {AuthenticationError, PermissionError} from '@payapp/sdk/errors'
 import {BaseCommand} from './base-command.js'
+import {ENV_VARS} from './config.js'
 import {usageError} from './exit-codes.js'
-import {ADMIN_KEY_ENV, MERCHANT_ENV} from './services/gateway-admin.js'
 
 export abstract class AdminCommand<T extends typeof Command> extends BaseCommand<T> {
   /** The admin key: --admin-key, PAYAPP_ADMIN_KEY, the profile's saved one; else a prompt on a terminal, or exit 2/3. */
@@ -19,7 +19,7 @@ export abstract class AdminCommand<T extends typeof Command> extends BaseCommand
     const ctx = await this.context()
     const saved = await this.credentialStore().get(ctx.profile, 'admin_key', ctx.env)
     if (saved) return saved
-    return this.requireFlag('admin-key', undefined, {envVar: ADMIN_KEY_ENV, secret: true, message: 'Gateway admin key: '})
+    return this.requireFlag('admin-key', undefined, {envVar: ENV_VARS.adminKey, secret: true, message: 'Gateway admin key: '})
   }
 
   /** A GatewayAdmin for this run's base URL. */
@@ -49,7 +49,7 @@ export abstract class AdminCommand<T extends typeof Command> extends BaseCommand
       }
     }
     throw usageError(
-      `Missing --merchant (or ${MERCHANT_ENV}): profile "${ctx.profile}" has no merchant and no ${ctx.env} token that can read one. ` +
+      `Missing --merchant (or ${ENV_VARS.merchant}): profile "${ctx.profile}" has no merchant and no ${ctx.env} token that can read one. ` +
         `"payapp gateway start --seed" saves one to the profile "local" (--profile local); on an unseeded gateway, "payapp gateway merchants create --save" makes one`,
       '--merchant',
     )

@@ -35,7 +35,7 @@ const DEFAULT_TIMEOUT_S = 60
 
 /** Which credential each kind is read from in the environment. */
 const CREDENTIAL_ENV: Record<CredentialKind, string> = {
-  token: ENV_VARS.token, secret_key: ENV_VARS.secretKey, admin_key: 'PAYAPP_ADMIN_KEY', webhook_secret: 'PAYAPP_WEBHOOK_SECRET',
+  token: ENV_VARS.token, secret_key: ENV_VARS.secretKey, admin_key: ENV_VARS.adminKey, webhook_secret: ENV_VARS.webhookSecret,
 }
 const CREDENTIAL_NAME: Record<CredentialKind, string> = {
   token: 'installation token', secret_key: 'secret key', admin_key: 'gateway admin key', webhook_secret: 'webhook signing secret',

@@ -41,6 +41,9 @@ export const ENV_VARS = {
   verbose: 'PAYAPP_VERBOSE',
   maxRetries: 'PAYAPP_MAX_RETRIES',
   timeout: 'PAYAPP_TIMEOUT',
+  adminKey: 'PAYAPP_ADMIN_KEY',
+  merchant: 'PAYAPP_MERCHANT',
+  webhookSecret: 'PAYAPP_WEBHOOK_SECRET',
 } as const
 
 export const CONFIG_FILE = 'config.json'

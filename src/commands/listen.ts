@@ -3,10 +3,11 @@ import {randomBytes} from 'node:crypto'
 import {Flags} from '@oclif/core'
 
 import {AdminCommand} from '../cli/admin-command.js'
+import {ENV_VARS} from '../cli/config.js'
 import {mask} from '../cli/credentials.js'
 import {usageError} from '../cli/exit-codes.js'
 import {adminFlags} from '../cli/services/gateway-admin.js'
-import {eventLine, removeStaleEndpoints, startRelay, watchGateway, WEBHOOK_SECRET_ENV, type RelayedEvent} from '../cli/services/listen.js'
+import {eventLine, removeStaleEndpoints, startRelay, watchGateway, type RelayedEvent} from '../cli/services/listen.js'
 
 export default class Listen extends AdminCommand<typeof Listen> {
   static override summary = "Forward the local gateway's webhook events to your app, signed as the platform signs them."
@@ -24,7 +25,7 @@ If the gateway goes away, says so and registers the endpoint again when it is ba
     ...adminFlags,
     'forward-to': Flags.string({description: "Your app's webhook URL, e.g. http://localhost:3000/webhooks."}),
     events: Flags.string({multiple: true, description: 'Event type to forward (repeatable); "prefix.*" patterns work. [default: every type]'}),
-    secret: Flags.string({env: WEBHOOK_SECRET_ENV, description: "Signing secret to use (whsec_…). [default: the profile's, made once]"}),
+    secret: Flags.string({env: ENV_VARS.webhookSecret, description: "Signing secret to use (whsec_…). [default: the profile's, made once]"}),
     'print-secret': Flags.boolean({description: 'Print the signing secret listen signs with (for your app\'s environment) and exit; contacts no gateway.'}),
   }
 
@@ -60,8 +61,8 @@ If the gateway goes away, says so and registers the endpoint again when it is ba
 
     err(`Forwarding ${ctx.env} events of ${merchant} (${endpoint.events.join(', ')}) to ${forwardTo}; webhook endpoint ${endpoint.id}`)
     // A local test secret: the app needs it in full, unless the user chose it and already has it.
-    if (flags.secret) err(`Signing with your secret ${mask(secret)} (${WEBHOOK_SECRET_ENV})`)
-    else err(`Your app's signing secret:\nexport ${WEBHOOK_SECRET_ENV}=${secret}`)
+    if (flags.secret) err(`Signing with your secret ${mask(secret)} (${ENV_VARS.webhookSecret})`)
+    else err(`Your app's signing secret:\nexport ${ENV_VARS.webhookSecret}=${secret}`)
     err('Press Ctrl-C to stop.')
 
     const watch = watchGateway({

@@ -12,7 +12,6 @@ import {date} from '../output.js'
 
 /** Below the gateway's 15 s delivery timeout, so a slow app is reported here rather than there. */
 const FORWARD_TIMEOUT_MS = 10_000
-export const WEBHOOK_SECRET_ENV = 'PAYAPP_WEBHOOK_SECRET'
 /** The relay's path: marks an endpoint as one `listen` registered, so a later run can find it if stale. */
 export const RELAY_PATH = '/payapp-listen/webhooks'
 /** How often `listen` checks that the gateway is still there. */

@@ -18,12 +18,12 @@ const SOURCE_NAMES = {flag: 'flag', env: 'environment variable', profile: 'profi
 
 /** The settings in effect for this run's profile. */
 export function profileSettings(config: ConfigFile, ctx: ResolvedContext): Setting[] {
-  const merchantEnv = process.env.PAYAPP_MERCHANT
+  const merchantEnv = process.env[ENV_VARS.merchant]
   const merchant = merchantEnv ?? config.profiles[ctx.profile]?.merchant ?? null
   return [
     {key: 'base-url', value: ctx.baseUrl, source: ctx.source.baseUrl === 'env' ? ENV_VARS.baseUrl : SOURCE_NAMES[ctx.source.baseUrl]},
     {key: 'env', value: ctx.env, source: ctx.source.env === 'env' ? ENV_VARS.env : SOURCE_NAMES[ctx.source.env]},
-    {key: 'merchant', value: merchant, source: merchantEnv ? 'PAYAPP_MERCHANT' : merchant ? 'profile' : null},
+    {key: 'merchant', value: merchant, source: merchantEnv ? ENV_VARS.merchant : merchant ? 'profile' : null},
   ]
 }
 

@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 
 import {BaseCommand, globalFlags} from '../../cli/base-command.js'
-import {saveProfile} from '../../cli/config.js'
+import {ENV_VARS, saveProfile} from '../../cli/config.js'
 import {mask} from '../../cli/credentials.js'
 import {usageError} from '../../cli/exit-codes.js'
 import type {RateLimitConfig} from '../../gateway/server.js'
@@ -31,7 +31,7 @@ The profile is written when it is new or already points at this gateway's URL; a
     port: Flags.integer({description: 'Port to listen on; 0 picks a free one.', default: 4242, min: 0, max: 65535, env: 'PAYAPP_GATEWAY_PORT'}),
     host: Flags.string({description: 'Interface to listen on.', default: '127.0.0.1', env: 'PAYAPP_GATEWAY_HOST'}),
     db: Flags.string({description: 'SQLite file, or :memory: to keep nothing. [default: <data dir>/gateway.sqlite]', env: 'PAYAPP_GATEWAY_DB'}),
-    'admin-key': Flags.string({description: 'Admin API key. [default: generated once and kept in the database]', env: 'PAYAPP_ADMIN_KEY'}),
+    'admin-key': Flags.string({description: 'Admin API key. [default: generated once and kept in the database]', env: ENV_VARS.adminKey}),
     seed: Flags.boolean({description: 'Create a demo merchant, catalogue and all-scope credentials for both environments.'}),
     'rate-limit': Flags.string({
       default: 'on',
