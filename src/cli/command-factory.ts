@@ -130,6 +130,10 @@ export interface ListCommandSpec<Id extends ListId> extends CommandText {
   render: (rows: ReadonlyArray<ResultOf<Id>>) => string
   /** Names the items in the "more exist" hint on stderr, e.g. `option groups`; no hint without it. */
   noun?: string
+  /** The command's own flags beyond the page and filter flags (e.g. a cursor), shown after them… */
+  flags?: Record<string, AnyFlag>
+  /** …and the query parameters they add. */
+  query?: (flags: Record<string, any>) => Record<string, unknown>
 }
 
 /** A list command: `--limit`, `--offset`, `--all` (and the endpoint's filters); `--json` prints the list envelope. */
@@ -142,7 +146,8 @@ export function listCommand<Id extends ListId>(spec: ListCommandSpec<Id>): typeo
       const flags = this.flags as ListFlagValues
       const query = filters ? await bodyFromFlags(filters, this.flags as Record<string, unknown>) : {}
       const client = await this.clientFor(spec.endpoint)
-      const list = client.call(spec.endpoint, {params: this.pathValues(spec.endpoint), query: {...pageParams(flags), ...query}})
+      const own = spec.query?.(this.flags) ?? {}
+      const list = client.call(spec.endpoint, {params: this.pathValues(spec.endpoint), query: {...pageParams(flags), ...own, ...query}})
       const page = (await collect(list as never, flags)) as Page<ResultOf<Id>>
       return this.render(page, (p) => {
         this.log(spec.render(p.data))
@@ -151,5 +156,5 @@ export function listCommand<Id extends ListId>(spec: ListCommandSpec<Id>): typeo
       })
     }
   }
-  return declare(ListCommand, spec, {...listFlags, ...filters?.flags})
+  return declare(ListCommand, spec, {...listFlags, ...filters?.flags, ...spec.flags})
 }
