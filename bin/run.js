@@ -10,8 +10,6 @@ if (args.length === 1 && args[0] === '--version') {
   const {version} = require('../package.json')
   process.stdout.write(`payapp/${version} ${process.platform}-${process.arch} node-${process.version}\n`)
 } else {
-  // DEBUG=* would print argv (tokens, keys) in full: mask secrets on stderr first.
-  if (process.env.DEBUG) require('./redact-debug.js').redactStderr(args)
   // The package root, where oclif reads package.json (not bin/, whose package.json only sets the module type).
   require('../dist/cli/bundle-loader.cjs').loadCli().run(join(__dirname, '..'))
 }

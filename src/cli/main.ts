@@ -10,6 +10,8 @@ const SILENT: Interfaces.Logger = {child: () => SILENT, debug: ignore, error: ig
 
 /** Runs the CLI for `process.argv` (or `argv`); `dir` is the package root (oclif reads its package.json). */
 export async function run(dir: string, argv?: string[]): Promise<void> {
+  // DEBUG=* would print argv (tokens, keys) in full: mask secrets on stderr first.
+  if (process.env.DEBUG) (await import('./redact-debug.js')).redactStderr(argv ?? process.argv.slice(2))
   // payapp installs no plugins at run time: don't look for a user's plugin list on every call.
   await execute({args: argv, loadOptions: {root: dir, userPlugins: false, logger: process.env.DEBUG ? undefined : SILENT}})
 }
