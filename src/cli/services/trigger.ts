@@ -18,6 +18,7 @@ import {amount, currency} from '@payapp/sdk/schemas/common'
 import type {PlatformEvent, Subscription} from '@payapp/sdk/schemas/commerce'
 import {storeCheckoutCreate} from '@payapp/sdk/schemas/commerce'
 import {usageError} from '../exit-codes.js'
+import {money} from '../output.js'
 
 export interface TriggerDeps {
   store: StoreClient
@@ -72,15 +73,12 @@ async function findOrCreateFixture(deps: TriggerDeps, steps: string[], kind: Fix
     steps.push(`Using product ${found.id} (${found.name})`)
     return {product: found.id, price: found.default_price!}
   }
-  const created =
-    kind === 'one_time'
-      ? await deps.store.products.create({name: 'payapp trigger fixture', metadata: {[FIXTURE]: tag}, price: {currency: 'eur', unit_amount: 2000}})
-      : await deps.store.products.create({name: 'payapp trigger plan', metadata: {[FIXTURE]: tag}, price: {currency: 'eur', unit_amount: 900, recurring: {interval: 'month'}}})
-  steps.push(`Created product ${created.id} with a ${kind === 'one_time' ? '20.00 EUR' : '9.00 EUR monthly'} price`)
+  const price = kind === 'one_time' ? {currency: 'eur', unit_amount: 2000} : {currency: 'eur', unit_amount: 900, recurring: {interval: 'month' as const}}
+  const created = await deps.store.products.create({name: kind === 'one_time' ? 'payapp trigger fixture' : 'payapp trigger plan', metadata: {[FIXTURE]: tag}, price})
+  steps.push(`Created product ${created.id} with a ${money(price.unit_amount, price.currency)}${kind === 'one_time' ? '' : ' monthly'} price`)
   return {product: created.id, price: created.default_price!}
 }
 
-/** A merchant-API call with the secret key (until the SDK has a merchant client). */
 // ---------------------------------------------------------------- recipes
 
 const buyerOverrides = storeCheckoutCreate.pick({quantity: true}).partial().extend({customer_name: z.string().trim().min(2).max(120), customer_email: z.email()}).partial()
