@@ -152,15 +152,8 @@ function parseValue(flag: string, map: FieldMap, raw: unknown): unknown {
       if (!Number.isFinite(n)) throw usageError(`--${flag} must be a number`, `--${flag}`)
       return n
     }
-    case 'record': {
-      const record: Record<string, string> = {}
-      for (const pair of raw as string[]) {
-        const eq = pair.indexOf('=')
-        if (eq <= 0) throw usageError(`--${flag} takes key=value, got "${pair}"`, `--${flag}`)
-        record[pair.slice(0, eq)] = pair.slice(eq + 1)
-      }
-      return record
-    }
+    case 'record':
+      return keyValues(flag, raw as string[])
     case 'json':
       try {
         return JSON.parse(raw as string)
@@ -170,6 +163,17 @@ function parseValue(flag: string, map: FieldMap, raw: unknown): unknown {
     default:
       return raw
   }
+}
+
+/** A repeatable `key=value` flag's values as one record (the value may itself contain `=`). */
+export function keyValues(flag: string, pairs: readonly string[] = []): Record<string, string> {
+  const record: Record<string, string> = {}
+  for (const pair of pairs) {
+    const eq = pair.indexOf('=')
+    if (eq <= 0) throw usageError(`--${flag} takes key=value, got ${JSON.stringify(pair)}`, `--${flag}`)
+    record[pair.slice(0, eq)] = pair.slice(eq + 1)
+  }
+  return record
 }
 
 /** Reads `--data`: inline JSON, `@file.json`, or `-` for stdin. */

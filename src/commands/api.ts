@@ -2,7 +2,7 @@ import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand} from '../cli/base-command.js'
 import {usageError} from '../cli/exit-codes.js'
-import {readData} from '../cli/schema-flags.js'
+import {keyValues, readData} from '../cli/schema-flags.js'
 import type {HttpMethod} from '@payapp/sdk/transport'
 
 const METHODS: readonly HttpMethod[] = ['GET', 'POST', 'PATCH', 'DELETE', 'PUT']
@@ -29,16 +29,6 @@ function resolveApiPath(raw: string, chosen: Door | undefined): {door: Door; pat
   }
   if (path === '/v1') throw usageError('PATH must be relative to the API (/products), or start with /v1/app, /v1/store or /v1/<resource>', 'PATH')
   return {door: chosen ?? 'app', path}
-}
-
-function parseQuery(pairs: readonly string[] = []): Record<string, string> {
-  const query: Record<string, string> = {}
-  for (const pair of pairs) {
-    const eq = pair.indexOf('=')
-    if (eq <= 0) throw usageError(`--query takes key=value, got ${JSON.stringify(pair)}`, '--query')
-    query[pair.slice(0, eq)] = pair.slice(eq + 1)
-  }
-  return query
 }
 
 export default class Api extends BaseCommand<typeof Api> {
@@ -74,7 +64,7 @@ export default class Api extends BaseCommand<typeof Api> {
     if (!METHODS.includes(method)) throw usageError(`METHOD must be one of ${METHODS.join(', ')}, not ${JSON.stringify(args.method)}`, 'METHOD')
     const {door, path} = resolveApiPath(args.path, flags.store ? 'store' : flags.merchant ? 'merchant' : undefined)
     if (flags.data !== undefined && method === 'GET') throw usageError('A GET request has no body: pass --query key=value instead of --data', '--data')
-    const query = parseQuery(flags.query)
+    const query = keyValues('query', flags.query)
     const body = flags.data === undefined ? undefined : await readData(flags.data)
 
     const ctx = await this.context()
