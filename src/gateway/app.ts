@@ -222,7 +222,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
 function applyFaults(app: FastifyInstance, platform: Platform): void {
   const {faults} = platform
   app.addHook('preHandler', (request, _reply, done) => {
-    if (faults.size === 0 || !request.url.startsWith('/v1/')) return done()
+    if (!faults.forApi || !request.url.startsWith('/v1/')) return done()
     const rule = faults.strike({
       method: request.method,
       pattern: request.routeOptions.url ?? '',

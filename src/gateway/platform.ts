@@ -269,8 +269,8 @@ export class Platform {
     this.credentials = new Credentials(this.storage, this.clock)
     this.rateLimiter = new RateLimiter(this.clock, opts.rateLimit, opts.rateLimits)
     this.idempotency = new Idempotency(this.storage, this.clock)
-    this.webhooks = new Webhooks(this.storage, () => this.now())
     this.faults = new Faults(() => this.now())
+    this.webhooks = new Webhooks(this.storage, () => this.now(), this.faults)
     this.scheduler = new Scheduler(this.storage, this.clock, this.webhooks)
     this.baseUrl = opts.baseUrl ?? 'http://127.0.0.1'
   }

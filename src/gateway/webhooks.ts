@@ -1,14 +1,18 @@
 /**
  * Webhooks (spec: Events, Authentication): endpoints per merchant and mode that select event types, an
  * outbox that `Platform.emit` fills in the event's own transaction, and a worker that POSTs due
- * deliveries signed with the endpoint's secret, retrying with backoff on the gateway clock. The admin
- * API manages endpoints through domain/webhook-endpoints.ts.
+ * deliveries signed with the endpoint's secret (one `v1` per valid secret while a rotation overlaps),
+ * retrying with backoff on the gateway clock. Webhook fault rules (domain/faults.ts) are applied as a
+ * delivery is queued (duplicate, delay, reorder) and as it is attempted (failed attempts), and recorded
+ * with it, so the delivery log says what was injected. The admin API manages endpoints through
+ * domain/webhook-endpoints.ts.
  */
 import {SDK_VERSION} from '@payapp/sdk/transport'
 import {matchesEventType, SIGNATURE_HEADER, signWebhookPayload} from '@payapp/sdk/webhooks-node'
+import type {Faults} from './domain/faults.js'
 import {newId, randomText} from './ids.js'
 import type {Env, EventDoc, Scope} from './storage/documents.js'
-import type {DueDelivery, Storage, WebhookEndpointRecord} from './storage/storage.js'
+import type {DeliveryFault, DueDelivery, Storage, WebhookEndpointRecord} from './storage/storage.js'
 
 /** The spec's limit: the first attempt and six retries. */
 export const MAX_ATTEMPTS = 7
@@ -18,19 +22,13 @@ export const DELIVERY_TIMEOUT_MS = 15_000
 const POLL_MS = 200
 const BATCH = 100
 
-export type WebhookEndpointDoc = WebhookEndpointRecord & {object: 'webhook_endpoint'}
+export type WebhookEndpointDoc = Omit<WebhookEndpointRecord, 'previous_secrets'> & {
+  object: 'webhook_endpoint'
+  /** When each earlier secret that still signs stops signing (gateway clock), newest first. */
+  previous_secrets_expire: number[]
+}
 
-const view = (record: WebhookEndpointRecord): WebhookEndpointDoc => ({
-  id: record.id,
-  object: 'webhook_endpoint',
-  merchant: record.merchant,
-  env: record.env,
-  url: record.url,
-  events: record.events,
-  secret: record.secret,
-  installation: record.installation,
-  created: record.created,
-})
+const newSecret = () => `whsec_${randomText(32)}`
 
 /**
  * The scope an app needs to receive an event family (spec: `fraud_warning.*` only with
@@ -73,10 +71,43 @@ export class Webhooks {
   /** Attempts finished and logged since start, so `drain` can tell progress from a stall. */
   private attemptsMade = 0
 
+  /** Per endpoint, the reordered deliveries queued in this request or clock step (one turn of the event loop). */
+  private readonly reorderBatches = new Map<string, {first: number; rank: number}>()
+
   constructor(
     private readonly storage: Storage,
     private readonly now: () => number,
+    private readonly faults: Pick<Faults, 'forDelivery'>,
   ) {}
+
+  private view(record: WebhookEndpointRecord): WebhookEndpointDoc {
+    const {previous_secrets: previous, ...rest} = record
+    return {...rest, object: 'webhook_endpoint', previous_secrets_expire: this.stillValid(previous).map((p) => p.expires)}
+  }
+
+  private stillValid(previous: WebhookEndpointRecord['previous_secrets']) {
+    const now = this.now()
+    return previous.filter((p) => p.expires > now)
+  }
+
+  /** The secrets a delivery is signed with now: the current one, then earlier ones not yet expired. */
+  signingSecrets(record: WebhookEndpointRecord): string[] {
+    return [record.secret, ...this.stillValid(record.previous_secrets).map((p) => p.secret)]
+  }
+
+  /**
+   * A new secret for the endpoint, answered in full; the one it replaces keeps signing (as a second `v1`)
+   * for `expirePreviousIn` seconds of gateway-clock time, 0 ending it at once.
+   */
+  rotateSecret(id: string, expirePreviousIn: number): WebhookEndpointDoc | undefined {
+    const record = this.storage.webhooks.endpoint(id)
+    if (!record) return undefined
+    const secret = newSecret()
+    const kept = this.stillValid(record.previous_secrets)
+    const previous = expirePreviousIn > 0 ? [{secret: record.secret, expires: this.now() + expirePreviousIn}, ...kept] : kept
+    this.storage.webhooks.setSecrets(id, secret, previous)
+    return this.view({...record, secret, previous_secrets: previous})
+  }
 
   create(input: {merchant: string; env: Env; url: string; events: string[]; secret?: string; installation?: string}): WebhookEndpointDoc {
     const record: WebhookEndpointRecord = {
@@ -85,21 +116,22 @@ export class Webhooks {
       env: input.env,
       url: input.url,
       events: [...new Set(input.events)],
-      secret: input.secret ?? `whsec_${randomText(32)}`,
+      secret: input.secret ?? newSecret(),
       installation: input.installation ?? null,
       created: this.now(),
+      previous_secrets: [],
     }
     this.storage.webhooks.insertEndpoint(record)
-    return view(record)
+    return this.view(record)
   }
 
   get(id: string): WebhookEndpointDoc | undefined {
     const record = this.storage.webhooks.endpoint(id)
-    return record && view(record)
+    return record && this.view(record)
   }
 
   list(merchant: string): WebhookEndpointDoc[] {
-    return this.storage.webhooks.endpointsOf(merchant).map(view)
+    return this.storage.webhooks.endpointsOf(merchant).map((record) => this.view(record))
   }
 
   /** Deletes the endpoint with its pending deliveries and their log. */
@@ -108,18 +140,29 @@ export class Webhooks {
   }
 
   deliveries(id: string) {
-    return this.storage.webhooks.attempts(id).map((a) => ({
-      object: 'webhook_delivery_attempt' as const,
-      delivery: a.delivery,
-      event: a.event_id,
-      type: a.event_type,
-      attempt: a.attempt,
-      attempted: a.attempted,
-      status: a.status,
-      error: a.error,
-      next_attempt: a.next_attempt,
-      delivered: a.status !== null && a.status >= 200 && a.status < 300,
-    }))
+    return this.storage.webhooks.attempts(id).map((a) => {
+      const delivered = a.status !== null && a.status >= 200 && a.status < 300
+      // Delivery-level effects show on its first attempt; a failure the rule injected on each attempt it failed.
+      const injected: Array<'duplicate' | 'delayed' | 'reordered' | 'failed'> = a.attempt === 1 ? [...a.effects] : []
+      if (a.injected) injected.push('failed')
+      return {
+        object: 'webhook_delivery_attempt' as const,
+        delivery: a.delivery,
+        event: a.event_id,
+        type: a.event_type,
+        attempt: a.attempt,
+        attempted: a.attempted,
+        status: a.status,
+        error: a.error,
+        next_attempt: a.next_attempt,
+        delivered,
+        outcome: delivered ? ('delivered' as const) : a.next_attempt !== null ? ('retrying' as const) : ('failed' as const),
+        fault: a.fault,
+        injected,
+        duplicate_of: a.duplicate_of,
+        held_until: a.held_until,
+      }
+    })
   }
 
   /** Queues the event for every endpoint of its scope that selects it, in the caller's transaction. */
@@ -128,7 +171,7 @@ export class Webhooks {
     for (const endpoint of this.storage.webhooks.endpointsIn(scope)) {
       if (!endpoint.events.some((pattern) => matchesEventType(pattern, event.type))) continue
       if (!this.mayReceive(endpoint, event.type)) continue
-      this.storage.webhooks.enqueue(endpoint.id, event, JSON.stringify(event))
+      this.queue(endpoint, event, event.created)
       queued = true
     }
     // setImmediate runs after the synchronous transaction has committed (or rolled back: then nothing is due).
@@ -139,6 +182,45 @@ export class Webhooks {
         this.kick()
       })
     }
+  }
+
+  /** Queues one delivery due at `at`, as the first webhook fault rule that strikes it (if any) says. */
+  private queue(endpoint: WebhookEndpointRecord, event: EventDoc, at: number): void {
+    const body = JSON.stringify(event)
+    const rule = this.faults.forDelivery({merchant: endpoint.merchant, endpoint: endpoint.id, type: event.type})
+    if (!rule) {
+      this.storage.webhooks.enqueue(endpoint.id, event, body, at)
+      return
+    }
+    const effects: DeliveryFault['effects'] = []
+    const due = at + (rule.delay_seconds ?? 0)
+    if (rule.delay_seconds) effects.push('delayed')
+    if (rule.reorder) effects.push('reordered')
+    const fault = (extra: Partial<DeliveryFault> = {}): DeliveryFault => ({
+      rule: rule.id,
+      failAttempts: rule.fail_attempts ?? 0,
+      effects,
+      heldUntil: rule.delay_seconds ? due : undefined,
+      ...extra,
+    })
+    const id = this.enqueueOrdered(endpoint.id, event, body, due, fault(), rule.reorder)
+    if (rule.duplicate) this.enqueueOrdered(endpoint.id, event, body, due, fault({effects: [...effects, 'duplicate'], duplicateOf: id}), rule.reorder)
+  }
+
+  /**
+   * Queues a delivery; a reordered one sorts before the reordered ones queued earlier in the same batch
+   * (this request or clock step: everything queued before the event loop turns), so they go newest first.
+   */
+  private enqueueOrdered(endpoint: string, event: EventDoc, body: string, due: number, fault: DeliveryFault, reorder: boolean): number {
+    if (!reorder) return this.storage.webhooks.enqueue(endpoint, event, body, due, fault)
+    const batch = this.reorderBatches.get(endpoint)
+    if (batch === undefined && this.reorderBatches.size === 0) setImmediate(() => this.reorderBatches.clear())
+    const rank = batch ? batch.rank + 1 : 0
+    // Just before the batch's first delivery (and after everything queued before it): later ones first.
+    const id = this.storage.webhooks.enqueue(endpoint, event, body, due, {...fault, ord: batch ? batch.first - rank / 1e6 : undefined})
+    if (batch) batch.rank = rank
+    else this.reorderBatches.set(endpoint, {first: id, rank})
+    return id
   }
 
   /** A merchant's endpoint receives everything it selects; an app's only what its installation (not revoked) may read. */
@@ -158,7 +240,7 @@ export class Webhooks {
       if (endpoint.merchant !== scope.merchant || endpoint.env !== scope.env) continue
       if (endpointId === undefined && !endpoint.events.some((pattern) => matchesEventType(pattern, event.type))) continue
       if (!this.mayReceive(endpoint, event.type)) continue
-      this.storage.webhooks.enqueue(endpoint.id, event, JSON.stringify(event), this.now())
+      this.queue(endpoint, event, this.now())
       queued += 1
     }
     if (queued > 0 && this.started) setImmediate(() => this.kick())
@@ -243,8 +325,13 @@ export class Webhooks {
     const endpoint = this.storage.webhooks.endpoint(row.endpoint)
     if (!endpoint) return
     const attempt = row.attempts + 1
+    if (attempt <= row.fail_attempts) {
+      // A fault rule fails this attempt as a timeout would, without sending it: the retry schedule runs on.
+      this.record(row, attempt, {status: null, error: `timeout (injected by fault ${row.fault})`, injected: true})
+      return
+    }
     // Signed with the wall clock, not the test clock: receivers check the timestamp against their own time.
-    const signed = signWebhookPayload(row.body, endpoint.secret)
+    const signed = signWebhookPayload(row.body, this.signingSecrets(endpoint))
     let status: number | null = null
     let error: string | null = null
     // One controller per attempt, its timer and stop listener removed after: AbortSignal.any would hang a
@@ -270,14 +357,19 @@ export class Webhooks {
       clearTimeout(timer)
       this.abort.signal.removeEventListener('abort', stop)
     }
+    this.record(row, attempt, {status, error})
+  }
+
+  /** Logs an attempt and schedules the next one on the gateway clock, or ends the delivery (delivered or given up). */
+  private record(row: DueDelivery, attempt: number, result: {status: number | null; error: string | null; injected?: boolean}): void {
     if (!this.storage.open) return
     const now = this.now()
-    const delivered = status !== null && status >= 200 && status < 300
+    const delivered = result.status !== null && result.status >= 200 && result.status < 300
     const next = delivered || attempt >= MAX_ATTEMPTS ? null : now + BACKOFF_SECONDS[attempt - 1]
     this.storage.transaction(() => {
       // The endpoint may have been deleted while the request was out: then there is nothing to record.
       if (!this.storage.webhooks.endpoint(row.endpoint)) return
-      this.storage.webhooks.recordAttempt(row.id, attempt, now, {status, error, next, delivered})
+      this.storage.webhooks.recordAttempt(row.id, attempt, now, {...result, next, delivered})
     })
     this.attemptsMade += 1
   }

@@ -128,8 +128,14 @@ export class GatewayAdmin {
     /** The merchant's endpoints, secrets masked. */
     list: (merchantId: string, opts?: RequestOptions) => this.call('webhookEndpoints.list', {query: {merchant: merchantId}, opts}),
     delete: (endpointId: string, opts?: RequestOptions) => this.call('webhookEndpoints.delete', {params: {id: endpointId}, opts}),
-    /** The attempt log, oldest first. */
+    /** The attempt log in the order attempts were made, with what fault rules injected (`fault`, `injected`). */
     deliveries: (endpointId: string, opts?: RequestOptions) => this.call('webhookEndpoints.deliveries', {params: {id: endpointId}, opts}),
+    /**
+     * A new signing secret, in full this once; the previous one keeps signing (a second `v1`) for
+     * `expire_previous_in_seconds` of gateway-clock time (default 24 h; 0 ends it at once).
+     */
+    rotateSecret: (endpointId: string, body: admin.AdminWebhookSecretRotate = {}, opts?: RequestOptions) =>
+      this.call('webhookEndpoints.rotateSecret', {params: {id: endpointId}, body, opts}),
   }
 
   readonly checkouts = {

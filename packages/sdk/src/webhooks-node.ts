@@ -20,16 +20,20 @@ export function computeSignature(secret: string, timestamp: number, body: string
   return createHmac('sha256', secret).update(`${timestamp}.`).update(body).digest('hex')
 }
 
-/** Signs a payload the way the platform does; used by tests and by the gateway's webhook delivery. */
+/**
+ * Signs a payload the way the platform does; used by tests and by the gateway's webhook delivery. With
+ * several secrets (during a rotation, newest first) the header carries one `v1` per secret, in that order.
+ */
 export function signWebhookPayload(
   payload: string | Buffer | object,
-  secret: string,
+  secretOrSecrets: string | readonly string[],
   opts: {timestamp?: number} = {},
 ): {header: string; body: string; timestamp: number} {
   const body =
     typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : JSON.stringify(payload)
   const timestamp = opts.timestamp ?? Math.floor(Date.now() / 1000)
-  return {header: `t=${timestamp},v1=${computeSignature(secret, timestamp, body)}`, body, timestamp}
+  const secrets = typeof secretOrSecrets === 'string' ? [secretOrSecrets] : secretOrSecrets
+  return {header: [`t=${timestamp}`, ...secrets.map((secret) => `v1=${computeSignature(secret, timestamp, body)}`)].join(','), body, timestamp}
 }
 
 function rawBytes(rawBody: unknown): Buffer {

@@ -31,11 +31,24 @@ export function listWebhookEndpoints(gw: Platform, merchant: string) {
   return {object: 'list' as const, has_more: false, data}
 }
 
-export function requireEndpoint(gw: Platform, id: string): WebhookEndpointDoc {
+export function requireEndpoint(gw: Platform, id: string, param?: string): WebhookEndpointDoc {
   const endpoint = gw.webhooks.get(id)
-  if (!endpoint) throw notFound('webhook endpoint', id)
+  if (!endpoint) throw notFound('webhook endpoint', id, undefined, param)
   return endpoint
 }
+
+/**
+ * A new signing secret, answered in full this once (lists mask it). The secret it replaces keeps signing,
+ * as a second `v1` of each delivery's signature, for `expirePreviousIn` seconds of gateway-clock time
+ * (default 24 h, like the platforms receivers know; 0 ends it at once), so receivers can switch without
+ * dropping events.
+ */
+export function rotateWebhookSecret(gw: Platform, id: string, expirePreviousIn = DEFAULT_SECRET_OVERLAP_SECONDS): WebhookEndpointDoc {
+  requireEndpoint(gw, id)
+  return gw.webhooks.rotateSecret(id, expirePreviousIn)!
+}
+
+export const DEFAULT_SECRET_OVERLAP_SECONDS = 24 * 3600
 
 export function deleteWebhookEndpoint(gw: Platform, id: string) {
   requireEndpoint(gw, id)

@@ -16,7 +16,7 @@ import {createPayout} from '../domain/payouts.js'
 import {refundPayment} from '../domain/refunds.js'
 import {findDoc} from '../domain/shared.js'
 import {cancelSubscription, confirmSubscription, setRenewalOutcome, subscriptionFixture, subscriptionSchedule} from '../domain/subscriptions.js'
-import {createWebhookEndpoint, deleteWebhookEndpoint, listWebhookEndpoints, webhookDeliveries} from '../domain/webhook-endpoints.js'
+import {createWebhookEndpoint, deleteWebhookEndpoint, listWebhookEndpoints, requireEndpoint, rotateWebhookSecret, webhookDeliveries} from '../domain/webhook-endpoints.js'
 import {notFound} from '../errors.js'
 import type {Platform} from '../platform.js'
 import type {Scope} from '../storage/documents.js'
@@ -55,6 +55,7 @@ export const adminHandlers: AdminHandlers = {
   'webhookEndpoints.list': ({gw, query}) => listWebhookEndpoints(gw, query.merchant),
   'webhookEndpoints.delete': ({gw, params}) => deleteWebhookEndpoint(gw, params.id),
   'webhookEndpoints.deliveries': ({gw, params}) => webhookDeliveries(gw, params.id),
+  'webhookEndpoints.rotateSecret': ({gw, params, body}) => rotateWebhookSecret(gw, params.id, body.expire_previous_in_seconds),
 
   'checkouts.complete': ({gw, params, body}) => {
     const {scope, session} = sessionById(gw, params.session_id)
@@ -83,6 +84,7 @@ export const adminHandlers: AdminHandlers = {
 
   'faults.create': ({gw, body}) => {
     if (body.merchant) requireMerchant(gw, body.merchant)
+    if (body.endpoint) requireEndpoint(gw, body.endpoint, 'endpoint')
     return gw.faults.add(body)
   },
   'faults.list': ({gw}) => ({object: 'list', has_more: false, data: gw.faults.list()}),

@@ -81,7 +81,9 @@ CREATE TABLE IF NOT EXISTS webhook_endpoints (
   url TEXT NOT NULL,
   events TEXT NOT NULL,
   secret TEXT NOT NULL,
-  created INTEGER NOT NULL
+  created INTEGER NOT NULL,
+  installation TEXT,
+  previous_secrets TEXT
 );
 CREATE INDEX IF NOT EXISTS webhook_endpoints_by_scope ON webhook_endpoints (merchant, env);
 CREATE TABLE IF NOT EXISTS webhook_deliveries (
@@ -93,7 +95,13 @@ CREATE TABLE IF NOT EXISTS webhook_deliveries (
   attempts INTEGER NOT NULL DEFAULT 0,
   next_attempt INTEGER,
   delivered INTEGER,
-  created INTEGER NOT NULL
+  created INTEGER NOT NULL,
+  fault TEXT,
+  fail_attempts INTEGER NOT NULL DEFAULT 0,
+  effects TEXT,
+  duplicate_of INTEGER,
+  held_until INTEGER,
+  ord REAL
 );
 CREATE INDEX IF NOT EXISTS webhook_deliveries_due ON webhook_deliveries (next_attempt) WHERE next_attempt IS NOT NULL;
 CREATE TABLE IF NOT EXISTS webhook_attempts (
@@ -103,6 +111,7 @@ CREATE TABLE IF NOT EXISTS webhook_attempts (
   status INTEGER,
   error TEXT,
   next_attempt INTEGER,
+  injected INTEGER NOT NULL DEFAULT 0,
   PRIMARY KEY (delivery, attempt)
 );
 CREATE TABLE IF NOT EXISTS idempotency (
@@ -184,15 +193,23 @@ export class SqliteStorage implements Storage {
     this.db.pragma('synchronous = NORMAL')
     this.db.pragma('foreign_keys = ON')
     this.db.exec(SCHEMA)
-    // Databases from before app endpoints and publishable keys gain those columns.
+    // Databases from before app endpoints, publishable keys, secret rotation and webhook faults gain those columns.
     this.addColumn('webhook_endpoints', 'installation')
+    this.addColumn('webhook_endpoints', 'previous_secrets')
     this.addColumn('credentials', 'origins')
+    this.addColumn('webhook_deliveries', 'fault')
+    this.addColumn('webhook_deliveries', 'fail_attempts', 'INTEGER NOT NULL DEFAULT 0')
+    this.addColumn('webhook_deliveries', 'effects')
+    this.addColumn('webhook_deliveries', 'duplicate_of', 'INTEGER')
+    this.addColumn('webhook_deliveries', 'held_until', 'INTEGER')
+    this.addColumn('webhook_deliveries', 'ord', 'REAL')
+    this.addColumn('webhook_attempts', 'injected', 'INTEGER NOT NULL DEFAULT 0')
   }
 
-  /** Adds a TEXT column to a table of a database created before the column existed. */
-  private addColumn(table: 'webhook_endpoints' | 'credentials', column: string): void {
+  /** Adds a column to a table of a database created before the column existed. */
+  private addColumn(table: 'webhook_endpoints' | 'credentials' | 'webhook_deliveries' | 'webhook_attempts', column: string, type = 'TEXT'): void {
     const columns = this.db.prepare<[], {name: string}>(`PRAGMA table_info(${table})`).all()
-    if (!columns.some((c) => c.name === column)) this.db.exec(`ALTER TABLE ${table} ADD COLUMN ${column} TEXT`)
+    if (!columns.some((c) => c.name === column)) this.db.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${type}`)
   }
 
   /** A cached prepared statement. */
@@ -422,7 +439,8 @@ export class SqliteStorage implements Storage {
   }
 
   readonly webhooks: WebhookTable = {
-    insertEndpoint: (e) => this.insertRow('webhook_endpoints', {...e, events: JSON.stringify(e.events)}),
+    insertEndpoint: (e) =>
+      this.insertRow('webhook_endpoints', {...e, events: JSON.stringify(e.events), previous_secrets: JSON.stringify(e.previous_secrets)}),
     endpoint: (id) => endpointRecord(this.sql<EndpointRow>('SELECT * FROM webhook_endpoints WHERE id = ?').get(id)),
     endpointsOf: (merchant) =>
       this.sql<EndpointRow>('SELECT * FROM webhook_endpoints WHERE merchant = ? ORDER BY created DESC, rowid DESC')
@@ -433,22 +451,55 @@ export class SqliteStorage implements Storage {
         .all(scope.merchant, scope.env)
         .map((row) => endpointRecord(row)!),
     removeEndpoint: (id) => this.sql('DELETE FROM webhook_endpoints WHERE id = ?').run(id).changes > 0,
-    enqueue: (endpoint, event, body, at = event.created) =>
-      this.insertRow('webhook_deliveries', {endpoint, event_id: event.id, event_type: event.type, body, next_attempt: at, created: at}),
+    setSecrets: (id, secret, previous) => {
+      this.sql('UPDATE webhook_endpoints SET secret = ?, previous_secrets = ? WHERE id = ?').run(secret, JSON.stringify(previous), id)
+    },
+    enqueue: (endpoint, event, body, at, fault) =>
+      Number(
+        this.sql(
+          `INSERT INTO webhook_deliveries (endpoint, event_id, event_type, body, next_attempt, created, fault, fail_attempts, effects, duplicate_of, held_until, ord)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        ).run(
+          endpoint,
+          event.id,
+          event.type,
+          body,
+          at,
+          at,
+          fault?.rule ?? null,
+          fault?.failAttempts ?? 0,
+          fault && fault.effects.length > 0 ? JSON.stringify(fault.effects) : null,
+          fault?.duplicateOf ?? null,
+          fault?.heldUntil ?? null,
+          fault?.ord ?? null,
+        ).lastInsertRowid,
+      ),
     nextDue: () => this.sql<{due: number | null}>('SELECT MIN(next_attempt) AS due FROM webhook_deliveries WHERE next_attempt IS NOT NULL').get()?.due ?? undefined,
     due: (now, limit) =>
       this.sql<DueDelivery>(
-        'SELECT id, endpoint, event_id, event_type, body, attempts FROM webhook_deliveries WHERE next_attempt IS NOT NULL AND next_attempt <= ? ORDER BY id LIMIT ?',
+        `SELECT id, endpoint, event_id, event_type, body, attempts, fault, fail_attempts FROM webhook_deliveries
+         WHERE next_attempt IS NOT NULL AND next_attempt <= ? ORDER BY COALESCE(ord, id) LIMIT ?`,
       ).all(now, limit),
     recordAttempt: (delivery, attempt, at, outcome) => {
       this.sql('UPDATE webhook_deliveries SET attempts = ?, next_attempt = ?, delivered = ? WHERE id = ?').run(attempt, outcome.next, outcome.delivered ? at : null, delivery)
-      this.insertRow('webhook_attempts', {delivery, attempt, attempted: at, status: outcome.status, error: outcome.error, next_attempt: outcome.next})
+      this.insertRow('webhook_attempts', {
+        delivery,
+        attempt,
+        attempted: at,
+        status: outcome.status,
+        error: outcome.error,
+        next_attempt: outcome.next,
+        injected: outcome.injected ? 1 : 0,
+      })
     },
     attempts: (endpoint) =>
-      this.sql<DeliveryAttempt>(
-        `SELECT a.delivery, d.event_id, d.event_type, a.attempt, a.attempted, a.status, a.error, a.next_attempt
-         FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery WHERE d.endpoint = ? ORDER BY a.delivery, a.attempt`,
-      ).all(endpoint),
+      this.sql<Omit<DeliveryAttempt, 'injected' | 'effects'> & {injected: number; effects: string | null}>(
+        `SELECT a.delivery, d.event_id, d.event_type, a.attempt, a.attempted, a.status, a.error, a.next_attempt, a.injected,
+                d.fault, d.effects, d.duplicate_of, d.held_until
+         FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery WHERE d.endpoint = ? ORDER BY a.rowid`,
+      )
+        .all(endpoint)
+        .map((row) => ({...row, injected: row.injected === 1, effects: row.effects ? (JSON.parse(row.effects) as DeliveryAttempt['effects']) : []})),
   }
 
   readonly jobs: JobTable = {
@@ -470,6 +521,7 @@ export class SqliteStorage implements Storage {
   }
 }
 
-type EndpointRow = Omit<WebhookEndpointRecord, 'events'> & {events: string}
+type EndpointRow = Omit<WebhookEndpointRecord, 'events' | 'previous_secrets'> & {events: string; previous_secrets: string | null}
 
-const endpointRecord = (row: EndpointRow | undefined): WebhookEndpointRecord | undefined => row && {...row, events: JSON.parse(row.events) as string[]}
+const endpointRecord = (row: EndpointRow | undefined): WebhookEndpointRecord | undefined =>
+  row && {...row, events: JSON.parse(row.events) as string[], previous_secrets: row.previous_secrets ? (JSON.parse(row.previous_secrets) as WebhookEndpointRecord['previous_secrets']) : []}

@@ -118,6 +118,22 @@ export interface WebhookEndpointRecord {
   /** An installed app's endpoint (`inst_…`): it receives only what the app's scopes may read; null for the merchant's own. */
   installation: string | null
   created: number
+  /** Secrets replaced by a rotation that still sign until `expires` (gateway clock), newest first. */
+  previous_secrets: Array<{secret: string; expires: number}>
+}
+
+/** What a webhook fault rule did to a delivery when it was queued (see domain/faults.ts). */
+export interface DeliveryFault {
+  /** The rule's id. */
+  rule: string
+  /** Attempts to record as failed (timeouts) without sending. */
+  failAttempts: number
+  /** Delivery-level effects: the copy of `duplicateOf`, held, reordered. */
+  effects: Array<'duplicate' | 'delayed' | 'reordered'>
+  duplicateOf?: number
+  heldUntil?: number
+  /** Sort key among due deliveries (default: the delivery's id); reordered ones sort newest first within their batch. */
+  ord?: number
 }
 
 export interface DueDelivery {
@@ -127,6 +143,9 @@ export interface DueDelivery {
   event_type: string
   body: string
   attempts: number
+  /** The fault rule that struck it, and how many of its first attempts fail without being sent. */
+  fault: string | null
+  fail_attempts: number
 }
 
 export interface DeliveryAttempt {
@@ -138,6 +157,12 @@ export interface DeliveryAttempt {
   status: number | null
   error: string | null
   next_attempt: number | null
+  /** The attempt was failed by a fault rule, not sent. */
+  injected: boolean
+  fault: string | null
+  effects: Array<'duplicate' | 'delayed' | 'reordered'>
+  duplicate_of: number | null
+  held_until: number | null
 }
 
 /** Webhook endpoints and an outbox of deliveries written in the transaction of the event they carry. */
@@ -149,13 +174,21 @@ export interface WebhookTable {
   endpointsIn(scope: Scope): WebhookEndpointRecord[]
   /** Deletes the endpoint with its pending deliveries and their log. */
   removeEndpoint(id: string): boolean
-  /** Queues a delivery, due at `at` (default: the event's creation). */
-  enqueue(endpoint: string, event: {id: string; type: string; created: number}, body: string, at?: number): void
+  /** Replaces an endpoint's secret, keeping earlier ones that still sign until their expiry. */
+  setSecrets(id: string, secret: string, previous: WebhookEndpointRecord['previous_secrets']): void
+  /** Queues a delivery, due at `at`, as a fault rule may have changed it; answers its id. */
+  enqueue(endpoint: string, event: {id: string; type: string}, body: string, at: number, fault?: DeliveryFault): number
+  /** Due deliveries, in delivery order (their `ord`, else their id). */
   due(now: number, limit: number): DueDelivery[]
   /** When the earliest pending attempt is due; undefined when none is. */
   nextDue(): number | undefined
   /** Records one attempt and what follows it (the next attempt, or delivered / given up). */
-  recordAttempt(delivery: number, attempt: number, at: number, outcome: {status: number | null; error: string | null; next: number | null; delivered: boolean}): void
+  recordAttempt(
+    delivery: number,
+    attempt: number,
+    at: number,
+    outcome: {status: number | null; error: string | null; next: number | null; delivered: boolean; injected?: boolean},
+  ): void
   attempts(endpoint: string): DeliveryAttempt[]
 }
 
