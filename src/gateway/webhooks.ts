@@ -99,10 +99,9 @@ export class Webhooks {
    * A new secret for the endpoint, answered in full; the one it replaces keeps signing (as a second `v1`)
    * for `expirePreviousIn` seconds of gateway-clock time, 0 ending it at once.
    */
-  rotateSecret(id: string, expirePreviousIn: number): WebhookEndpointDoc | undefined {
+  rotateSecret(id: string, expirePreviousIn: number, secret = newSecret()): WebhookEndpointDoc | undefined {
     const record = this.storage.webhooks.endpoint(id)
     if (!record) return undefined
-    const secret = newSecret()
     const kept = this.stillValid(record.previous_secrets)
     const previous = expirePreviousIn > 0 ? [{secret: record.secret, expires: this.now() + expirePreviousIn}, ...kept] : kept
     this.storage.webhooks.setSecrets(id, secret, previous)

@@ -8,7 +8,7 @@
 import type {z} from 'zod'
 
 import {mask} from '@payapp/sdk/mask'
-import type {adminWebhookEndpointCreate} from '@payapp/sdk/schemas/admin'
+import type {adminWebhookEndpointCreate, adminWebhookSecretRotate} from '@payapp/sdk/schemas/admin'
 import {notFound} from '../errors.js'
 import type {Platform} from '../platform.js'
 import type {WebhookEndpointDoc} from '../webhooks.js'
@@ -37,18 +37,19 @@ export function requireEndpoint(gw: Platform, id: string, param?: string): Webho
   return endpoint
 }
 
+/** How long a rotated-out secret keeps signing unless the rotation says otherwise (seconds, gateway clock). */
+export const DEFAULT_SECRET_OVERLAP_SECONDS = 24 * 3600
+
 /**
  * A new signing secret, answered in full this once (lists mask it). The secret it replaces keeps signing,
  * as a second `v1` of each delivery's signature, for `expirePreviousIn` seconds of gateway-clock time
  * (default 24 h, like the platforms receivers know; 0 ends it at once), so receivers can switch without
  * dropping events.
  */
-export function rotateWebhookSecret(gw: Platform, id: string, expirePreviousIn = DEFAULT_SECRET_OVERLAP_SECONDS): WebhookEndpointDoc {
+export function rotateWebhookSecret(gw: Platform, id: string, body: z.output<typeof adminWebhookSecretRotate>): WebhookEndpointDoc {
   requireEndpoint(gw, id)
-  return gw.webhooks.rotateSecret(id, expirePreviousIn)!
+  return gw.webhooks.rotateSecret(id, body.expire_previous_in_seconds ?? DEFAULT_SECRET_OVERLAP_SECONDS, body.secret)!
 }
-
-export const DEFAULT_SECRET_OVERLAP_SECONDS = 24 * 3600
 
 export function deleteWebhookEndpoint(gw: Platform, id: string) {
   requireEndpoint(gw, id)

@@ -55,7 +55,7 @@ export const adminHandlers: AdminHandlers = {
   'webhookEndpoints.list': ({gw, query}) => listWebhookEndpoints(gw, query.merchant),
   'webhookEndpoints.delete': ({gw, params}) => deleteWebhookEndpoint(gw, params.id),
   'webhookEndpoints.deliveries': ({gw, params}) => webhookDeliveries(gw, params.id),
-  'webhookEndpoints.rotateSecret': ({gw, params, body}) => rotateWebhookSecret(gw, params.id, body.expire_previous_in_seconds),
+  'webhookEndpoints.rotateSecret': ({gw, params, body}) => rotateWebhookSecret(gw, params.id, body),
 
   'checkouts.complete': ({gw, params, body}) => {
     const {scope, session} = sessionById(gw, params.session_id)

@@ -168,6 +168,7 @@ export const adminWebhookSecretRotate = z.strictObject({
     .max(7 * 86_400)
     .optional()
     .describe('Seconds of gateway-clock time the previous secret keeps signing (default 86400; 0 ends it at once)'),
+  secret: z.string().min(8).max(200).optional().describe('The new secret (default: a new random whsec_…), as when creating an endpoint'),
 })
 export type AdminWebhookSecretRotate = z.input<typeof adminWebhookSecretRotate>
 
