@@ -22,7 +22,7 @@ const stripeVerifies = (body: string, header: string | undefined, secret: string
     return false
   }
 }
-const sdkVerifies = (body: string, header: string | undefined, secret: string) => {
+const sdkVerifies = (body: string, header: string | undefined, secret: string | string[]) => {
   try {
     verifyWebhook(body, header, secret)
     return true
