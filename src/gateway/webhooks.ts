@@ -8,7 +8,7 @@
  * domain/webhook-endpoints.ts.
  */
 import {SDK_VERSION} from '@payapp/sdk/transport'
-import {matchesEventType, SIGNATURE_HEADER, signWebhookPayload} from '@payapp/sdk/webhooks-node'
+import {DELIVERY_ID_HEADER, matchesEventType, SIGNATURE_HEADER, signWebhookPayload} from '@payapp/sdk/webhooks-node'
 import type {Faults} from './domain/faults.js'
 import {newId, randomText} from './ids.js'
 import type {Env, EventDoc, Scope} from './storage/documents.js'
@@ -173,14 +173,17 @@ export class Webhooks {
       this.queue(endpoint, event, event.created)
       queued = true
     }
-    // setImmediate runs after the synchronous transaction has committed (or rolled back: then nothing is due).
-    if (queued && this.started && !this.kickQueued) {
-      this.kickQueued = true
-      setImmediate(() => {
-        this.kickQueued = false
-        this.kick()
-      })
-    }
+    if (queued) this.kickSoon()
+  }
+
+  /** Kicks the worker once the current transaction has committed (or rolled back: then nothing is due). */
+  private kickSoon(): void {
+    if (!this.started || this.kickQueued) return
+    this.kickQueued = true
+    setImmediate(() => {
+      this.kickQueued = false
+      this.kick()
+    })
   }
 
   /** Queues one delivery due at `at`, as the first webhook fault rule that strikes it (if any) says. */
@@ -242,7 +245,7 @@ export class Webhooks {
       this.queue(endpoint, event, this.now())
       queued += 1
     }
-    if (queued > 0 && this.started) setImmediate(() => this.kick())
+    if (queued > 0) this.kickSoon()
     return queued
   }
 
@@ -342,7 +345,12 @@ export class Webhooks {
     try {
       const res = await fetch(endpoint.url, {
         method: 'POST',
-        headers: {'content-type': 'application/json', [SIGNATURE_HEADER]: signed.header, 'user-agent': `payapp-gateway/${SDK_VERSION}`},
+        headers: {
+          'content-type': 'application/json',
+          [SIGNATURE_HEADER]: signed.header,
+          [DELIVERY_ID_HEADER]: String(row.id),
+          'user-agent': `payapp-gateway/${SDK_VERSION}`,
+        },
         body: signed.body,
         redirect: 'manual',
         signal: attemptAbort.signal,

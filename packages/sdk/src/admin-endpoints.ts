@@ -62,7 +62,14 @@ export const adminEndpoints = lazyTable({
     body: () => admin.adminSandboxReset,
     ...ok,
   }),
-  'events.list': adminRoute('GET', '/events', () => commerce.event, 'Events the gateway emitted, newest first (what webhooks deliver)', {query: () => admin.adminEventsQuery, list: true}),
+  'events.list': adminRoute('GET', '/events', () => commerce.event, 'Events the gateway emitted, newest first (what webhooks deliver), by type, time and delivery state', {
+    query: () => admin.adminEventsQuery,
+    list: true,
+  }),
+  'events.resendMany': adminRoute('POST', '/events/resend', () => admin.adminEventsResendResult, 'Queue again every logged event a filter selects (type, time, delivery state), oldest first', {
+    body: () => admin.adminEventsResend,
+    ...ok,
+  }),
   'events.resend': adminRoute('POST', '/events/{id}/resend', () => admin.adminEventResendResult, 'Queue a logged event again: to one endpoint, or every endpoint that selects it', {
     body: () => admin.adminEventResend,
     ...ok,

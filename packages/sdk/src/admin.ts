@@ -120,6 +120,8 @@ export class GatewayAdmin {
     /** Queues an event again: to one endpoint, or to every endpoint of its merchant and environment that selects it. */
     resend: (eventId: string, body: z.input<typeof admin.adminEventResend> = {}, opts?: RequestOptions) =>
       this.call('events.resend', {params: {id: eventId}, body, opts}),
+    /** Queues again every logged event the filter selects (`delivery: 'failed'`, `since`, `type`…), oldest first. */
+    resendMany: (body: admin.AdminEventsResend, opts?: RequestOptions) => this.call('events.resendMany', {body, opts}),
   }
 
   readonly webhookEndpoints = {

@@ -15,6 +15,12 @@ export {
   type VerifyWebhookOptions,
 } from './webhooks-web.js'
 
+/**
+ * The gateway's delivery number (as in its delivery log): the same on every attempt of one delivery, another
+ * on a duplicate, so a relay can tell a redelivery it already forwarded from a second delivery of an event.
+ */
+export const DELIVERY_ID_HEADER = 'Service-Delivery-Id'
+
 /** Hex HMAC-SHA256 of `${timestamp}.${body}`; the body is hashed as given, bytes untouched. */
 export function computeSignature(secret: string, timestamp: number, body: string | Buffer): string {
   return createHmac('sha256', secret).update(`${timestamp}.`).update(body).digest('hex')

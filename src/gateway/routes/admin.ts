@@ -8,7 +8,7 @@ import {advanceClock, clockView} from '../domain/clock.js'
 import {createApiKey, createInstallation, revokeCredential} from '../domain/credentials.js'
 import {disputePayment} from '../domain/disputes.js'
 import {requireFault} from '../domain/faults.js'
-import {listEvents, resendEvent} from '../domain/events.js'
+import {listEvents, resendEvent, resendEvents} from '../domain/events.js'
 import {completeSession, expireOpenSession, findSession} from '../domain/checkout.js'
 import {issueInvoice} from '../domain/invoices.js'
 import {adminMerchantView, createMerchant, requireMerchant, resetSandbox} from '../domain/merchants.js'
@@ -50,6 +50,10 @@ export const adminHandlers: AdminHandlers = {
   'sandbox.reset': ({gw, body}) => resetSandbox(gw, body.merchant),
   'events.list': ({gw, query}) => listEvents(gw, {merchant: query.merchant, env: query.env}, query),
   'events.resend': ({gw, params, body}) => resendEvent(gw, params.id, body.endpoint),
+  'events.resendMany': ({gw, body}) => {
+    requireMerchant(gw, body.merchant)
+    return resendEvents(gw, body)
+  },
 
   'webhookEndpoints.create': ({gw, body}) => createWebhookEndpoint(gw, body),
   'webhookEndpoints.list': ({gw, query}) => listWebhookEndpoints(gw, query.merchant),

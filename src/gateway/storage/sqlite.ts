@@ -104,6 +104,7 @@ CREATE TABLE IF NOT EXISTS webhook_deliveries (
   ord REAL
 );
 CREATE INDEX IF NOT EXISTS webhook_deliveries_due ON webhook_deliveries (next_attempt) WHERE next_attempt IS NOT NULL;
+CREATE INDEX IF NOT EXISTS webhook_deliveries_by_event ON webhook_deliveries (event_id);
 CREATE TABLE IF NOT EXISTS webhook_attempts (
   delivery INTEGER NOT NULL REFERENCES webhook_deliveries(id) ON DELETE CASCADE,
   attempt INTEGER NOT NULL,
@@ -500,6 +501,17 @@ export class SqliteStorage implements Storage {
       )
         .all(endpoint)
         .map((row) => ({...row, injected: row.injected === 1, effects: row.effects ? (JSON.parse(row.effects) as DeliveryAttempt['effects']) : []})),
+    deliveryCounts: (eventIds) => {
+      const counts = new Map<string, {delivered: number; failing: number; unattempted: number}>()
+      const rows = this.sql<{event_id: string; delivered: number; failing: number; unattempted: number}>(
+        `SELECT event_id, SUM(ok) AS delivered, SUM(NOT ok AND tried) AS failing, SUM(NOT ok AND NOT tried) AS unattempted
+         FROM (SELECT event_id, MAX(delivered IS NOT NULL) AS ok, MAX(attempts > 0) AS tried FROM webhook_deliveries
+               WHERE event_id IN (SELECT value FROM json_each(?)) GROUP BY event_id, endpoint)
+         GROUP BY event_id`,
+      ).all(JSON.stringify(eventIds))
+      for (const {event_id, ...c} of rows) counts.set(event_id, c)
+      return counts
+    },
   }
 
   readonly jobs: JobTable = {

@@ -190,6 +190,11 @@ export interface WebhookTable {
     outcome: {status: number | null; error: string | null; next: number | null; delivered: boolean; injected?: boolean},
   ): void
   attempts(endpoint: string): DeliveryAttempt[]
+  /**
+   * Per event (of those given that have deliveries), over the endpoints it was queued for: how many got it
+   * (some delivery succeeded), are failing (attempted, none succeeded: retrying or given up), or were not attempted yet.
+   */
+  deliveryCounts(eventIds: readonly string[]): Map<string, {delivered: number; failing: number; unattempted: number}>
 }
 
 /** Due work on the clock (see scheduler.ts): one row per job, run once when the clock reaches `due`. */

@@ -245,6 +245,23 @@ export type AdminFaultCreate = z.input<typeof adminFaultCreate>
 /** `gateway start --faults FILE`: a list of rules, bare or under `faults`. */
 export const adminFaultFile = z.union([z.array(adminFaultCreate), z.strictObject({faults: z.array(adminFaultCreate)})])
 
+/** Delivery states an event may be filtered by (over every delivery of it to any endpoint). */
+export const EVENT_DELIVERY_STATES = ['delivered', 'pending', 'failed', 'none'] as const
+
+/** The filter the event log and a resend of many events share. */
+const eventFilter = {
+  type: z.string().optional().describe('An event type, or a prefix ending in * such as checkout.session.*'),
+  since: z
+    .string()
+    .optional()
+    .describe('An event id (the events after it in the log) or a time, Unix seconds or ISO 8601 (events created at or after it, gateway clock)'),
+  until: z.string().optional().describe('A time, Unix seconds or ISO 8601: events created at or before it (gateway clock)'),
+  delivery: z
+    .enum(EVENT_DELIVERY_STATES)
+    .optional()
+    .describe('failed: an endpoint has not got it after an attempt (retrying or given up); pending: an endpoint has not been tried yet; delivered: every endpoint got it; none: it was queued for no endpoint'),
+}
+
 /** Admin queries are lenient, like the platform's: an unknown env means test, a bad limit the default. */
 export const adminEventsQuery = z.object({
   merchant: z.string().describe('Merchant id (mch_…)'),
@@ -253,7 +270,8 @@ export const adminEventsQuery = z.object({
     .optional()
     .transform((v): 'live' | 'test' => (v === 'live' ? 'live' : 'test'))
     .describe('live or test (default)'),
-  type: z.string().optional().describe('An event type, or a prefix ending in * such as checkout.session.*'),
+  ...eventFilter,
+  order: z.enum(['asc', 'desc']).optional().describe('desc: newest first (default); asc: oldest first'),
   limit: z
     .union([z.number(), z.string()])
     .optional()
@@ -261,6 +279,15 @@ export const adminEventsQuery = z.object({
     .describe('Default 100, at most 1000'),
 })
 export type AdminEventsQuery = z.input<typeof adminEventsQuery>
+
+/** `POST /_admin/events/resend`: every logged event the filter selects, oldest first (at most 10 000). */
+export const adminEventsResend = z.strictObject({
+  merchant: z.string().min(1),
+  env: environment.default('test'),
+  endpoint: z.string().min(1).optional().describe('Webhook endpoint id (we_…); default: every endpoint that selects each event'),
+  ...eventFilter,
+})
+export type AdminEventsResend = z.input<typeof adminEventsResend>
 
 export const adminMerchantQuery = z.object({merchant: z.string().describe('Merchant id (mch_…)')})
 
@@ -440,3 +467,14 @@ export type AdminScheduledJob = z.output<typeof adminScheduledJob>
 
 export const adminEventResendResult = z.looseObject({object: z.literal('event_resend'), event: z.string(), queued_deliveries: z.number()})
 export type AdminEventResendResult = z.output<typeof adminEventResendResult>
+
+/** What a resend of many events queued: how many events the filter selected, and deliveries in all. */
+export const adminEventsResendResult = z.looseObject({
+  object: z.literal('event_resend_batch'),
+  events: z.number(),
+  queued_deliveries: z.number(),
+  /** The oldest and newest event resent, or null when none matched. */
+  first: z.string().nullable(),
+  last: z.string().nullable(),
+})
+export type AdminEventsResendResult = z.output<typeof adminEventsResendResult>
