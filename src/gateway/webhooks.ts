@@ -7,6 +7,9 @@
  * with it, so the delivery log says what was injected. The admin API manages endpoints through
  * domain/webhook-endpoints.ts.
  */
+import {Agent as HttpAgent, request as httpRequest, type ClientRequest} from 'node:http'
+import {Agent as HttpsAgent, request as httpsRequest} from 'node:https'
+
 import {SDK_VERSION} from '@payapp/sdk/transport'
 import {DELIVERY_ID_HEADER, matchesEventType, SIGNATURE_HEADER, signWebhookPayload} from '@payapp/sdk/webhooks-node'
 import type {Faults} from './domain/faults.js'
@@ -56,9 +59,9 @@ function scopeForEvent(type: string): string | undefined {
 
 /** What went wrong on a delivery that got no HTTP answer, in a word a log reader knows. */
 function describeFailure(err: unknown): string {
-  const e = err as {name?: string; message?: string; cause?: {code?: string; message?: string}}
+  const e = err as {name?: string; code?: string; message?: string}
   if (e?.name === 'TimeoutError') return `timeout after ${DELIVERY_TIMEOUT_MS / 1000} s`
-  return e?.cause?.code ?? e?.cause?.message ?? e?.message ?? String(err)
+  return e?.code ?? e?.message ?? String(err)
 }
 
 export class Webhooks {
@@ -67,7 +70,6 @@ export class Webhooks {
   private kickQueued = false
   /** Endpoints with a delivery chain running: one request at a time per endpoint keeps events in order. */
   private readonly busy = new Map<string, Promise<void>>()
-  private readonly abort = new AbortController()
   /** Attempts finished and logged since start, so `drain` can tell progress from a stall. */
   private attemptsMade = 0
 
@@ -261,15 +263,17 @@ export class Webhooks {
   async stop(): Promise<void> {
     this.started = false
     clearInterval(this.timer)
-    this.abort.abort()
+    for (const req of this.inFlight) req.destroy(new Error('gateway stopping'))
     await Promise.allSettled([...this.busy.values()])
+    this.agents?.http.destroy()
+    this.agents?.https.destroy()
   }
 
   /** Starts a delivery chain for every endpoint that has due deliveries and none running. */
   kick(): void {
     if (!this.started || !this.storage.open) return
     try {
-      this.startChains(this.storage.webhooks.due(this.now(), BATCH))
+      this.startChains(this.now())
     } catch {
       // The database closed under the poll (shutdown).
     }
@@ -291,36 +295,76 @@ export class Webhooks {
       if (!this.started || !this.storage.open) break
       const round = this.attemptsMade
       await Promise.allSettled([...this.busy.values()])
-      const due = this.storage.webhooks.due(upTo, BATCH)
-      if (due.length === 0) break
-      this.startChains(due)
+      if (!this.startChains(upTo)) break
       await Promise.allSettled([...this.busy.values()])
       if (this.attemptsMade === round) break
     }
     return this.attemptsMade - before
   }
 
-  private startChains(due: DueDelivery[]): void {
-    const byEndpoint = new Map<string, DueDelivery[]>()
-    for (const row of due) {
-      if (this.busy.has(row.endpoint)) continue
-      const rows = byEndpoint.get(row.endpoint) ?? []
-      rows.push(row)
-      byEndpoint.set(row.endpoint, rows)
-    }
-    for (const [endpoint, rows] of byEndpoint) {
+  /**
+   * One chain per endpoint with deliveries due by `upTo` and no chain running: each endpoint's deliveries
+   * go one at a time, in order, and never wait for another endpoint's. Answers whether any endpoint had some.
+   */
+  private startChains(upTo: number): boolean {
+    const endpoints = this.storage.webhooks.dueEndpoints(upTo)
+    for (const endpoint of endpoints) {
+      if (this.busy.has(endpoint)) continue
       const chain = (async () => {
-        for (const row of rows) {
-          if (!this.started) return
-          await this.deliver(row).catch(() => {})
+        // The chain runs while its endpoint has due deliveries (up to the clock's pinned moment during an advance).
+        for (;;) {
+          if (!this.started || !this.storage.open) return
+          // The gateway's now: the pinned moment during an advance, so nothing due later is sent early.
+          const rows = this.storage.webhooks.dueFor(endpoint, this.now(), BATCH)
+          if (rows.length === 0) return
+          for (const row of rows) {
+            if (!this.started) return
+            await this.deliver(row).catch(() => {})
+          }
         }
-      })().finally(() => {
-        this.busy.delete(endpoint)
-        // More may have come due while this chain ran.
-        if (this.started) setImmediate(() => this.kick())
-      })
+      })()
+        .catch(() => {})
+        .finally(() => {
+          this.busy.delete(endpoint)
+          // A delivery queued as the chain found none left finds it gone: look again.
+          this.kickSoon()
+        })
       this.busy.set(endpoint, chain)
     }
+    return endpoints.length > 0
+  }
+
+  /** Keep-alive connections per scheme, made on the first delivery. */
+  private agents?: {http: HttpAgent; https: HttpsAgent}
+  private readonly inFlight = new Set<ClientRequest>()
+
+  /**
+   * POSTs one delivery with node:http(s) (fetch's per-request streams, abort signals and errors cost more
+   * than the request itself here) and answers the receiver's status; rejects with what went wrong.
+   */
+  private post(url: string, headers: Record<string, string>, body: string): Promise<number> {
+    this.agents ??= {http: new HttpAgent({keepAlive: true}), https: new HttpsAgent({keepAlive: true})}
+    const target = new URL(url)
+    const https = target.protocol === 'https:'
+    return new Promise<number>((resolve, reject) => {
+      const req = (https ? httpsRequest : httpRequest)(
+        target,
+        {method: 'POST', headers: {...headers, 'content-length': String(Buffer.byteLength(body))}, agent: https ? this.agents!.https : this.agents!.http},
+        (res) => {
+          res.on('error', reject)
+          res.on('end', () => resolve(res.statusCode ?? 0))
+          res.resume()
+        },
+      )
+      const timer = setTimeout(() => req.destroy(Object.assign(new Error('timed out'), {name: 'TimeoutError'})), DELIVERY_TIMEOUT_MS)
+      this.inFlight.add(req)
+      req.on('close', () => {
+        clearTimeout(timer)
+        this.inFlight.delete(req)
+      })
+      req.on('error', reject)
+      req.end(body)
+    })
   }
 
   private async deliver(row: DueDelivery): Promise<void> {
@@ -336,33 +380,21 @@ export class Webhooks {
     const signed = signWebhookPayload(row.body, this.signingSecrets(endpoint))
     let status: number | null = null
     let error: string | null = null
-    // One controller per attempt, its timer and stop listener removed after: AbortSignal.any would hang a
-    // listener per attempt on the worker's long-lived signal, which slows every later attempt.
-    const attemptAbort = new AbortController()
-    const timer = setTimeout(() => attemptAbort.abort(new DOMException('timed out', 'TimeoutError')), DELIVERY_TIMEOUT_MS)
-    const stop = () => attemptAbort.abort()
-    this.abort.signal.addEventListener('abort', stop, {once: true})
     try {
-      const res = await fetch(endpoint.url, {
-        method: 'POST',
-        headers: {
+      status = await this.post(
+        endpoint.url,
+        {
           'content-type': 'application/json',
           [SIGNATURE_HEADER]: signed.header,
           [DELIVERY_ID_HEADER]: String(row.id),
           'user-agent': `payapp-gateway/${SDK_VERSION}`,
         },
-        body: signed.body,
-        redirect: 'manual',
-        signal: attemptAbort.signal,
-      })
-      status = res.status
-      await res.body?.cancel().catch(() => {})
+        signed.body,
+      )
     } catch (err) {
-      if (this.abort.signal.aborted) return
+      // Stopping: the attempt stays due for the next start.
+      if (!this.started) return
       error = describeFailure(err)
-    } finally {
-      clearTimeout(timer)
-      this.abort.signal.removeEventListener('abort', stop)
     }
     this.record(row, attempt, {status, error})
   }

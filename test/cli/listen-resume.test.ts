@@ -10,8 +10,11 @@ import {verifyWebhook} from '@payapp/sdk/webhooks-node'
 import {BIN, cliEnv, ROOT, runCli, tempHome} from '../helpers/cli.js'
 import {advanceClock} from '../helpers/commerce.js'
 import {TestGateway, type Account} from '../helpers/gateway.js'
-import {receiver, sleep, until, type Receiver} from '../helpers/receiver.js'
+import {receiver, sleep, until as untilWithin, type Receiver} from '../helpers/receiver.js'
 import {date} from '../../src/cli/output.js'
+
+/** A CLI process on a busy machine: generous waits (they end as soon as the thing happens). */
+const until = <T>(probe: () => T | undefined | false | Promise<T | undefined | false>, what: string, ms = 15_000) => untilWithin(probe, what, ms)
 
 /** `payapp listen` as a process: its whole stdout and stderr, and a way to stop it. */
 function listen(args: string[], home: string, env: Record<string, string>) {

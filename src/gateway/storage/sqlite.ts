@@ -105,6 +105,7 @@ CREATE TABLE IF NOT EXISTS webhook_deliveries (
 );
 CREATE INDEX IF NOT EXISTS webhook_deliveries_due ON webhook_deliveries (next_attempt) WHERE next_attempt IS NOT NULL;
 CREATE INDEX IF NOT EXISTS webhook_deliveries_by_event ON webhook_deliveries (event_id);
+CREATE INDEX IF NOT EXISTS webhook_deliveries_due_by_endpoint ON webhook_deliveries (endpoint, next_attempt) WHERE next_attempt IS NOT NULL;
 CREATE TABLE IF NOT EXISTS webhook_attempts (
   delivery INTEGER NOT NULL REFERENCES webhook_deliveries(id) ON DELETE CASCADE,
   attempt INTEGER NOT NULL,
@@ -476,11 +477,15 @@ export class SqliteStorage implements Storage {
         ).lastInsertRowid,
       ),
     nextDue: () => this.sql<{due: number | null}>('SELECT MIN(next_attempt) AS due FROM webhook_deliveries WHERE next_attempt IS NOT NULL').get()?.due ?? undefined,
-    due: (now, limit) =>
+    dueEndpoints: (now) =>
+      this.sql<{endpoint: string}>('SELECT DISTINCT endpoint FROM webhook_deliveries WHERE next_attempt IS NOT NULL AND next_attempt <= ?')
+        .all(now)
+        .map((row) => row.endpoint),
+    dueFor: (endpoint, now, limit) =>
       this.sql<DueDelivery>(
         `SELECT id, endpoint, event_id, event_type, body, attempts, fault, fail_attempts FROM webhook_deliveries
-         WHERE next_attempt IS NOT NULL AND next_attempt <= ? ORDER BY COALESCE(ord, id) LIMIT ?`,
-      ).all(now, limit),
+         WHERE endpoint = ? AND next_attempt IS NOT NULL AND next_attempt <= ? ORDER BY COALESCE(ord, id) LIMIT ?`,
+      ).all(endpoint, now, limit),
     recordAttempt: (delivery, attempt, at, outcome) => {
       this.sql('UPDATE webhook_deliveries SET attempts = ?, next_attempt = ?, delivered = ? WHERE id = ?').run(attempt, outcome.next, outcome.delivered ? at : null, delivery)
       this.insertRow('webhook_attempts', {

@@ -178,8 +178,10 @@ export interface WebhookTable {
   setSecrets(id: string, secret: string, previous: WebhookEndpointRecord['previous_secrets']): void
   /** Queues a delivery, due at `at`, as a fault rule may have changed it; answers its id. */
   enqueue(endpoint: string, event: {id: string; type: string}, body: string, at: number, fault?: DeliveryFault): number
-  /** Due deliveries, in delivery order (their `ord`, else their id). */
-  due(now: number, limit: number): DueDelivery[]
+  /** Endpoints with deliveries due at or before `now`. */
+  dueEndpoints(now: number): string[]
+  /** An endpoint's due deliveries, in delivery order (their `ord`, else their id). */
+  dueFor(endpoint: string, now: number, limit: number): DueDelivery[]
   /** When the earliest pending attempt is due; undefined when none is. */
   nextDue(): number | undefined
   /** Records one attempt and what follows it (the next attempt, or delivered / given up). */
