@@ -267,6 +267,7 @@ export class Webhooks {
     await Promise.allSettled([...this.busy.values()])
     this.agents?.http.destroy()
     this.agents?.https.destroy()
+    this.agents = undefined
   }
 
   /** Starts a delivery chain for every endpoint that has due deliveries and none running. */
