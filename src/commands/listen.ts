@@ -119,7 +119,8 @@ Nothing is lost across gaps: events logged while listen was away (stopped, or it
     err('Press Ctrl-C to stop.')
 
     let ticks = 0
-    let rotationSeen = endpoint.previous_secrets_expire?.join() ?? ''
+    // The endpoint's secret as the gateway lists it (masked): a change means a rotation.
+    let listedSecret = mask(secret)
     const failed = new Promise<WatchFailure>((resolve) => {
       const watch = watchGateway({
         endpoints: admin.webhookEndpoints,
@@ -130,6 +131,7 @@ Nothing is lost across gaps: events logged while listen was away (stopped, or it
           relay.hold()
           try {
             endpoint = await register()
+            listedSecret = mask(secret)
             await catchUpNow('logged while the endpoint was gone')
           } finally {
             relay.release()
@@ -137,9 +139,9 @@ Nothing is lost across gaps: events logged while listen was away (stopped, or it
           return endpoint.id
         },
         onTick: async (mine) => {
-          const rotation = mine.previous_secrets_expire?.join() ?? ''
-          if (rotation !== rotationSeen && mine.secret !== mask(secret)) {
-            rotationSeen = rotation
+          if (mine.secret !== listedSecret) {
+            listedSecret = mine.secret
+            // `listen --rotate-secret` stored the new secret in the profile: sign catch-ups and re-registrations with it.
             if (!flags.secret) secret = await this.#profileSecret()
             const until = mine.previous_secrets_expire?.[0]
             err(`The signing secret was rotated (now ${mine.secret})${until ? `; the previous one keeps signing until ${date(until)} (gateway clock)` : ''}.`)
