@@ -8,6 +8,7 @@ import {expect} from 'chai'
 
 import {applyPlan, exportCatalog, Pacer, parseCatalog, planCatalog, serializeCatalog, type CatalogClient} from '../../src/cli/services/catalog/index.js'
 import {AppClient, StoreClient, type ClientOptions} from '@payapp/sdk'
+import {storeProduct} from '../helpers/catalog.js'
 import {TestGateway, type Account} from '../helpers/gateway.js'
 
 const TEE = `
@@ -61,13 +62,6 @@ async function apply(c: CatalogClient, text: string, opts: {prune?: boolean; bas
   const plan = await planCatalog(c, file(text), opts)
   const result = await applyPlan(c, plan, {concurrency: 4})
   return {plan, result}
-}
-
-async function storeProduct(acct: Account, key: string) {
-  const list = (await acct.store('GET', '/products?limit=100')).body.data as any[]
-  const matches = list.filter((p) => p.metadata.catalog_key === key)
-  expect(matches, `products with key ${key}`).to.have.length(1)
-  return (await acct.store('GET', `/products/${matches[0].id}`)).body
 }
 
 describe('catalog plan and apply (service, over HTTP)', function () {

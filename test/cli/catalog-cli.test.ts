@@ -60,7 +60,7 @@ describe('payapp catalog (CLI processes)', function () {
     const lines = applied.stdout.trim().split('\n').map((l) => JSON.parse(l))
     expect(lines.slice(0, -1).every((l) => l.status === 'done')).to.equal(true)
     expect(lines.slice(0, -1).map((l) => l.key)).to.include.members(['k0', 'k1', 'K0-S', 'K1-M'])
-    expect(lines.at(-1)).to.deep.include({summary: {done: 8, failed: 0, skipped: 0, plan: plan.json().summary}})
+    expect(lines.at(-1)).to.deep.include({summary: {done: 8, failed: 0, skipped: 0, plan: plan.json().summary, converged: true, remaining: []}})
 
     const again = await runCli(['catalog', 'plan', file], {env})
     expect(again.code).to.equal(0)

@@ -7,8 +7,8 @@ import {canPrompt, confirm} from '../../cli/prompt.js'
 export default class CatalogApply extends CatalogCommand<typeof CatalogApply> {
   static override summary = 'Make the platform match a catalogue file: create, update, replace prices, and with --prune remove what the file does not list.'
   static override description = `Changes run in dependency order (uploads, products, prices, default price, option groups and values, variants, then archives and deletes). A changed amount, currency or interval replaces the price: the new one is created as the default, variants move to it, then the old one is deactivated.
-Every write carries an idempotency key derived from the catalogue key, the operation and its content: a run killed at any point can be started again, and a second run after success writes nothing.
-With --json: one JSON line per completed change ({status, action, kind, key, error?}), then {summary}. Exit 8 when some change failed or was skipped; the others are applied.`
+Every write carries an idempotency key naming that one write, so retries never double it; a run killed at any point can be started again and does what is left, and a second run after success writes nothing.
+After the writes the store is read back: exit 0 means it matches the file. With --json: one JSON line per completed change ({status, action, kind, key, error?}), then {summary} (with converged and the remaining changes). Exit 8 when some change failed or was skipped, or the store read back still differs from the file; a re-run does the rest.`
   static override examples = [
     '<%= config.bin %> catalog apply catalog.yaml',
     '<%= config.bin %> catalog apply catalog.csv --prune --yes --json',
@@ -29,7 +29,7 @@ With --json: one JSON line per completed change ({status, action, kind, key, err
   }
 
   async run() {
-    const {applyPlan, Pacer, parseRate, planCatalog} = await import('../../cli/services/catalog/index.js')
+    const {applyCatalog, Pacer, parseRate, planCatalog} = await import('../../cli/services/catalog/index.js')
     const view = await import('../../cli/services/catalog/view.js')
     const {flags} = this
     let rate
@@ -44,15 +44,16 @@ With --json: one JSON line per completed change ({status, action, kind, key, err
     const json = this.jsonEnabled()
     const lines = view.jsonLines(process.stdout)
 
-    const plan = await planCatalog(client, catalog, {prune: flags.prune, baseDir, concurrency: flags.concurrency, csv: format === 'csv'})
+    const planOptions = {prune: flags.prune, baseDir, concurrency: flags.concurrency, csv: format === 'csv'}
+    const plan = await planCatalog(client, catalog, planOptions)
     if (flags['dry-run']) return this.render({changes: plan.changes, summary: plan.summary}, (out) => this.log(view.planTable(out)))
     if (plan.destructive && !flags.yes) await this.confirmDestructive(view.planTable(plan))
 
     const tty = !json && process.stderr.isTTY && !process.env.CI
     const bar = tty ? view.progressBar(process.stderr) : undefined
     let failed = 0
-    const result = await applyPlan(client, plan, {
-      concurrency: flags.concurrency,
+    const {result, remaining, converged} = await applyCatalog(client, catalog, {
+      ...planOptions,
       pacer,
       onEvent: (e) => {
         if (e.status !== 'done') failed++
@@ -60,15 +61,17 @@ With --json: one JSON line per completed change ({status, action, kind, key, err
         else if (e.status !== 'done') process.stderr.write(`${bar ? '\r\x1b[K' : ''}${e.status}: ${e.change.action} ${e.change.kind} ${e.change.key}: ${e.error?.code ? `${e.error.code}: ` : ''}${e.error?.message}\n`)
         bar?.update(e, failed)
       },
-    })
+    }, plan)
     bar?.stop()
-    const summary = {done: result.done, failed: result.failed, skipped: result.skipped, plan: plan.summary}
+    const summary = {done: result.done, failed: result.failed, skipped: result.skipped, plan: plan.summary, converged, remaining}
     if (json) {
       lines.write({summary})
       lines.flush()
+    } else {
+      this.log(`${view.resultLine(result)} Plan was: ${view.summaryLine(plan.summary)}.`)
+      if (result.ok && !converged) process.stderr.write(view.notConverged(remaining))
     }
-    else this.log(`${view.resultLine(result)} Plan was: ${view.summaryLine(plan.summary)}.`)
-    if (!result.ok) this.exit(ExitCode.PARTIAL)
+    if (!converged) this.exit(ExitCode.PARTIAL)
     return undefined
   }
 

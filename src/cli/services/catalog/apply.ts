@@ -1,15 +1,20 @@
 /**
  * The executor: runs a plan's operations in dependency order (uploads, then per product: product,
  * prices, default price, variant deletes, option changes, variants, retiring old prices, archives),
- * products side by side with bounded concurrency. Every write carries an idempotency key derived from
- * (catalogue key, operation, content), so a run killed at any point and started again repeats nothing;
- * retries of 429, 5xx and dropped connections are the SDK transport's, with the same key. A failed
- * operation is reported with its key and the platform's error, and the run goes on with everything that
- * does not depend on it.
+ * products side by side with bounded concurrency. Every write carries an idempotency key naming that one
+ * intended write: this run, the operation, its content. Retries of 429, 5xx and dropped connections are
+ * the SDK transport's, with the same key, so a lost response never doubles a write; a later run plans
+ * against what the platform then holds, and a write that state shows is still needed gets a new key (a
+ * content-only key would replay a days-old response for a legitimate repeat, such as a price reverted to
+ * its old amount). A failed operation is reported with its key and the platform's error, and the run goes
+ * on with everything that does not depend on it. `applyCatalog` then reads the store back: exit 0 is only
+ * for a store that matches the file.
  */
+import {randomUUID} from 'node:crypto'
+
 import {PayappError} from '@payapp/sdk/errors'
 import {idempotencyKey} from './normalise.js'
-import type {Change, Op, Plan, RunState} from './plan.js'
+import {planCatalog, type Change, type Op, type Plan, type PlanOptions, type RunState} from './plan.js'
 import type {Pacer} from './pacer.js'
 import {mapLimit, type CatalogClient} from './store.js'
 
@@ -78,6 +83,7 @@ export async function applyPlan(client: CatalogClient, plan: Plan, opts: ApplyOp
   const result: ApplyResult = {ok: true, done: 0, failed: 0, skipped: 0, failures: []}
   const total = plan.uploads.length + plan.products.reduce((n, p) => n + p.ops.length, 0)
   const uploads = new Map<string, string>()
+  const run = randomUUID()
 
   const runOp = async (op: Op, state: RunState, scope: string) => {
     let status: OpStatus
@@ -89,7 +95,7 @@ export async function applyPlan(client: CatalogClient, plan: Plan, opts: ApplyOp
       try {
         await slots.run(async () => {
           await opts.pacer?.beforeWrite()
-          await op.run(state, (content) => ({idempotencyKey: idempotencyKey(scope, op.id, content)}))
+          await op.run(state, (content) => ({idempotencyKey: idempotencyKey(`${run}:${scope}`, op.id, content)}))
         })
         status = 'done'
       } catch (err) {
@@ -117,4 +123,24 @@ export async function applyPlan(client: CatalogClient, plan: Plan, opts: ApplyOp
   // Products side by side: as many in progress as writes may be in flight.
   await mapLimit(plan.products, concurrency, (p) => runPhases(p.ops, shared(p.state), p.key))
   return result
+}
+
+/** What a plan still has to do: the store differs from the file by these changes. */
+export const pendingChanges = (plan: Pick<Plan, 'changes'>) => plan.changes.filter((c) => c.action !== 'unchanged' && c.action !== 'left')
+
+export interface CatalogRun {
+  plan: Plan
+  result: ApplyResult
+  /** What a read-back plan after the run still wants to change (empty when the store matches the file). */
+  remaining: Change[]
+  /** The run succeeded and the store read back matches the file. */
+  converged: boolean
+}
+
+/** Plans, applies, and reads the store back: `converged` is true only when the platform now matches the file. */
+export async function applyCatalog(client: CatalogClient, catalog: Parameters<typeof planCatalog>[1], opts: PlanOptions & ApplyOptions = {}, planned?: Plan): Promise<CatalogRun> {
+  const plan = planned ?? (await planCatalog(client, catalog, opts))
+  const result = await applyPlan(client, plan, opts)
+  const remaining = pendingChanges(await planCatalog(client, catalog, opts))
+  return {plan, result, remaining, converged: result.ok && remaining.length === 0}
 }

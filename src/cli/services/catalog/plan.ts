@@ -104,6 +104,10 @@ const variantFieldNames = (v: CatalogVariant) => (Object.keys(v) as (keyof Catal
 
 const combinationOf = (groups: string[], options: Record<string, string>) => groups.map((g) => `${g}=${options[g] ?? ''}`).join(',')
 const storedCombination = (v: Variant) => v.options.map((o) => `${o.group_name}=${o.value_name}`).join(',')
+/** A combination as a set of group=value pairs: the groups' order is presentation, never identity. */
+const comboIdentity = (pairs: [string, string][]) => JSON.stringify([...pairs].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+const wantedCombo = (groups: string[], options: Record<string, string>) => comboIdentity(groups.map((g) => [g, options[g] ?? '']))
+const storedCombo = (v: Variant) => comboIdentity(v.options.map((o) => [o.group_name, o.value_name]))
 const variantKey = (productKey: string, v: {sku?: string | null}, combo: string) => v.sku ?? `${productKey}[${combo || 'default'}]`
 
 export async function planCatalog(client: CatalogClient, file: CatalogFile, opts: PlanOptions = {}): Promise<Plan> {
@@ -357,10 +361,11 @@ function planProduct(want: CatalogProduct, have: StoredProduct | undefined, ctx:
   want.variants.forEach((v, i) => {
     const isDefault = Object.keys(v.options).length === 0
     const combo = isDefault ? '' : combinationOf(wantGroups, v.options)
+    const identity = wantedCombo(wantGroups, v.options)
     const match = isDefault
       ? claim(variants.find((x) => x.is_default))
-      : (bySku[i] ?? claim(variants.find((x) => !x.is_default && !matchedVariants.has(x.id) && storedCombination(x) === combo && !(x.sku && fileSkus.has(x.sku)))))
-    variantPlans.push({v, combo, match, replace: Boolean(match && !match.is_default && storedCombination(match) !== combo)})
+      : (bySku[i] ?? claim(variants.find((x) => !x.is_default && !matchedVariants.has(x.id) && storedCombo(x) === identity && !(x.sku && fileSkus.has(x.sku)))))
+    variantPlans.push({v, combo, match, replace: Boolean(match && !match.is_default && storedCombo(match) !== identity)})
   })
   const variantDeleteOps: string[] = []
   for (const vp of variantPlans) {
@@ -423,14 +428,30 @@ function planProduct(want: CatalogProduct, have: StoredProduct | undefined, ctx:
       add({id: `${pk}:value-delete:${g.name}:${val.value}`, change: {action: 'delete', kind: 'value', key}, phase: PHASE.optionDelete, needs: variantDeleteOps, destructive: true, run: (s, o) => s.client.values.delete(val.id, o({delete: val.id})).then(() => undefined)})
     }
   }
+  // The platform keeps groups in the order they were created and values in the order they were given:
+  // an order the file changes later cannot be applied (no reorder; a combination is immutable).
+  const kept = groups.filter((g) => want.options[g.name])
+  const fileOrder = wantGroups.filter((name) => kept.some((g) => g.name === name))
+  if (kept.some((g, i) => g.name !== fileOrder[i])) {
+    note({action: 'left', kind: 'option', key: `${pk}/(order)`, reason: 'the groups are in another order than the file; the platform keeps the order they were created in'})
+  }
+  for (const g of kept) {
+    const fileValues = want.options[g.name]!.filter((v) => g.values.some((x) => x.value === v))
+    const storedValues = [...g.values].sort((a, b) => a.sort_order - b.sort_order).map((x) => x.value).filter((v) => fileValues.includes(v))
+    if (storedValues.some((v, i) => v !== fileValues[i])) {
+      note({action: 'left', kind: 'option', key: `${pk}/${g.name}/(order)`, reason: 'the values are in another order than the file; the platform keeps the order they were created in'})
+    }
+  }
+  // New groups one after the other, so they are stored in the file's order whatever order requests arrive in.
+  let groupStep = 0
   for (const [name, values] of Object.entries(want.options)) {
     const g = groups.find((x) => x.name === name)
     if (!g) {
       groupOps.set(name, add({
         id: `${pk}:group:${name}`,
         change: {action: 'create', kind: 'option', key: `${pk}/${name}`},
-        phase: PHASE.optionCreate,
-        needs: [...productNeeded, ...variantDeleteOps],
+        phase: PHASE.optionCreate + groupStep++ / 100,
+        needs: [...productNeeded, ...variantDeleteOps, ...[...groupOps.values()].filter((id) => id.startsWith(`${pk}:group:`))],
         async run(s, o) {
           const body = {name, values}
           const group = await s.client.products.options.create(s.productId!, body, o({product: s.productId, body}))

@@ -43,6 +43,13 @@ export function resultLine(r: ApplyResult): string {
   return `Applied ${r.done} change${r.done === 1 ? '' : 's'}${r.failed ? `, ${r.failed} failed` : ''}${r.skipped ? `, ${r.skipped} skipped (they depend on a failed change)` : ''}.`
 }
 
+/** After a run whose writes all succeeded, the store read back still differs from the file. */
+export function notConverged(remaining: readonly Change[]): string {
+  const shown = remaining.slice(0, 10).map((c) => `  ${c.action} ${c.kind} ${c.key}${c.reason ? ` (${c.reason})` : ''}`)
+  const more = remaining.length > shown.length ? [`  … and ${remaining.length - shown.length} more`] : []
+  return [`The store read back still differs from the file (${remaining.length} change${remaining.length === 1 ? '' : 's'}):`, ...shown, ...more, 'Run `payapp catalog plan` to see why, then apply again.', ''].join('\n')
+}
+
 /** Longest a completed change's line waits before it is written. */
 const LINE_DELAY_MS = 50
 /** Written at once past this many characters. */

@@ -1,0 +1,136 @@
+/**
+ * `catalog apply` converges on every re-run: each defect of issue 19 as a service-level test over real
+ * HTTP (the gateway on port 0), written before its fix.
+ */
+import {expect} from 'chai'
+
+import {AppClient} from '@payapp/sdk'
+import {applyCatalog, applyPlan, parseCatalog, planCatalog, type CatalogClient} from '../../src/cli/services/catalog/index.js'
+import {storeProduct} from '../helpers/catalog.js'
+import {TestGateway, type Account} from '../helpers/gateway.js'
+
+const TEE = `
+products:
+  - key: tee
+    name: Classic T-Shirt
+    prices:
+      - {key: tee-eur, currency: eur, unit_amount: 2500, default: true}
+      - {key: tee-club, currency: eur, unit_amount: 900, recurring: {interval: month}}
+    options:
+      Size: [S, M, L]
+      Color: [Red, Blue]
+    variants:
+      - {sku: TEE-S-RED, options: {Size: S, Color: Red}, price: tee-eur, track_inventory: true, stock_qty: 10}
+      - {sku: TEE-M-BLUE, options: {Size: M, Color: Blue}}
+`
+
+const file = (text: string) => parseCatalog(text, 'yaml', 'test.yaml')
+const pending = (plan: {changes: {action: string}[]}) => plan.changes.filter((c) => !['unchanged', 'left'].includes(c.action))
+
+describe('catalog apply converges (issue 19)', function () {
+  this.timeout(30_000)
+  let gw: TestGateway
+  before(async () => {
+    gw = await TestGateway.start()
+  })
+  after(() => gw.close())
+
+  const appClient = (acct: Account): CatalogClient => new AppClient({token: acct.token, baseUrl: gw.url})
+  async function apply(c: CatalogClient, text: string, opts: {prune?: boolean} = {}) {
+    const plan = await planCatalog(c, file(text), opts)
+    const result = await applyPlan(c, plan, {concurrency: 4})
+    return {plan, result}
+  }
+
+  describe('1: a key names one intended write, never its content', () => {
+    it('a variant removed with --prune and put back in the file is created again', async () => {
+      const acct = await gw.account()
+      const c = appClient(acct)
+      expect((await apply(c, TEE)).result.ok).to.equal(true)
+      const without = TEE.replace(/\n {6}- \{sku: TEE-M-BLUE.*\n/, '\n')
+      expect((await apply(c, without, {prune: true})).result.ok).to.equal(true)
+      expect((await storeProduct(acct, 'tee')).variants.map((v: any) => v.sku)).to.have.members([null, 'TEE-S-RED'])
+      const back = await apply(c, TEE)
+      expect(back.result.ok).to.equal(true)
+      expect((await storeProduct(acct, 'tee')).variants.map((v: any) => v.sku)).to.have.members([null, 'TEE-S-RED', 'TEE-M-BLUE'])
+      expect(pending(await planCatalog(c, file(TEE)))).to.deep.equal([])
+    })
+
+    it('a price changed and reverted (2700 → 2990 → 2700) ends on 2700, the default, with one active price per key', async () => {
+      const acct = await gw.account()
+      const c = appClient(acct)
+      for (const amount of [2500, 2700, 2990, 2700]) {
+        const {result} = await apply(c, TEE.replace('unit_amount: 2500', `unit_amount: ${amount}`))
+        expect(result, `apply at ${amount}`).to.include({ok: true, failed: 0})
+      }
+      const tee = await storeProduct(acct, 'tee')
+      const active = tee.prices.filter((p: any) => p.lookup_key === 'tee-eur' && p.active)
+      expect(active.map((p: any) => p.unit_amount)).to.deep.equal([2700])
+      expect(tee.default_price).to.equal(active[0].id)
+      expect(pending(await planCatalog(c, file(TEE.replace('unit_amount: 2500', 'unit_amount: 2700'))))).to.deep.equal([])
+    })
+
+    it('applyCatalog reads the store back and reports what still differs instead of success', async () => {
+      const acct = await gw.account()
+      const c = appClient(acct)
+      // A client whose variant creates answer 200 without reaching the platform: as a stale replay does.
+      const lying = new AppClient({token: acct.token, baseUrl: gw.url})
+      const realCreate = lying.products.variants.create.bind(lying.products.variants)
+      lying.products.variants.create = (async (...args: Parameters<typeof realCreate>) => {
+        if ((args[1] as {sku?: string}).sku === 'TEE-M-BLUE') return {} as never
+        return realCreate(...args)
+      }) as typeof realCreate
+      const out = await applyCatalog(lying, file(TEE), {concurrency: 4})
+      expect(out.result.ok).to.equal(true)
+      expect(out.converged).to.equal(false)
+      expect(out.remaining.map((ch) => `${ch.action} ${ch.kind} ${ch.key}`)).to.deep.equal(['create variant TEE-M-BLUE'])
+      // A re-run converges.
+      const again = await applyCatalog(c, file(TEE), {concurrency: 4})
+      expect(again).to.include({converged: true})
+      expect(again.remaining).to.deep.equal([])
+    })
+  })
+
+  describe('2: option groups follow the file', () => {
+    const groups = ['Size', 'Color', 'Fit', 'Sleeve']
+    const fourGroups = (n: number) =>
+      'products:\n' +
+      Array.from({length: n}, (_, i) => {
+        const options = groups.map((g, j) => `${g}: [${g[0]}${i}a, ${g[0]}${i}b]`).join(', ')
+        const combo = groups.map((g) => `${g}: ${g[0]}${i}a`).join(', ')
+        return `  - {key: g${i}, name: G${i}, prices: [{key: g${i}-eur, currency: eur, unit_amount: 1000}], options: {${options}}, variants: [{sku: G${i}-A, options: {${combo}}}]}\n`
+      }).join('')
+
+    it('a fresh apply creates every product\'s groups in the file\'s order, whatever order the requests arrive in', async () => {
+      const acct = await gw.account()
+      const c = new AppClient({token: acct.token, baseUrl: gw.url})
+      // The network may deliver concurrent requests in any order: here the first group's create is always late.
+      const create = c.products.options.create.bind(c.products.options)
+      c.products.options.create = (async (...args: Parameters<typeof create>) => {
+        if (args[1].name === groups[0]) await new Promise((resolve) => setTimeout(resolve, 30))
+        return create(...args)
+      }) as typeof create
+      const text = fourGroups(3)
+      expect((await applyPlan(c, await planCatalog(c, file(text)), {concurrency: 8})).ok).to.equal(true)
+      const products = (await acct.store('GET', '/products?limit=100')).body.data as any[]
+      const orders = await Promise.all(products.map(async (p) => (await acct.store('GET', `/products/${p.id}`)).body.option_groups.map((g: any) => g.name)))
+      expect(orders).to.deep.equal([groups, groups, groups])
+      expect(pending(await planCatalog(c, file(text)))).to.deep.equal([])
+    })
+
+    it('groups stored in another order than the file\'s never plan a replace of variants', async () => {
+      const acct = await gw.account()
+      const c = appClient(acct)
+      const text = fourGroups(1)
+      const product = (await acct.store('POST', '/products', {body: {name: 'G0', metadata: {catalog_key: 'g0'}, price: {currency: 'eur', unit_amount: 1000}}})).body
+      await acct.store('PATCH', `/products/${product.id}/prices/${product.default_price}`, {body: {lookup_key: 'g0-eur'}})
+      const made: any[] = []
+      for (const g of [...groups].reverse()) made.push((await acct.store('POST', `/products/${product.id}/options`, {body: {name: g, values: [`${g[0]}0a`, `${g[0]}0b`]}})).body)
+      const options = made.map((g) => ({group: g.id, value: g.values[0].id}))
+      expect((await acct.store('POST', `/products/${product.id}/variants`, {body: {sku: 'G0-A', options}})).status).to.equal(201)
+      const plan = await planCatalog(c, file(text))
+      expect(plan.changes.filter((ch) => ch.kind === 'variant').map((ch) => ch.action)).to.deep.equal(['unchanged'])
+      expect(pending(plan)).to.deep.equal([])
+    })
+  })
+})
