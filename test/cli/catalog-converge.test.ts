@@ -96,7 +96,7 @@ describe('catalog apply converges (issue 19)', function () {
     const fourGroups = (n: number) =>
       'products:\n' +
       Array.from({length: n}, (_, i) => {
-        const options = groups.map((g, j) => `${g}: [${g[0]}${i}a, ${g[0]}${i}b]`).join(', ')
+        const options = groups.map((g) => `${g}: [${g[0]}${i}a, ${g[0]}${i}b]`).join(', ')
         const combo = groups.map((g) => `${g}: ${g[0]}${i}a`).join(', ')
         return `  - {key: g${i}, name: G${i}, prices: [{key: g${i}-eur, currency: eur, unit_amount: 1000}], options: {${options}}, variants: [{sku: G${i}-A, options: {${combo}}}]}\n`
       }).join('')
