@@ -154,7 +154,6 @@ describe('catalog plan and apply (service, over HTTP)', function () {
     expect(notUnchanged(plan).map((ch) => `${ch.action} ${ch.kind} ${ch.key.replace(/price_\w+/, 'ID')}`)).to.deep.equal([
       'replace price tee-eur',
       'update variant TEE-S-RED',
-      'archive price tee-eur (ID, replaced)',
     ])
     // Writes in order: create (as default), move the variant on the old price, then deactivate the old one.
     const writes = c.rec.writes.slice(before)
@@ -178,7 +177,8 @@ describe('catalog plan and apply (service, over HTTP)', function () {
     await acct.store('POST', `/products/${tee.id}/prices`, {body: {currency: 'eur', unit_amount: 2700, lookup_key: 'tee-eur', set_as_default: true}})
     const {plan, result} = await apply(c, TEE.replace('unit_amount: 2500', 'unit_amount: 2700'))
     expect(result.ok).to.equal(true)
-    expect(plan.summary).to.include({create: 0, replace: 0})
+    expect(plan.summary).to.include({create: 0, replace: 1, archive: 0})
+    expect(plan.destructive).to.equal(false)
     const after = await storeProduct(acct, 'tee')
     expect(after.prices.filter((p: any) => p.lookup_key === 'tee-eur')).to.have.length(1)
     expect(after.prices.filter((p: any) => p.unit_amount === 2700)).to.have.length(1)

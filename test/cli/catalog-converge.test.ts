@@ -133,4 +133,22 @@ describe('catalog apply converges (issue 19)', function () {
       expect(pending(plan)).to.deep.equal([])
     })
   })
+
+  describe('5: a replace is one change, and not destructive', () => {
+    it('a price whose amount changed plans as one replace, with nothing to confirm; a variant moved to another combination too', async () => {
+      const acct = await gw.account()
+      const c = appClient(acct)
+      await apply(c, TEE)
+      const edited = TEE.replace('unit_amount: 2500', 'unit_amount: 2700').replace('{sku: TEE-M-BLUE, options: {Size: M, Color: Blue}', '{sku: TEE-M-BLUE, options: {Size: L, Color: Blue}')
+      const plan = await planCatalog(c, file(edited))
+      expect(plan.summary).to.include({replace: 2, archive: 0, delete: 0})
+      expect(pending(plan).map((ch) => `${ch.action} ${ch.kind} ${ch.key}`)).to.have.members(['replace price tee-eur', 'replace variant TEE-M-BLUE', 'update variant TEE-S-RED'])
+      expect(plan.destructive).to.equal(false)
+      const result = await applyPlan(c, plan)
+      expect(result).to.include({ok: true})
+      const tee = await storeProduct(acct, 'tee')
+      expect(tee.prices.filter((p: any) => p.active && p.lookup_key === 'tee-eur').map((p: any) => p.unit_amount)).to.deep.equal([2700])
+      expect(pending(await planCatalog(c, file(edited)))).to.deep.equal([])
+    })
+  })
 })

@@ -44,7 +44,7 @@ export interface Op {
   phase: number
   /** Ids of operations whose failure means this one cannot run. */
   needs: string[]
-  /** Archives, deletes and deactivations: need --yes without a TTY. */
+  /** Archives, deletes and deactivations of what the file no longer lists: need --yes without a TTY. A replace is not one. */
   destructive: boolean
   /** One write, with an idempotency key derived from the catalogue key, the operation and its content. */
   run(state: RunState, opts: (content: unknown) => RequestOptions): Promise<void>
@@ -377,7 +377,8 @@ function planProduct(want: CatalogProduct, have: StoredProduct | undefined, ctx:
           change: {action: 'replace', kind: 'variant', key: variantKey(pk, vp.v, vp.combo), fields: ['options']},
           phase: PHASE.variantDelete,
           needs: [],
-          destructive: true,
+          // The file keeps the variant (recreated with its new combination): nothing it lists is lost.
+          destructive: false,
           run: (s, o) => s.client.variants.delete(vp.match!.id, o({delete: vp.match!.id})).then(() => undefined),
         }),
       )
@@ -573,11 +574,15 @@ function planProduct(want: CatalogProduct, have: StoredProduct | undefined, ctx:
     }
     const patch = {...(old.active ? {active: false} : {}), ...(old.lookup_key !== null && newKey !== undefined ? {lookup_key: null} : {})}
     if (Object.keys(patch).length === 0) continue
+    // Retiring a replaced price is the second half of its replace (one change, nothing the file keeps is
+    // lost); only a price the file no longer lists is an archive.
+    // A replace a killed run left half done is listed as the replace it finishes.
     add({
       id: `${pk}:retire:${oldId}`,
-      change: newKey ? {action: 'archive', kind: 'price', key: `${old.lookup_key ?? old.id} (${old.id}, replaced)`} : {action: 'archive', kind: 'price', key: old.lookup_key ?? old.id},
+      change: newKey ? {action: 'replace', kind: 'price', key: newKey, reason: `retiring the replaced ${old.id}`} : {action: 'archive', kind: 'price', key: old.lookup_key ?? old.id},
+      listed: !(newKey && priceOp.has(newKey)),
       phase: PHASE.priceRetire,
-      destructive: true,
+      destructive: !newKey,
       needs: [...priceNeeds(newKey), ...ops.filter((o) => o.phase === PHASE.defaultPrice).map((o) => o.id), ...variantOps],
       run: (s, o) => s.client.products.prices.update(s.productId!, oldId, patch, o({retire: oldId, patch})).then(() => undefined),
     })
