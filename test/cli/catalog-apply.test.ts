@@ -168,21 +168,30 @@ describe('catalog plan and apply (service, over HTTP)', function () {
     expect(notUnchanged(await planCatalog(c, file(TEE.replace('unit_amount: 2500', 'unit_amount: 2700'))))).to.deep.equal([])
   })
 
-  it('finishes a replace a killed run left half done (two prices with one key)', async () => {
+  it('finishes a replace a killed run left half done (the new price holds the key, the old one is still active)', async () => {
     const acct = await gw.account()
     const c = client(gw, acct)
     await apply(c, TEE)
-    const tee = await storeProduct(acct, 'tee')
-    // The first write of the replace landed, nothing after it.
-    await acct.store('POST', `/products/${tee.id}/prices`, {body: {currency: 'eur', unit_amount: 2700, lookup_key: 'tee-eur', set_as_default: true}})
-    const {plan, result} = await apply(c, TEE.replace('unit_amount: 2500', 'unit_amount: 2700'))
+    const old = (await storeProduct(acct, 'tee')).prices.find((p: any) => p.lookup_key === 'tee-eur')
+    // A run killed after the new price landed: every later write (variant move, old price retired) never happens.
+    const killed = client(gw, acct)
+    killed.variants.update = (() => Promise.reject(new Error('killed'))) as unknown as typeof killed.variants.update
+    killed.products.prices.update = (() => Promise.reject(new Error('killed'))) as unknown as typeof killed.products.prices.update
+    const edited = TEE.replace('unit_amount: 2500', 'unit_amount: 2700')
+    expect((await apply(killed, edited)).result.ok).to.equal(false)
+    const half = await storeProduct(acct, 'tee')
+    expect(half.prices.filter((p: any) => p.lookup_key === 'tee-eur').map((p: any) => p.unit_amount)).to.deep.equal([2700])
+    expect(half.prices.find((p: any) => p.id === old.id)).to.include({active: true, lookup_key: null})
+
+    const {plan, result} = await apply(c, edited)
     expect(result.ok).to.equal(true)
     expect(plan.summary).to.include({create: 0, replace: 1, archive: 0})
     expect(plan.destructive).to.equal(false)
     const after = await storeProduct(acct, 'tee')
-    expect(after.prices.filter((p: any) => p.lookup_key === 'tee-eur')).to.have.length(1)
-    expect(after.prices.filter((p: any) => p.unit_amount === 2700)).to.have.length(1)
+    expect(after.prices.filter((p: any) => p.active && p.unit_amount !== 900).map((p: any) => p.unit_amount)).to.deep.equal([2700])
+    expect(after.prices.find((p: any) => p.id === old.id)).to.include({active: false})
     expect(after.variants.find((v: any) => v.sku === 'TEE-S-RED').price).to.equal(after.default_price)
+    expect(notUnchanged(await planCatalog(c, file(edited)))).to.deep.equal([])
   })
 
   it('deletes and recreates a variant whose option combination changed; removes values and groups where the guards allow, explains where not', async () => {

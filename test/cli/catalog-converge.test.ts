@@ -25,7 +25,7 @@ products:
 `
 
 const file = (text: string) => parseCatalog(text, 'yaml', 'test.yaml')
-const pending = (plan: {changes: {action: string}[]}) => plan.changes.filter((c) => !['unchanged', 'left'].includes(c.action))
+const pending = <C extends {action: string}>(plan: {changes: C[]}) => plan.changes.filter((c) => !['unchanged', 'left'].includes(c.action))
 
 describe('catalog apply converges (issue 19)', function () {
   this.timeout(30_000)

@@ -5,7 +5,7 @@
  */
 import type {Price, Variant} from '@payapp/sdk/schemas/catalog'
 import type {CatalogFile, CatalogPrice, CatalogProduct, CatalogVariant} from './schema.js'
-import {CATALOG_KEY, listProducts, mapLimit, priceKeyOf, productKeyOf, readProduct, type CatalogClient, type StoredProduct} from './store.js'
+import {CATALOG_KEY, REPLACES, listProducts, mapLimit, priceKeyOf, productKeyOf, readProduct, type CatalogClient, type StoredProduct} from './store.js'
 
 const PRODUCT_FIELDS = ['name', 'description', 'tax_code', 'unit_label', 'statement_descriptor', 'url', 'shippable', 'package_dimensions', 'tags', 'store_visible'] as const
 const VARIANT_FIELDS = ['sku', 'track_inventory', 'stock_qty', 'title', 'description', 'features', 'delivery_days', 'revisions', 'highlight', 'sort_order'] as const
@@ -16,7 +16,7 @@ function present<T extends object>(obj: T): Partial<T> {
 }
 
 function exportPrice(p: Price, isDefault: boolean): CatalogPrice {
-  const {[CATALOG_KEY]: _key, ...metadata} = p.metadata
+  const {[CATALOG_KEY]: _key, [REPLACES]: _replaces, ...metadata} = p.metadata
   return {
     key: priceKeyOf(p),
     currency: p.currency,

@@ -11,7 +11,7 @@ import type {RequestOptions} from '@payapp/sdk/client'
 import type {Product, Variant} from '@payapp/sdk/schemas/catalog'
 import {imageMatches, isRemote, isSubset, localImage, priceIdentity, same, type LocalImage} from './normalise.js'
 import type {CatalogFile, CatalogPrice, CatalogProduct, CatalogVariant} from './schema.js'
-import {CATALOG_KEY, listProducts, mapLimit, productKeyOf, readProduct, type CatalogClient, type StoredProduct} from './store.js'
+import {CATALOG_KEY, REPLACES, listProducts, mapLimit, productKeyOf, readProduct, type CatalogClient, type StoredProduct} from './store.js'
 
 export type Action = 'create' | 'update' | 'replace' | 'archive' | 'delete' | 'unchanged' | 'left' | 'blocked'
 export type Kind = 'file' | 'product' | 'price' | 'option' | 'value' | 'variant'
@@ -280,8 +280,12 @@ function planProduct(want: CatalogProduct, have: StoredProduct | undefined, ctx:
   /** Old prices to retire once their replacement is the default and variants moved: old id → new key. */
   const retire = new Map<string, string | undefined>()
   const priceNeeds = (key: string | undefined) => (key && priceOp.has(key) ? [priceOp.get(key)!] : [])
+  const halfReplaced = new Map<string, string>()
+  const replacedBy = (oldId: string, key: string) => halfReplaced.set(oldId, key)
   for (const p of want.prices) {
     if (p === inline) continue
+    // A replace a killed run left half done: the new price took the key, the old one is still active.
+    for (const x of prices) if (x.lookup_key === p.key && x.active && x.metadata[REPLACES]) replacedBy(x.metadata[REPLACES]!, p.key)
     const candidates = prices.filter((x) => x.lookup_key === p.key)
     const adopted = candidates.length === 0 ? prices.filter((x) => x.id === p.key) : []
     const match = [...candidates, ...adopted].filter((x) => same(priceIdentity(x), priceIdentity(p))).sort((a, b) => Number(b.active) - Number(a.active))[0]
@@ -298,7 +302,18 @@ function planProduct(want: CatalogProduct, have: StoredProduct | undefined, ctx:
         needs: productNeeded,
         async run(s, o) {
           // A new default is made the default as it is created: never a moment without an active default.
-          const body = {...priceBody(p), lookup_key: p.key, ...(p.metadata ? {metadata: p.metadata} : {}), ...(p.active === false ? {active: false} : {}), ...(isDefault && p.active !== false ? {set_as_default: true} : {})}
+          // The key moves to it in the same write (never two active prices with one key, nor none), and it
+          // names the price it replaces, so a run killed before the old one is retired still retires it.
+          const holder = candidates.find((x) => x.active)
+          const metadata = {...p.metadata, ...(holder ? {[REPLACES]: holder.id} : {})}
+          const body = {
+            ...priceBody(p),
+            lookup_key: p.key,
+            transfer_lookup_key: true,
+            ...(Object.keys(metadata).length > 0 ? {metadata} : {}),
+            ...(p.active === false ? {active: false} : {}),
+            ...(isDefault && p.active !== false ? {set_as_default: true} : {}),
+          }
           const price = await s.client.products.prices.create(s.productId!, body, o({product: s.productId, body}))
           s.priceIds.set(p.key, price.id)
         },
@@ -329,6 +344,10 @@ function planProduct(want: CatalogProduct, have: StoredProduct | undefined, ctx:
   }
   for (const x of prices) {
     if (claimed.has(x.id) || retire.has(x.id) || !x.active) continue
+    if (halfReplaced.has(x.id)) {
+      retire.set(x.id, halfReplaced.get(x.id))
+      continue
+    }
     if (ctx.prune) retire.set(x.id, undefined)
     else note({action: 'left', kind: 'price', key: x.lookup_key ?? x.id, reason: 'not in the file (--prune archives it)'})
   }
