@@ -2,6 +2,10 @@
  * `catalog apply` converges on every re-run: each defect of issue 19 as a service-level test over real
  * HTTP (the gateway on port 0), written before its fix.
  */
+import {mkdtempSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+
 import {expect} from 'chai'
 
 import {AppClient} from '@payapp/sdk'
@@ -149,6 +153,39 @@ describe('catalog apply converges (issue 19)', function () {
       const tee = await storeProduct(acct, 'tee')
       expect(tee.prices.filter((p: any) => p.active && p.lookup_key === 'tee-eur').map((p: any) => p.unit_amount)).to.deep.equal([2700])
       expect(pending(await planCatalog(c, file(edited)))).to.deep.equal([])
+    })
+  })
+
+  describe('3: bytes already uploaded are not sent again', () => {
+    it('a second run uploads nothing, and a new product with an image the store already has reuses it', async () => {
+      const acct = await gw.account()
+      const posts: string[] = []
+      const c = new AppClient({
+        token: acct.token,
+        baseUrl: gw.url,
+        onRequest: (e) => {
+          if (e.method === 'POST' && e.attempt === 1) posts.push(new URL(e.url).pathname.replace(/^\/v1\/app/, ''))
+        },
+      })
+      const dir = mkdtempSync(join(tmpdir(), 'payapp-cat-img-'))
+      writeFileSync(join(dir, 'tee.png'), Buffer.from('89504e470d0a1a0a0001', 'hex'))
+      const withImages = TEE.replace('    name: Classic T-Shirt', '    name: Classic T-Shirt\n    images: [./tee.png]').replace('{sku: TEE-M-BLUE, options: {Size: M, Color: Blue}}', '{sku: TEE-M-BLUE, options: {Size: M, Color: Blue}, image: ./tee.png}')
+      const first = await applyPlan(c, await planCatalog(c, file(withImages), {baseDir: dir}))
+      expect(first.ok).to.equal(true)
+      expect(posts.filter((p) => p === '/files')).to.have.length(1)
+
+      const second = await planCatalog(c, file(withImages), {baseDir: dir})
+      expect(second.uploads).to.deep.equal([])
+      posts.length = 0
+      expect((await applyPlan(c, second)).ok).to.equal(true)
+      expect(posts).to.deep.equal([])
+
+      const more = withImages + '  - {key: cap, name: Cap, images: [./tee.png], prices: [{key: cap-eur, currency: eur, unit_amount: 1500}]}\n'
+      const third = await planCatalog(c, file(more), {baseDir: dir})
+      expect(third.uploads).to.deep.equal([])
+      expect((await applyPlan(c, third)).ok).to.equal(true)
+      expect(posts.filter((p) => p === '/files')).to.deep.equal([])
+      expect((await storeProduct(acct, 'cap')).images).to.deep.equal((await storeProduct(acct, 'tee')).images)
     })
   })
 })

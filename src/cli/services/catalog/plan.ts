@@ -135,8 +135,13 @@ export async function planCatalog(client: CatalogClient, file: CatalogFile, opts
     if (!img) locals.set(ref, (img = localImage(ref, baseDir)))
     return img
   }
-  /** The upload op of a local image, created once per file and needed by every op that uses it. */
-  const uploadOp = (img: LocalImage): string => {
+  // Bytes the store already holds (an upload's name carries its content hash): never sent again.
+  const uploaded = new Map<string, string>()
+  const storedImages = [...listed.flatMap((p) => p.images ?? []), ...stored.flatMap((sp) => (sp ? [...sp.product.images, ...sp.variants.map((v) => v.image_path ?? '')] : []))]
+  for (const path of storedImages) if (path.startsWith('files/')) uploaded.set(path.slice(path.lastIndexOf('/') + 1), path)
+  /** The upload op of a local image not uploaded yet, created once per file and needed by every op that uses it. */
+  const uploadOp = (img: LocalImage): string[] => {
+    if (uploaded.has(img.uploadName)) return []
     const id = `file:${img.path}`
     if (!uploads.has(id)) {
       const change: Change = {action: 'create', kind: 'file', key: img.path}
@@ -153,9 +158,13 @@ export async function planCatalog(client: CatalogClient, file: CatalogFile, opts
         },
       })
     }
-    return id
+    return [id]
   }
-  const resolveImage = (state: RunState, ref: string) => (isRemote(ref) ? ref : state.uploads.get(local(ref)!.path)!)
+  const resolveImage = (state: RunState, ref: string) => {
+    if (isRemote(ref)) return ref
+    const img = local(ref)!
+    return state.uploads.get(img.path) ?? uploaded.get(img.uploadName)!
+  }
 
   const products: ProductPlan[] = file.products.map((p, i) => planProduct(p, stored[i], {prune: Boolean(opts.prune), csv: Boolean(opts.csv), local, uploadOp, resolveImage, changes}))
 
@@ -188,7 +197,8 @@ interface PlanContext {
   prune: boolean
   csv: boolean
   local: (ref: string) => LocalImage | undefined
-  uploadOp: (img: LocalImage) => string
+  /** The op uploading a local image, or none when the store already has its bytes. */
+  uploadOp: (img: LocalImage) => string[]
   resolveImage: (state: RunState, ref: string) => string
   changes: Change[]
 }
@@ -208,7 +218,7 @@ function planProduct(want: CatalogProduct, have: StoredProduct | undefined, ctx:
   // ---- product
   const productOp = `${pk}:product`
   const defaultPrice = want.prices.find((p) => p.default) ?? want.prices[0]
-  const imageNeeds = (refs: string[]) => refs.map(ctx.local).filter((x): x is LocalImage => x !== undefined).map(ctx.uploadOp)
+  const imageNeeds = (refs: string[]) => refs.map(ctx.local).filter((x): x is LocalImage => x !== undefined).flatMap(ctx.uploadOp)
   const fields = Object.fromEntries(productFieldNames(want).map((k) => [k, want[k]]))
   const keyManaged = !have || have.product.metadata[CATALOG_KEY] !== undefined
   const metadata = {...want.metadata, ...(keyManaged ? {[CATALOG_KEY]: pk} : {})}
@@ -507,7 +517,7 @@ function planProduct(want: CatalogProduct, have: StoredProduct | undefined, ctx:
     const key = variantKey(pk, v, combo)
     const presentation = Object.fromEntries(variantFieldNames(v).map((k) => [k, v[k]]))
     const img = v.image === undefined ? undefined : ctx.local(v.image)
-    const imgNeeds = img ? [ctx.uploadOp(img)] : []
+    const imgNeeds = () => (img ? ctx.uploadOp(img) : [])
     if (!match || replace) {
       const optionNeeds = wantGroups.flatMap((g) => [groupOps.get(g), groupOps.get(`${g}\0${v.options[g]}`)]).filter((x): x is string => Boolean(x))
       const isDefault = Object.keys(v.options).length === 0
@@ -517,7 +527,7 @@ function planProduct(want: CatalogProduct, have: StoredProduct | undefined, ctx:
         // A replacement's delete is already the plan's "replace" line.
         listed: !replace,
         phase: PHASE.variant,
-        needs: [...productNeeded, ...optionNeeds, ...priceNeeds(v.price), ...imgNeeds, ...variantDeleteOps.filter((id) => replace && id.endsWith(match!.id))],
+        needs: [...productNeeded, ...optionNeeds, ...priceNeeds(v.price), ...imgNeeds(), ...variantDeleteOps.filter((id) => replace && id.endsWith(match!.id))],
         async run(s, o) {
           const body = {
             ...presentation,
@@ -559,7 +569,7 @@ function planProduct(want: CatalogProduct, have: StoredProduct | undefined, ctx:
       id: `${pk}:variant:${key}`,
       change: {action: 'update', kind: 'variant', key, fields: fieldsChanged},
       phase: PHASE.variant,
-      needs: [...priceNeeds(wantPrice), ...(imageChange ? imgNeeds : [])],
+      needs: [...priceNeeds(wantPrice), ...(imageChange ? imgNeeds() : [])],
       async run(s, o) {
         const body = {
           ...patch,
