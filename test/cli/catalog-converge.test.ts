@@ -188,4 +188,37 @@ describe('catalog apply converges (issue 19)', function () {
       expect((await storeProduct(acct, 'cap')).images).to.deep.equal((await storeProduct(acct, 'tee')).images)
     })
   })
+
+  describe('7: the summary counts what the plan counts', () => {
+    const actionable = (s: {create: number; update: number; replace: number; archive: number; delete: number}) => s.create + s.update + s.replace + s.archive + s.delete
+
+    it('applied changes equal the plan\'s changes: inline prices, uploads and both halves of a replace counted once', async () => {
+      const acct = await gw.account()
+      const c = appClient(acct)
+      const dir = mkdtempSync(join(tmpdir(), 'payapp-cat-count-'))
+      writeFileSync(join(dir, 'mug.png'), Buffer.from('89504e470d0a1a0a0002', 'hex'))
+      const text = TEE + '  - {key: mug, name: Mug, images: [./mug.png], prices: [{key: mug-eur, currency: eur, unit_amount: 1200}]}\n'
+      const events: number[] = []
+      const first = await planCatalog(c, file(text), {baseDir: dir})
+      const r1 = await applyPlan(c, first, {onEvent: (e) => events.push(e.completed)})
+      expect(r1).to.include({ok: true, done: actionable(first.summary), total: actionable(first.summary)})
+      expect(events).to.deep.equal(Array.from({length: r1.total}, (_, i) => i + 1))
+      const edited = text.replace('unit_amount: 2500', 'unit_amount: 2700').replace('{sku: TEE-M-BLUE, options: {Size: M, Color: Blue}', '{sku: TEE-M-BLUE, options: {Size: L, Color: Blue}')
+      const second = await planCatalog(c, file(edited), {baseDir: dir})
+      const r2 = await applyPlan(c, second)
+      expect(r2).to.include({ok: true, done: actionable(second.summary), total: 3})
+    })
+
+    it('a stopped run starts no new write, counts what landed, and a re-run finishes', async () => {
+      const acct = await gw.account()
+      const c = appClient(acct)
+      const controller = new AbortController()
+      const plan = await planCatalog(c, file(TEE))
+      const result = await applyPlan(c, plan, {concurrency: 1, signal: controller.signal, onEvent: (e) => e.completed === 2 && controller.abort()})
+      expect(result).to.include({stopped: true, ok: false, done: 2, failed: 0, skipped: 0})
+      expect(result.total).to.equal(actionable(plan.summary))
+      const again = await applyCatalog(c, file(TEE))
+      expect(again.converged).to.equal(true)
+    })
+  })
 })

@@ -1,6 +1,6 @@
 import {Args, Flags} from '@oclif/core'
 
-import {CatalogCommand, catalogFlags} from '../../cli/catalog-command.js'
+import {CatalogCommand, catalogFlags, catalogRetryFlag} from '../../cli/catalog-command.js'
 import {ExitCode} from '../../cli/exit-codes.js'
 import {canPrompt, confirm} from '../../cli/prompt.js'
 
@@ -26,6 +26,7 @@ After the writes the store is read back: exit 0 means it matches the file. With 
       description: "auto (follow the platform's rate-limit headers, or wait out a 429's Retry-After), off, or N writes per minute.",
     }),
     ...catalogFlags,
+    ...catalogRetryFlag,
   }
 
   async run() {
@@ -52,25 +53,55 @@ After the writes the store is read back: exit 0 means it matches the file. With 
     const tty = !json && process.stderr.isTTY && !process.env.CI
     const bar = tty ? view.progressBar(process.stderr) : undefined
     let failed = 0
-    const {result, remaining, converged} = await applyCatalog(client, catalog, {
-      ...planOptions,
-      pacer,
-      onEvent: (e) => {
-        if (e.status !== 'done') failed++
-        if (json) lines.write({status: e.status, ...e.change, ...(e.error ? {error: e.error} : {})})
-        else if (e.status !== 'done') process.stderr.write(`${bar ? '\r\x1b[K' : ''}${e.status}: ${e.change.action} ${e.change.kind} ${e.change.key}: ${e.error?.code ? `${e.error.code}: ` : ''}${e.error?.message}\n`)
-        bar?.update(e, failed)
-      },
-    }, plan)
-    bar?.stop()
-    const summary = {done: result.done, failed: result.failed, skipped: result.skipped, plan: plan.summary, converged, remaining}
+    let completed = 0
+    const startedAt = Date.now()
+    const total = plan.summary.create + plan.summary.update + plan.summary.replace + plan.summary.archive + plan.summary.delete
+    // Without a TTY (a CI log) and without --json: a line every few seconds, so a long apply is seen alive.
+    const ticker = !json && !bar ? setInterval(() => process.stderr.write(view.progressLine(completed, total, failed, startedAt) + '\n'), view.PROGRESS_EVERY_MS) : undefined
+    // SIGINT/SIGTERM: no new write starts, the ones in flight finish, and the run says what landed. A second
+    // signal ends the process at once (the handlers are once).
+    const stop = new AbortController()
+    let stoppedBy: NodeJS.Signals | undefined
+    const onSignal = (signal: NodeJS.Signals) => {
+      stoppedBy ??= signal
+      stop.abort()
+      if (!json) process.stderr.write(`${bar ? '\r\x1b[K' : ''}Stopping (${signal}): no new writes; waiting for the ones in flight…\n`)
+    }
+    process.once('SIGINT', onSignal)
+    process.once('SIGTERM', onSignal)
+    let run
+    try {
+      run = await applyCatalog(client, catalog, {
+        ...planOptions,
+        pacer,
+        signal: stop.signal,
+        onEvent: (e) => {
+          completed = e.completed
+          if (e.status !== 'done') failed++
+          if (json) lines.write({status: e.status, ...e.change, ...(e.error ? {error: e.error} : {})})
+          else if (e.status !== 'done') process.stderr.write(`${bar ? '\r\x1b[K' : ''}${e.status}: ${e.change.action} ${e.change.kind} ${e.change.key}: ${e.error?.code ? `${e.error.code}: ` : ''}${e.error?.message}\n`)
+          bar?.update(e, failed)
+        },
+      }, plan)
+    } finally {
+      clearInterval(ticker)
+      process.off('SIGINT', onSignal)
+      process.off('SIGTERM', onSignal)
+      bar?.stop()
+    }
+    const {result, remaining, converged} = run
+    const summary = {done: result.done, failed: result.failed, skipped: result.skipped, total: result.total, plan: plan.summary, converged, remaining, ...(stoppedBy ? {stopped: stoppedBy} : {})}
     if (json) {
       lines.write({summary})
       lines.flush()
+    } else if (stoppedBy) {
+      process.stderr.write(view.stoppedLine(result, stoppedBy) + '\n')
     } else {
       this.log(`${view.resultLine(result)} Plan was: ${view.summaryLine(plan.summary)}.`)
       if (result.ok && !converged) process.stderr.write(view.notConverged(remaining))
     }
+    // 128 + the signal's number, as a shell reports a process a signal ended.
+    if (stoppedBy) this.exit(stoppedBy === 'SIGINT' ? 130 : 143)
     if (!converged) this.exit(ExitCode.PARTIAL)
     return undefined
   }

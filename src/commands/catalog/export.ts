@@ -2,7 +2,7 @@ import {writeFile} from 'node:fs/promises'
 
 import {Flags} from '@oclif/core'
 
-import {CatalogCommand, catalogFlags} from '../../cli/catalog-command.js'
+import {CatalogCommand, catalogFlags, catalogRetryFlag} from '../../cli/catalog-command.js'
 
 export default class CatalogExport extends CatalogCommand<typeof CatalogExport> {
   static override summary = 'Write the current catalogue as a catalogue file (YAML, JSON or CSV).'
@@ -14,6 +14,7 @@ export default class CatalogExport extends CatalogCommand<typeof CatalogExport> 
     output: Flags.string({char: 'o', description: 'Write to this file instead of stdout.'}),
     door: catalogFlags.door,
     concurrency: catalogFlags.concurrency,
+    ...catalogRetryFlag,
   }
 
   async run() {

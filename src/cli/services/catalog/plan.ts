@@ -46,6 +46,8 @@ export interface Op {
   needs: string[]
   /** Archives, deletes and deactivations of what the file no longer lists: need --yes without a TTY. A replace is not one. */
   destructive: boolean
+  /** Changes of the plan this write completes besides its own (a product's inline price). */
+  covers?: Change[]
   /** One write, with an idempotency key derived from the catalogue key, the operation and its content. */
   run(state: RunState, opts: (content: unknown) => RequestOptions): Promise<void>
 }
@@ -145,6 +147,7 @@ export async function planCatalog(client: CatalogClient, file: CatalogFile, opts
     const id = `file:${img.path}`
     if (!uploads.has(id)) {
       const change: Change = {action: 'create', kind: 'file', key: img.path}
+      changes.push(change)
       uploads.set(id, {
         id,
         change,
@@ -229,9 +232,11 @@ function planProduct(want: CatalogProduct, have: StoredProduct | undefined, ctx:
   if (!have) {
     const needs = imageNeeds(want.images ?? [])
     productNeeded = [productOp]
+    const inlineChange: Change | undefined = inline && {action: 'create', kind: 'price', key: inline.key}
     add({
       id: productOp,
       change: {action: 'create', kind: 'product', key: pk},
+      ...(inlineChange ? {covers: [inlineChange]} : {}),
       phase: PHASE.product,
       needs,
       async run(s, o) {
@@ -248,7 +253,7 @@ function planProduct(want: CatalogProduct, have: StoredProduct | undefined, ctx:
         if (inline && product.default_price) s.priceIds.set(inline.key, product.default_price)
       },
     })
-    if (inline) note({action: 'create', kind: 'price', key: inline.key})
+    if (inlineChange) note(inlineChange)
   } else {
     const cur = have.product
     const changed = Object.keys(fields).filter((k) => !same(fields[k], (cur as Record<string, unknown>)[k]))
@@ -287,6 +292,7 @@ function planProduct(want: CatalogProduct, have: StoredProduct | undefined, ctx:
   const prices = have?.prices ?? []
   const claimed = new Set<string>()
   const priceOp = new Map<string, string>()
+  const priceChange = new Map<string, Change>()
   /** Old prices to retire once their replacement is the default and variants moved: old id → new key. */
   const retire = new Map<string, string | undefined>()
   const priceNeeds = (key: string | undefined) => (key && priceOp.has(key) ? [priceOp.get(key)!] : [])
@@ -305,9 +311,11 @@ function planProduct(want: CatalogProduct, have: StoredProduct | undefined, ctx:
       const id = `${pk}:price:${p.key}`
       priceOp.set(p.key, id)
       const replaced = candidates.length > 0
+      const change: Change = replaced ? {action: 'replace', kind: 'price', key: p.key, fields: changedFields(priceIdentity(candidates[0]!), priceIdentity(p))} : {action: 'create', kind: 'price', key: p.key}
+      priceChange.set(p.key, change)
       add({
         id,
-        change: replaced ? {action: 'replace', kind: 'price', key: p.key, fields: changedFields(priceIdentity(candidates[0]!), priceIdentity(p))} : {action: 'create', kind: 'price', key: p.key},
+        change,
         phase: PHASE.price,
         needs: productNeeded,
         async run(s, o) {
@@ -397,13 +405,16 @@ function planProduct(want: CatalogProduct, have: StoredProduct | undefined, ctx:
     variantPlans.push({v, combo, match, replace: Boolean(match && !match.is_default && storedCombo(match) !== identity)})
   })
   const variantDeleteOps: string[] = []
+  const replaceChange = new Map<CatalogVariant, Change>()
   for (const vp of variantPlans) {
     if (vp.replace) {
       deletedVariants.add(vp.match!.id)
+      const change: Change = {action: 'replace', kind: 'variant', key: variantKey(pk, vp.v, vp.combo), fields: ['options']}
+      replaceChange.set(vp.v, change)
       variantDeleteOps.push(
         add({
           id: `${pk}:variant-delete:${vp.match!.id}`,
-          change: {action: 'replace', kind: 'variant', key: variantKey(pk, vp.v, vp.combo), fields: ['options']},
+          change,
           phase: PHASE.variantDelete,
           needs: [],
           // The file keeps the variant (recreated with its new combination): nothing it lists is lost.
@@ -523,8 +534,8 @@ function planProduct(want: CatalogProduct, have: StoredProduct | undefined, ctx:
       const isDefault = Object.keys(v.options).length === 0
       add({
         id: `${pk}:variant:${key}`,
-        change: {action: isDefault ? 'update' : 'create', kind: 'variant', key, ...(replace ? {reason: 'the second half of a replace'} : {})},
-        // A replacement's delete is already the plan's "replace" line.
+        // The second half of a replace is part of the replace's one change.
+        change: replaceChange.get(v) ?? {action: isDefault ? 'update' : 'create', kind: 'variant', key},
         listed: !replace,
         phase: PHASE.variant,
         needs: [...productNeeded, ...optionNeeds, ...priceNeeds(v.price), ...imgNeeds(), ...variantDeleteOps.filter((id) => replace && id.endsWith(match!.id))],
@@ -606,10 +617,11 @@ function planProduct(want: CatalogProduct, have: StoredProduct | undefined, ctx:
     // Retiring a replaced price is the second half of its replace (one change, nothing the file keeps is
     // lost); only a price the file no longer lists is an archive.
     // A replace a killed run left half done is listed as the replace it finishes.
+    const half = newKey === undefined ? undefined : priceChange.get(newKey)
     add({
       id: `${pk}:retire:${oldId}`,
-      change: newKey ? {action: 'replace', kind: 'price', key: newKey, reason: `retiring the replaced ${old.id}`} : {action: 'archive', kind: 'price', key: old.lookup_key ?? old.id},
-      listed: !(newKey && priceOp.has(newKey)),
+      change: half ?? (newKey ? {action: 'replace', kind: 'price', key: newKey, reason: `retiring the replaced ${old.id}`} : {action: 'archive', kind: 'price', key: old.lookup_key ?? old.id}),
+      listed: !half,
       phase: PHASE.priceRetire,
       destructive: !newKey,
       needs: [...priceNeeds(newKey), ...ops.filter((o) => o.phase === PHASE.defaultPrice).map((o) => o.id), ...variantOps],
