@@ -9,7 +9,7 @@ import {join} from 'node:path'
 import {expect} from 'chai'
 
 import {AppClient} from '@payapp/sdk'
-import {applyCatalog, applyPlan, parseCatalog, planCatalog, type CatalogClient} from '../../src/cli/services/catalog/index.js'
+import {applyCatalog, applyPlan, exportCatalog, parseCatalog, planCatalog, serializeCatalog, type CatalogClient} from '../../src/cli/services/catalog/index.js'
 import {storeProduct} from '../helpers/catalog.js'
 import {TestGateway, type Account} from '../helpers/gateway.js'
 
@@ -219,6 +219,29 @@ describe('catalog apply converges (issue 19)', function () {
       expect(result.total).to.equal(actionable(plan.summary))
       const again = await applyCatalog(c, file(TEE))
       expect(again.converged).to.equal(true)
+    })
+  })
+
+  describe('8: export writes what differs from the defaults', () => {
+    it('leaves out defaults (tax_behavior, generated titles, highlight, sort orders, empty CSV columns), round-trips, and --full keeps them', async () => {
+      const acct = await gw.account()
+      const c = appClient(acct)
+      const source = TEE.replace('track_inventory: true, stock_qty: 10}', 'track_inventory: true, stock_qty: 10, title: Small red tee}')
+      await applyCatalog(c, file(source))
+      const short = serializeCatalog(await exportCatalog(c), 'yaml', false)
+      for (const dflt of ['tax_behavior: unspecified', 'highlight: false', 'sort_order:', 'default: true', 'title: M / Blue', 'interval_count: 1', 'usage_type: licensed', 'store_visible: true', 'track_inventory: false']) {
+        expect(short, dflt).not.to.contain(dflt)
+      }
+      expect(short).to.contain('title: Small red tee')
+      const full = serializeCatalog(await exportCatalog(c, {full: true}), 'yaml')
+      for (const dflt of ['tax_behavior: unspecified', 'highlight: false', 'sort_order:', 'title: M / Blue']) expect(full, dflt).to.contain(dflt)
+      expect(short.split('\n').length).to.be.below(full.split('\n').length - 10)
+      const shortCsv = serializeCatalog(await exportCatalog(c), 'csv', false)
+      expect(shortCsv.split('\n')[0]).to.equal('product_key,name,price_key,price_currency,price_unit_amount,price_recurring_interval,sku,stock_qty,track_inventory,title,option:Size,option:Color')
+      for (const [text, format] of [[short, 'yaml'], [shortCsv, 'csv']] as const) {
+        const plan = await planCatalog(c, parseCatalog(text, format, `export.${format}`), {csv: format === 'csv'})
+        expect(pending(plan), format).to.deep.equal([])
+      }
     })
   })
 })

@@ -222,8 +222,8 @@ function columnOf(path: string[]): string | undefined {
   return undefined
 }
 
-/** The catalogue as CSV (the inverse of `parseCatalogCsv` for the fields CSV has columns for). */
-export function catalogToCsv(file: CatalogFile): string {
+/** The catalogue as CSV (the inverse of `parseCatalogCsv` for the fields CSV has columns for); without `full`, columns empty on every row are left out. */
+export function catalogToCsv(file: CatalogFile, full = true): string {
   const groups = [...new Set(file.products.flatMap((p) => Object.keys(p.options)))]
   const header = [...CSV_COLUMNS, ...groups.map((g) => OPTION_PREFIX + g)]
   const out: (string | number | boolean)[][] = [header]
@@ -247,5 +247,6 @@ export function catalogToCsv(file: CatalogFile): string {
     for (const pr of p.prices) if (!used.has(pr.key)) lines.push([...priceCells(pr.key), '', '', '', '', '', ...groups.map(() => '')])
     lines.forEach((line, i) => out.push([...(i === 0 ? productCells : laterProductCells), ...line]))
   }
-  return stringify(out, {cast: {boolean: (b) => String(b)}})
+  const used = full ? header.map(() => true) : header.map((_, c) => out.slice(1).some((row) => row[c] !== ''))
+  return stringify(used.every(Boolean) ? out : out.map((row) => row.filter((_, c) => used[c])), {cast: {boolean: (b) => String(b)}})
 }

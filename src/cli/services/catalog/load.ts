@@ -145,15 +145,24 @@ export async function loadCatalog(path: string, readStdin: () => Promise<string>
   return {catalog: parseCatalog(text, formatOf(path), path), format: formatOf(path), baseDir: dirname(resolve(path)), source: path}
 }
 
+/** A product without the empty lists and maps the file format defaults to (`prices: []`, `options: {}`). */
+function withoutEmpty(product: CatalogFile['products'][number]): CatalogFile['products'][number] {
+  const empty = (v: unknown) => (Array.isArray(v) ? v.length === 0 : typeof v === 'object' && v !== null && Object.keys(v).length === 0)
+  const out: Record<string, unknown> = Object.fromEntries(Object.entries(product).filter(([k, v]) => !(['prices', 'options', 'variants'] as string[]).includes(k) || !empty(v)))
+  if (product.variants.length > 0) out.variants = product.variants.map((v) => (empty(v.options) ? Object.fromEntries(Object.entries(v).filter(([k]) => k !== 'options')) : v))
+  return out as CatalogFile['products'][number]
+}
+
 async function readAll(): Promise<string> {
   const chunks: Buffer[] = []
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer)
   return Buffer.concat(chunks).toString('utf8')
 }
 
-/** The catalogue as text in the given format. */
-export function serializeCatalog(catalog: CatalogFile, format: CatalogFormat): string {
-  if (format === 'csv') return catalogToCsv(catalog)
+/** The catalogue as text in the given format; without `full`, CSV leaves out the columns no row uses. */
+export function serializeCatalog(catalog: CatalogFile, format: CatalogFormat, full = true): string {
+  if (format === 'csv') return catalogToCsv(catalog, full)
+  if (!full) catalog = {products: catalog.products.map(withoutEmpty)}
   if (format === 'json') return JSON.stringify(catalog, null, 2) + '\n'
   return toYaml(catalog, {lineWidth: 0})
 }
