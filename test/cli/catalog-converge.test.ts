@@ -138,6 +138,28 @@ describe('catalog apply converges (issue 19)', function () {
     })
   })
 
+  describe('found by the model test', () => {
+    it('a sku moved to another variant (or two swapped) updates the variants in place, freeing the sku first', async () => {
+      const acct = await gw.account()
+      const c = appClient(acct)
+      const two = 'products:\n  - {key: fit, name: Fit, prices: [{key: fit-eur, currency: eur, unit_amount: 2500}], options: {Fit: [Slim, Loose]}, variants: [{sku: F-1, options: {Fit: Slim}}, {options: {Fit: Loose}}]}\n'
+      expect((await applyCatalog(c, file(two))).converged).to.equal(true)
+      const moved = two.replace('{sku: F-1, options: {Fit: Slim}}, {options: {Fit: Loose}}', '{options: {Fit: Slim}}, {sku: F-1, options: {Fit: Loose}}')
+      const run = await applyCatalog(c, file(moved))
+      expect(run.result.failures).to.deep.equal([])
+      expect(run.converged).to.equal(true)
+      expect(run.plan.summary).to.include({replace: 0, create: 0, update: 2})
+      const swapped = moved.replace('{options: {Fit: Slim}}', '{sku: F-2, options: {Fit: Slim}}').replace('{sku: F-1, options: {Fit: Loose}}', '{sku: F-2x, options: {Fit: Loose}}')
+      expect((await applyCatalog(c, file(swapped))).converged).to.equal(true)
+      const swap = swapped.replace('sku: F-2,', 'sku: TMP,').replace('sku: F-2x,', 'sku: F-2,').replace('sku: TMP,', 'sku: F-2x,')
+      const again = await applyCatalog(c, file(swap))
+      expect(again.result.failures).to.deep.equal([])
+      expect(again.converged).to.equal(true)
+      const fit = await storeProduct(acct, 'fit')
+      expect(fit.variants.filter((v: any) => !v.is_default).map((v: any) => `${v.options[0].value_name}=${v.sku}`).sort()).to.deep.equal(['Loose=F-2', 'Slim=F-2x'])
+    })
+  })
+
   describe('5: a replace is one change, and not destructive', () => {
     it('a price whose amount changed plans as one replace, with nothing to confirm; a variant moved to another combination too', async () => {
       const acct = await gw.account()

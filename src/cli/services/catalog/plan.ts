@@ -94,7 +94,7 @@ export interface PlanOptions {
 
 // ---------------------------------------------------------------- phases (dependency order)
 
-const PHASE = {upload: 0, product: 1, price: 2, defaultPrice: 3, variantDelete: 4, optionDelete: 5, optionCreate: 6, variant: 7, priceRetire: 8, archive: 9} as const
+const PHASE = {upload: 0, product: 1, price: 2, defaultPrice: 3, variantDelete: 4, skuFree: 4.5, optionDelete: 5, optionCreate: 6, variant: 7, priceRetire: 8, archive: 9} as const
 
 // ---------------------------------------------------------------- planning
 
@@ -382,7 +382,10 @@ function planProduct(want: CatalogProduct, have: StoredProduct | undefined, ctx:
     })
   }
 
-  // ---- variants: matched by sku, else by option combination; the option combination is immutable.
+  // ---- variants: the option combination is a variant's identity (immutable on the platform), so a stored
+  // variant with the wanted combination is that variant, whatever its sku (a sku moved between variants is
+  // an update of both); a file variant whose combination the store lacks takes the stored variant of its
+  // sku, which is a replace (delete, then create with the new combination).
   const wantGroups = Object.keys(want.options)
   const variants = have?.variants ?? []
   const matchedVariants = new Set<string>()
@@ -393,16 +396,15 @@ function planProduct(want: CatalogProduct, have: StoredProduct | undefined, ctx:
     if (x) matchedVariants.add(x.id)
     return x
   }
-  // First by sku; then by combination among variants whose sku the file does not name (a changed sku).
-  const bySku = want.variants.map((v) => (v.sku && Object.keys(v.options).length > 0 ? claim(variants.find((x) => x.sku === v.sku)) : undefined))
+  const isDefaultVariant = (v: CatalogVariant) => Object.keys(v.options).length === 0
+  const identities = want.variants.map((v) => wantedCombo(wantGroups, v.options))
+  const byCombo = want.variants.map((v, i) =>
+    isDefaultVariant(v) ? claim(variants.find((x) => x.is_default)) : claim(variants.find((x) => !x.is_default && !matchedVariants.has(x.id) && storedCombo(x) === identities[i])),
+  )
   want.variants.forEach((v, i) => {
-    const isDefault = Object.keys(v.options).length === 0
-    const combo = isDefault ? '' : combinationOf(wantGroups, v.options)
-    const identity = wantedCombo(wantGroups, v.options)
-    const match = isDefault
-      ? claim(variants.find((x) => x.is_default))
-      : (bySku[i] ?? claim(variants.find((x) => !x.is_default && !matchedVariants.has(x.id) && storedCombo(x) === identity && !(x.sku && fileSkus.has(x.sku)))))
-    variantPlans.push({v, combo, match, replace: Boolean(match && !match.is_default && storedCombo(match) !== identity)})
+    const combo = isDefaultVariant(v) ? '' : combinationOf(wantGroups, v.options)
+    const match = byCombo[i] ?? (v.sku ? claim(variants.find((x) => !x.is_default && !matchedVariants.has(x.id) && x.sku === v.sku)) : undefined)
+    variantPlans.push({v, combo, match, replace: Boolean(match && !match.is_default && storedCombo(match) !== identities[i])})
   })
   const variantDeleteOps: string[] = []
   const replaceChange = new Map<CatalogVariant, Change>()
@@ -571,19 +573,37 @@ function planProduct(want: CatalogProduct, have: StoredProduct | undefined, ctx:
     const priceChange = wantPrice === undefined ? !inherits : match.price_inherited || targetPrice === undefined || match.price !== targetPrice
     let imageChange = false
     if (v.image !== undefined && !(match.image_path && imageMatches(v.image, match.image_path, img))) imageChange = true
-    const fieldsChanged = [...Object.keys(patch), ...(priceChange ? ['price'] : []), ...(imageChange ? ['image'] : [])]
+    // Its sku is wanted by another variant of the file: freed before any variant takes it (a swap too).
+    const skuMoves = Boolean(match.sku && fileSkus.has(match.sku) && v.sku !== match.sku)
+    if (skuMoves) delete patch.sku
+    const fieldsChanged = [...Object.keys(patch), ...(skuMoves ? ['sku'] : []), ...(priceChange ? ['price'] : []), ...(imageChange ? ['image'] : [])]
     if (fieldsChanged.length === 0) {
       note({action: 'unchanged', kind: 'variant', key})
       continue
     }
+    const change: Change = {action: 'update', kind: 'variant', key, fields: fieldsChanged}
+    const newSku = skuMoves && v.sku ? {sku: v.sku} : {}
+    const rest = Object.keys(patch).length > 0 || priceChange || imageChange || Object.keys(newSku).length > 0
+    if (skuMoves) {
+      add({
+        id: `${pk}:variant-sku-free:${match.id}`,
+        change,
+        listed: !rest,
+        phase: PHASE.skuFree,
+        needs: [],
+        run: (s, o) => s.client.variants.update(match.id, {sku: null}, o({variant: match.id, free: match.sku})).then(() => undefined),
+      })
+      if (!rest) continue
+    }
     add({
       id: `${pk}:variant:${key}`,
-      change: {action: 'update', kind: 'variant', key, fields: fieldsChanged},
+      change,
       phase: PHASE.variant,
       needs: [...priceNeeds(wantPrice), ...(imageChange ? imgNeeds() : [])],
       async run(s, o) {
         const body = {
           ...patch,
+          ...newSku,
           ...(priceChange ? {price: wantPrice === undefined ? null : s.priceIds.get(wantPrice)!} : {}),
           ...(imageChange ? {image_path: ctx.resolveImage(s, v.image!)} : {}),
         }
