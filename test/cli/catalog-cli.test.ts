@@ -65,7 +65,7 @@ describe('payapp catalog (CLI processes)', function () {
     expect(lines.slice(0, -1).every((l) => l.status === 'done')).to.equal(true)
     expect(lines.slice(0, -1).map((l) => l.key)).to.include.members(['k0', 'k1', 'K0-S', 'K1-M'])
     expect(lines.slice(0, -1)).to.have.length(10)
-    expect(lines.at(-1)).to.deep.include({summary: {done: 10, failed: 0, skipped: 0, total: 10, plan: plan.json().summary, converged: true, remaining: []}})
+    expect(lines.at(-1)).to.deep.include({summary: {done: 10, failed: 0, skipped: 0, total: 10, writes: 8, plan: plan.json().summary, converged: true, remaining: []}})
 
     const again = await runCli(['catalog', 'plan', file], {env})
     expect(again.code).to.equal(0)

@@ -90,7 +90,7 @@ After the writes the store is read back: exit 0 means it matches the file. With 
       bar?.stop()
     }
     const {result, remaining, converged} = run
-    const summary = {done: result.done, failed: result.failed, skipped: result.skipped, total: result.total, plan: plan.summary, converged, remaining, ...(stoppedBy ? {stopped: stoppedBy} : {})}
+    const summary = {done: result.done, failed: result.failed, skipped: result.skipped, total: result.total, writes: result.writes, plan: plan.summary, converged, remaining, ...(stoppedBy ? {stopped: stoppedBy} : {})}
     if (json) {
       lines.write({summary})
       lines.flush()

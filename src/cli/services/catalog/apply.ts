@@ -37,6 +37,8 @@ export interface ApplyResult {
   skipped: number
   /** Changes the plan has: done + failed + skipped + those a stop left unstarted. */
   total: number
+  /** Writes that succeeded (a replace is two, a product with its inline price one). */
+  writes: number
   /** The run was stopped (`signal`) before every change had started; a re-run does the rest. */
   stopped: boolean
   failures: {change: Change; error: NonNullable<ApplyEvent['error']>}[]
@@ -101,7 +103,7 @@ export async function applyPlan(client: CatalogClient, plan: Plan, opts: ApplyOp
       tracked.set(c, t)
     }
   }
-  const result: ApplyResult = {ok: true, done: 0, failed: 0, skipped: 0, total: tracked.size, stopped: false, failures: []}
+  const result: ApplyResult = {ok: true, done: 0, failed: 0, skipped: 0, total: tracked.size, writes: 0, stopped: false, failures: []}
   const worse = (a: OpStatus, b: OpStatus): OpStatus => (a === 'failed' || b === 'failed' ? 'failed' : a === 'skipped' || b === 'skipped' ? 'skipped' : 'done')
 
   const runOp = async (op: Op, state: RunState, scope: string) => {
@@ -121,6 +123,7 @@ export async function applyPlan(client: CatalogClient, plan: Plan, opts: ApplyOp
           if (opts.signal?.aborted) return
           await op.run(state, (content) => ({idempotencyKey: idempotencyKey(`${run}:${scope}`, op.id, content)}))
           status = 'done'
+          result.writes++
         })
         if (status === undefined) return
       } catch (err) {
