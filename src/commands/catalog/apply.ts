@@ -8,7 +8,8 @@ export default class CatalogApply extends CatalogCommand<typeof CatalogApply> {
   static override summary = 'Make the platform match a catalogue file: create, update, replace prices, and with --prune remove what the file does not list.'
   static override description = `Changes run in dependency order (uploads, products, prices, default price, option groups and values, variants, then archives and deletes). A changed amount, currency or interval replaces the price: the new one is created as the default, variants move to it, then the old one is deactivated.
 Every write carries an idempotency key naming that one write, so retries never double it; a run killed at any point can be started again and does what is left, and a second run after success writes nothing.
-After the writes the store is read back: exit 0 means it matches the file. With --json: one JSON line per completed change ({status, action, kind, key, error?}), then {summary} (with converged and the remaining changes). Exit 8 when some change failed or was skipped, or the store read back still differs from the file; a re-run does the rest.`
+After the writes the store is read back: exit 0 means it matches the file. With --json: one JSON line per completed change ({status, action, kind, key, error?}), then {summary} (with converged and the remaining changes). Exit 8 when some change failed or was skipped, or the store read back still differs from the file; a re-run does the rest.
+Without a TTY, a progress line every 2 seconds. SIGINT/SIGTERM: no new write starts, the ones in flight finish, and the run says how many of how many changes landed (exit 130/143); a re-run finishes.`
   static override examples = [
     '<%= config.bin %> catalog apply catalog.yaml',
     '<%= config.bin %> catalog apply catalog.csv --prune --yes --json',
