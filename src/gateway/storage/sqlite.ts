@@ -72,6 +72,8 @@ CREATE INDEX IF NOT EXISTS variants_by_sku ON objects (merchant, env, json_extra
 CREATE INDEX IF NOT EXISTS checkout_sessions_open_by_expiry ON objects (merchant, env, json_extract(data, '$.expires_at'))
   WHERE kind = 'checkout_session' AND json_extract(data, '$.status') = 'open';
 CREATE INDEX IF NOT EXISTS variants_by_sort_order ON objects (parent, json_extract(data, '$.sort_order')) WHERE kind = 'variant';
+-- A price's lookup_key, found by seeking (the one-active-price check before a write and its transfer).
+CREATE INDEX IF NOT EXISTS prices_by_lookup_key ON objects (merchant, env, json_extract(data, '$.lookup_key')) WHERE kind = 'price';
 -- Webhooks: endpoints per merchant and environment, and an outbox of deliveries written in the
 -- transaction of the event they carry, so a rolled-back request delivers nothing.
 CREATE TABLE IF NOT EXISTS webhook_endpoints (
@@ -195,6 +197,7 @@ export class SqliteStorage implements Storage {
     this.db.pragma('synchronous = NORMAL')
     this.db.pragma('foreign_keys = ON')
     this.db.exec(SCHEMA)
+    this.uniqueActiveLookupKeys()
     // Databases from before app endpoints, publishable keys, secret rotation and webhook faults gain those columns.
     this.addColumn('webhook_endpoints', 'installation')
     this.addColumn('webhook_endpoints', 'previous_secrets')
@@ -206,6 +209,23 @@ export class SqliteStorage implements Storage {
     this.addColumn('webhook_deliveries', 'held_until', 'INTEGER')
     this.addColumn('webhook_deliveries', 'ord', 'REAL')
     this.addColumn('webhook_attempts', 'injected', 'INTEGER NOT NULL DEFAULT 0')
+  }
+
+  /**
+   * One active price per merchant, environment and lookup_key, kept by a unique partial index (the domain
+   * checks first to answer 409 lookup_key_exists; the index holds whatever path a write takes). A database
+   * from before the rule keeps the key on the newest of two active prices, as a transfer would have.
+   */
+  private uniqueActiveLookupKeys(): void {
+    const exists = this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = 'prices_active_lookup_key'").get()
+    if (exists) return
+    const active = (t: string) => `${t}.kind = 'price' AND json_extract(${t}.data, '$.active') = 1 AND json_extract(${t}.data, '$.lookup_key') IS NOT NULL`
+    this.db.transaction(() => {
+      this.db.exec(`UPDATE objects SET data = json_set(data, '$.lookup_key', json('null')) WHERE ${active('objects')} AND EXISTS (
+        SELECT 1 FROM objects o WHERE ${active('o')} AND o.merchant = objects.merchant AND o.env = objects.env
+          AND json_extract(o.data, '$.lookup_key') = json_extract(objects.data, '$.lookup_key') AND o.seq > objects.seq)`)
+      this.db.exec(`CREATE UNIQUE INDEX prices_active_lookup_key ON objects (merchant, env, json_extract(data, '$.lookup_key')) WHERE ${active('objects')}`)
+    })()
   }
 
   /** Adds a column to a table of a database created before the column existed. */

@@ -52,6 +52,7 @@ export const priceCreate = z.strictObject({
   tax_behavior: z.enum(TAX_BEHAVIORS).optional().describe('Whether the amount includes tax'),
   lookup_key: z.string().min(1).max(200).optional().describe('Your own key for the price'),
   set_as_default: z.boolean().optional().describe("Make it the product's default price"),
+  transfer_lookup_key: z.boolean().optional().describe('Move lookup_key from the active price holding it to this one, in the same write (else 409 lookup_key_exists)'),
   metadata: metadata.optional(),
   active: z.boolean().optional().describe('false creates the price archived'),
 })
