@@ -112,6 +112,18 @@ interface Envelope {
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined)
 
+/**
+ * A body that is not the platform's envelope (a proxy's 502 page, another service's JSON) as a message:
+ * the status and the body's first 200 characters, an HTML page's tags dropped, whitespace folded.
+ */
+function messageOf(statusCode: number, body: unknown): string {
+  const text = typeof body === 'string' ? body : body === undefined ? '' : JSON.stringify(body)
+  const plain = /^\s*</.test(text) ? text.replace(/<(script|style)\b[\s\S]*?<\/\1>/gi, ' ').replace(/<[^>]*>/g, ' ') : text
+  const start = plain.replace(/\s+/g, ' ').trim()
+  if (start === '') return `HTTP ${statusCode} with an empty body`
+  return `HTTP ${statusCode}: ${start.length > 200 ? `${start.slice(0, 200)}…` : start}`
+}
+
 /** The one mapping from an HTTP error response to an error class. */
 export function errorFromResponse(statusCode: number, body: unknown, headers: ErrorHeaders = {}): PayappError {
   const envelope = (body && typeof body === 'object' ? (body as Envelope).error : undefined) ?? {}
@@ -121,7 +133,7 @@ export function errorFromResponse(statusCode: number, body: unknown, headers: Er
     type,
     code: str(envelope.code),
     param: str(envelope.param),
-    message: str(envelope.message) ?? `HTTP ${statusCode} with no error message`,
+    message: str(envelope.message) ?? messageOf(statusCode, body),
     requestId: str(envelope.request_id) ?? headerValue(headers['x-request-id']),
     headers,
     raw: body,
