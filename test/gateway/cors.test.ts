@@ -213,7 +213,7 @@ describe('gateway: CORS in a real Chromium', function () {
               headers: {authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': crypto.randomUUID()},
               body: JSON.stringify(body),
             })
-            const session = await res.json()
+            const session = (await res.json()) as {id: string; client_secret: string}
             const read = await fetch(`${api}/v1/checkout/sessions/${session.id}?cs=${encodeURIComponent(session.client_secret)}`)
             return {status: res.status, requestId: res.headers.get('x-request-id'), id: session.id, readStatus: read.status, read: await read.json()}
           } catch (error) {
