@@ -124,9 +124,8 @@ export type Price = z.infer<typeof price>
 const imageRef = z
   .string()
   .max(2048)
-  .refine((s) => /^https?:\/\/\S+$/.test(s) || /^files\/[\w./-]+$/.test(s), {
-    message: 'must be an http(s) URL or a storage path from POST /files',
-  })
+  // A regex rather than a refinement, so the OpenAPI document carries it as the field's `pattern`.
+  .regex(/^(?:https?:\/\/\S+|files\/[\w./-]+)$/, {message: 'must be an http(s) URL or a storage path from POST /files'})
 
 export const packageDimensions = z
   .strictObject({
