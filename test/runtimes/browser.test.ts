@@ -59,13 +59,13 @@ describe('runtimes: the SDK in Chromium, creating and paying a checkout session 
     const console: string[] = []
     page.on('console', (m) => console.push(m.text()))
     await page.goto(origin)
-    await page.waitForFunction(() => typeof (window as {startCheckout?: unknown}).startCheckout === 'function')
+    await page.waitForFunction(() => typeof (globalThis as {startCheckout?: unknown}).startCheckout === 'function')
     return {page, console}
   }
 
   const start = (page: Page, successUrl: string) =>
     page.evaluate(
-      (cfg) => (window as unknown as {startCheckout(c: unknown): Promise<Record<string, unknown>>}).startCheckout(cfg),
+      (cfg) => (globalThis as unknown as {startCheckout(c: unknown): Promise<Record<string, unknown>>}).startCheckout(cfg),
       {baseUrl: gw.url, publishableKey, lineItems: [{name: 'Tea', quantity: 2, amount: 500, currency: 'eur'}], successUrl},
     )
 
