@@ -1,5 +1,5 @@
 /**
- * The SDK where apps run it: Node 22 and 24 (ES module and CommonJS apps, and the CLI), Deno 2, Bun 1 and
+ * The SDK where apps run it: Node 20 (the suite's), 22 and 24 (ES module and CommonJS apps, and the CLI), Deno 2, Bun 1 and
  * workerd, each against a real gateway over HTTP (runtimes.ts installs them from the npm registry). Each runs
  * scenario.mjs: a list that pages, an idempotent create, a typed error, webhook verification.
  */
@@ -30,7 +30,7 @@ interface Outcome {
   webhook: {id: string; tamperedRefused: boolean; sync?: string}
 }
 
-describe('runtimes: the SDK in Node 22/24, Deno, Bun and workerd against a real gateway', function () {
+describe('runtimes: the SDK in Node 20/22/24, Deno, Bun and workerd against a real gateway', function () {
   this.timeout(120_000)
   let gw: TestGateway
   let acct: Account
@@ -71,25 +71,34 @@ describe('runtimes: the SDK in Node 22/24, Deno, Bun and workerd against a real 
     return JSON.parse(stdout.trim().split('\n').at(-1)!) as Outcome
   }
 
-  for (const node of ['node22', 'node24'] as const) {
+  const NODES = {node20: process.execPath, node22: RUNTIMES.node22, node24: RUNTIMES.node24}
+  for (const node of ['node20', 'node22', 'node24'] as const) {
     describe(node, () => {
       it('an ES module app: import @payapp/sdk', async () => {
-        expectScenario(await runApp(RUNTIMES[node], ['app.mjs']), true)
+        expectScenario(await runApp(NODES[node], ['app.mjs']), true)
       })
 
       it('a CommonJS app: require("@payapp/sdk")', async () => {
-        expectScenario(await runApp(RUNTIMES[node], ['app.cjs']), true)
+        expectScenario(await runApp(NODES[node], ['app.cjs']), true)
       })
 
       it('the CLI: products list against the gateway', async () => {
         const env = cliEnv(tempHome(), {PAYAPP_BASE_URL: gw.url, PAYAPP_TOKEN: acct.token})
-        const {stdout} = await run(RUNTIMES[node], [BIN, 'products', 'list', '--all', '--json'], {cwd: ROOT, env})
+        const {stdout} = await run(NODES[node], [BIN, 'products', 'list', '--all', '--json'], {cwd: ROOT, env})
         const listed = JSON.parse(stdout) as {name: string}[] | {data: {name: string}[]}
         const names = (Array.isArray(listed) ? listed : listed.data).map((p) => p.name)
         expect(names).to.include.members(['Mug', 'Tee', 'Cap'])
       })
     })
   }
+
+  it('AWS Lambda shape: an ES module handler bundled to CommonJS by esbuild, on Node 22', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'payapp-lambda-'))
+    await build({entryPoints: [join(HERE, 'lambda.mjs')], bundle: true, format: 'cjs', platform: 'node', target: 'node20', outfile: join(dir, 'index.js'), logLevel: 'warning'})
+    const call = "require('./index.js').handler(JSON.parse(process.env.PAYAPP_SCENARIO)).then((out) => console.log(JSON.stringify(out)))"
+    const {stdout} = await run(RUNTIMES.node22, ['-e', call], {cwd: dir, env: {PATH: process.env.PATH, PAYAPP_SCENARIO: JSON.stringify(config())}})
+    expectScenario(JSON.parse(stdout) as Outcome, false)
+  })
 
   it('Deno 2 (npm package deno): an ES module app with node_modules, no permission beyond net, env and read', async () => {
     expectScenario(await runApp(RUNTIMES.deno, ['run', '--allow-net', '--allow-env=PAYAPP_SCENARIO', '--allow-read', 'app.mjs']), true)
