@@ -40,6 +40,22 @@ const versionLiteral = /export const SDK_VERSION: string = '([^']*)'/
 if (!versionLiteral.test(versionSource)) throw new Error(`${versionFile}: no SDK_VERSION literal to write the version into`)
 if (versionSource.match(versionLiteral)[1] !== version) {
   writeFileSync(versionFile, versionSource.replace(versionLiteral, `export const SDK_VERSION: string = '${version}'`))
+  // tsc compiled the old literal before this script ran.
+  const compiled = join(dist, 'version.js')
+  writeFileSync(compiled, readFileSync(compiled, 'utf8').replace(/SDK_VERSION = '[^']*'/, `SDK_VERSION = '${version}'`))
+}
+
+/**
+ * What a bundler picks for a page or a Worker (the `browser` condition: esbuild --platform=browser, Vite, webpack,
+ * wrangler): tsc's ES modules as they are, one file a module, copied before the facades below replace them. An app's
+ * bundler follows only what the page reaches and drops the rest (the OpenAPI builder, the admin and event schemas,
+ * the deep paths): less than half the gzipped size of the facades' bundle, which an app's bundler keeps whole.
+ */
+rmSync(join(dist, 'browser'), {recursive: true, force: true})
+for (const file of tsFiles(dist, '.js')) {
+  const to = join(dist, 'browser', relative(dist, file))
+  mkdirSync(dirname(to), {recursive: true})
+  cpSync(file, to)
 }
 
 /**
@@ -58,11 +74,11 @@ const common = {
   logLevel: 'warning',
 }
 
-function tsFiles(dir) {
+function tsFiles(dir, ext = '.ts') {
   return readdirSync(dir, {withFileTypes: true}).flatMap((entry) => {
     const path = join(dir, entry.name)
-    if (entry.isDirectory()) return tsFiles(path)
-    return entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts') ? [path] : []
+    if (entry.isDirectory()) return tsFiles(path, ext)
+    return entry.name.endsWith(ext) && !entry.name.endsWith('.d.ts') ? [path] : []
   })
 }
 
@@ -128,7 +144,7 @@ await build({
 
 // Declarations: the same files, read as CommonJS because of the package.json beside them.
 for (const entry of readdirSync(dist, {withFileTypes: true})) {
-  if (entry.name === 'cjs' || entry.name === 'bundle') continue
+  if (entry.name === 'cjs' || entry.name === 'bundle' || entry.name === 'browser') continue
   if (entry.isDirectory()) cpSync(join(dist, entry.name), join(out, entry.name), {recursive: true, filter: (f) => !f.endsWith('.js') || f.endsWith('.d.ts')})
   else if (entry.name.endsWith('.d.ts')) cpSync(join(dist, entry.name), join(out, entry.name))
 }
@@ -152,7 +168,8 @@ for (const file of [...readdirSync(join(dist, 'bundle')).map((f) => join(dist, '
  * global, no `import.meta.url` (undefined once an ES module is bundled to CommonJS) in any file of the builds.
  */
 const NODE_ONLY = /\bfrom\s*["']node:|\brequire\(["']node:|\bimport\(["']node:|import\.meta\.url|(?<![.\w])process\./
-for (const file of [...readdirSync(join(dist, 'bundle')).map((f) => join(dist, 'bundle', f)), ...readdirSync(out).filter((f) => f.endsWith('.cjs')).map((f) => join(out, f))]) {
-  const match = NODE_ONLY.exec(readFileSync(file, 'utf8'))
+for (const file of [...readdirSync(join(dist, 'bundle')).map((f) => join(dist, 'bundle', f)), ...tsFiles(join(dist, 'browser'), '.js'), ...readdirSync(out).filter((f) => f.endsWith('.cjs')).map((f) => join(out, f))]) {
+  // Comments may name what the code avoids (tsc's files keep them).
+  const match = NODE_ONLY.exec(readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\/|^\s*\/\/.*$/gm, ''))
   if (match) throw new Error(`${file}: "${match[0]}" would not load outside Node; the SDK reaches the runtime through src/runtime.ts`)
 }

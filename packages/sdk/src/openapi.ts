@@ -7,7 +7,7 @@
  * Generic over doors: every door in DOOR_PREFIX gets its paths, with the credentials DOOR_AUTH names.
  * Loaded lazily (by `payapp openapi` and the gateway's `GET /openapi.json`), never at CLI start-up.
  */
-import {z} from 'zod'
+import * as z from 'zod'
 
 import {DOOR_PREFIX, endpoints, pathParams, type Door, type EndpointDef} from './endpoints.js'
 import {eventTypes, type EventDef} from './events.js'

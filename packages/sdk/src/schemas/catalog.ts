@@ -3,7 +3,7 @@
  * Each resource is written once here; the gateway validates with the request schemas, the SDK types
  * its calls and results with them, and the CLI derives its flags from them.
  */
-import {z} from 'zod'
+import * as z from 'zod'
 
 import {amount, currency, metadata, openEnum, timestamp, uuid, webUrl, type IssueParams} from './common.js'
 

@@ -2,7 +2,7 @@
  * Money and commerce: merchant, checkout sessions, store checkouts, orders, payments, refunds,
  * disputes, payouts, balance, invoices, subscriptions, subscription links, analytics, events.
  */
-import {z} from 'zod'
+import * as z from 'zod'
 
 import {RECURRING_INTERVALS, MAX_INTERVAL_COUNT, immutableField} from './catalog.js'
 import {amount, currency, metadata, openEnum, withOneOf, timestamp, webUrl, type IssueParams} from './common.js'

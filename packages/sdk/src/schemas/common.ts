@@ -3,7 +3,7 @@
  * 400 `parameter_unknown`, which catches typos); response schemas are loose so the SDK tolerates fields
  * and enum values the platform adds later.
  */
-import {z} from 'zod'
+import * as z from 'zod'
 
 /** Stable error codes a schema can attach to an issue (read by the gateway's validation mapper). */
 export interface IssueParams {
