@@ -91,7 +91,11 @@ describe('runtimes: the SDK in Node 20/22/24, Deno, Bun and workerd against a re
       })
 
       if (node !== 'node20') {
-        it('gateway start, with better-sqlite3 built for this Node (the Node 20 build is refused)', async function () {
+        // better-sqlite3 12 aborts the process on Node >= 24.19 when GC finalizes a Statement (its node::ObjectWrap
+        // destructor calls RemoveEnvironmentCleanupHook with no Environment; "Assertion failed: (env) != nullptr").
+        // 13.x (Node-API) fixes it but requires Node >= 22, and the brief requires Node 20: the lead decides.
+        const pending = node === 'node24' ? ' (pending: better-sqlite3 12 aborts on Node 24.19+, fixed in 13 which drops Node 20)' : ''
+        ;(pending ? it.skip : it)(`gateway start, with better-sqlite3 built for this Node (the Node 20 build is refused)${pending}`, async function () {
           this.timeout(900_000)
           const modules = ensureAddon(node)
           const home = tempHome()
