@@ -11,9 +11,10 @@ import type {Fetch} from '@payapp/sdk/transport'
 let http: typeof import('node:http') | undefined
 let https: typeof import('node:https') | undefined
 
-/** Statuses whose Response must have a null body. */
-const NO_BODY = new Set([101, 204, 205, 304])
-
+/**
+ * Answers as plain objects: touching Node's `Response` or `Headers` loads undici, tens of ms of every
+ * command's start-up.
+ */
 export const httpSender: Fetch = async (url, init) => {
   const target = new URL(url)
   const client = target.protocol === 'https:' ? (https ??= await import('node:https')) : (http ??= await import('node:http'))
@@ -26,10 +27,16 @@ export const httpSender: Fetch = async (url, init) => {
       res.on('data', (chunk: Buffer) => chunks.push(chunk))
       res.on('error', reject)
       res.once('end', () => {
-        const headers = new Headers()
-        for (const [name, value] of Object.entries(res.headers)) if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value)
-        const status = res.statusCode ?? 0
-        resolve(new Response(NO_BODY.has(status) ? null : Buffer.concat(chunks), {status, headers}))
+        const text = Buffer.concat(chunks).toString('utf8')
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: {
+            forEach(callback) {
+              for (const [name, value] of Object.entries(res.headers)) if (value !== undefined) callback(Array.isArray(value) ? value.join(', ') : value, name)
+            },
+          },
+          text: async () => text,
+        })
       })
     })
     req.end(body === undefined ? undefined : typeof body === 'string' ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength))

@@ -26,12 +26,19 @@ export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'PUT'
 /** Response headers by lower-case name; the same shape errors carry. */
 export type ResponseHeaders = ErrorHeaders
 
+/** What the transport reads of an answer: a `Response` has it, and so can a sender that never loads one. */
+export interface FetchResponse {
+  status: number
+  headers: {forEach(callback: (value: string, name: string) => void): void}
+  text(): Promise<string>
+}
+
 /**
  * The `fetch` the transport sends with: the runtime's by default. Any function with fetch's call shape
  * works (a wrapper that adds tracing, a proxy agent's, undici's, a test double); the transport never
  * follows redirects (`redirect: 'manual'`) and reads the whole body as text.
  */
-export type Fetch = (url: string, init: RequestInit) => Promise<Response>
+export type Fetch = (url: string, init: RequestInit) => Promise<FetchResponse>
 
 export interface RequestEvent {
   method: HttpMethod
