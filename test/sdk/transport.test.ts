@@ -19,6 +19,8 @@ import {
 } from '@payapp/sdk/errors'
 import {SDK_VERSION, Transport, type RequestEvent, type ResponseEvent, type TransportOptions} from '@payapp/sdk/transport'
 
+import {httpSender} from '../../src/cli/http-sender.js'
+
 const TOKEN = 'Bearer tok_test_0123456789abcdefWXYZ'
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
 
@@ -91,7 +93,12 @@ async function rejection(promise: Promise<unknown>): Promise<PayappError> {
   throw new Error('expected the request to fail')
 }
 
-describe('sdk/transport', () => {
+// Every rule, through the runtime's fetch and through the CLI's node:http sender injected as the fetch option.
+for (const [via, SENDER] of [
+  ["the runtime's fetch", undefined],
+  ["the CLI's node:http sender", httpSender],
+] as const)
+describe(`sdk/transport, via ${via}`, () => {
   let server: ScriptedServer | undefined
   afterEach(async () => {
     await server?.close()
@@ -101,7 +108,7 @@ describe('sdk/transport', () => {
   async function setup(script: Step[], opts: Partial<TransportOptions> = {}) {
     server = await scriptedServer(script)
     const sleeps = recordSleeps()
-    const transport = new Transport({baseUrl: server.baseUrl, authorization: TOKEN, sleep: sleeps.sleep, ...opts})
+    const transport = new Transport({baseUrl: server.baseUrl, authorization: TOKEN, sleep: sleeps.sleep, fetch: SENDER, ...opts})
     return {transport, requests: server.requests, delays: sleeps.delays}
   }
 
@@ -334,7 +341,7 @@ describe('sdk/transport', () => {
 
     it('waits for real with the default delays when no sleep is injected', async () => {
       server = await scriptedServer([{status: 503}, {status: 200, body: {ok: true}}])
-      const transport = new Transport({baseUrl: server.baseUrl})
+      const transport = new Transport({baseUrl: server.baseUrl, fetch: SENDER})
       const started = Date.now()
       const res = await transport.request({method: 'GET', path: '/merchant'})
       expect(res.data).to.deep.equal({ok: true})
@@ -389,7 +396,7 @@ describe('sdk/transport', () => {
       const baseUrl = closed.baseUrl
       await closed.close()
       const {delays, sleep} = recordSleeps()
-      const transport = new Transport({baseUrl, authorization: TOKEN, sleep, maxRetries: 2, loopbackRefused: 'retry'})
+      const transport = new Transport({baseUrl, authorization: TOKEN, sleep, maxRetries: 2, loopbackRefused: 'retry', fetch: SENDER})
       const err = await rejection(transport.request({method: 'GET', path: '/merchant'}))
       expect(err).to.be.instanceOf(ConnectionError)
       expect(err.code).to.equal('ECONNREFUSED')
@@ -401,7 +408,7 @@ describe('sdk/transport', () => {
       await closed.close()
       const {delays, sleep} = recordSleeps()
       const events: ResponseEvent[] = []
-      const transport = new Transport({baseUrl: closed.baseUrl.replace('127.0.0.1', 'localhost'), authorization: TOKEN, sleep, onResponse: (e) => events.push(e)})
+      const transport = new Transport({baseUrl: closed.baseUrl.replace('127.0.0.1', 'localhost'), authorization: TOKEN, sleep, onResponse: (e) => events.push(e), fetch: SENDER})
       const err = await rejection(transport.request({method: 'GET', path: '/merchant'}))
       expect(err).to.be.instanceOf(ConnectionError)
       expect(err.code).to.equal('ECONNREFUSED')
