@@ -29,7 +29,7 @@ const PRODUCTS = Number(process.env.BENCH_CATALOG_PRODUCTS ?? 1000)
 const CONCURRENCY = Number(process.env.BENCH_CATALOG_CONCURRENCY ?? 8)
 const SIZES = ['S', 'M', 'L']
 
-function catalogue(n, prefix) {
+export function catalogue(n, prefix) {
   const products = Array.from({length: n}, (_, i) => ({
     key: `${prefix}${i}`,
     name: `Product ${i}`,
@@ -41,7 +41,7 @@ function catalogue(n, prefix) {
   return {products}
 }
 
-function startGateway(work, rateLimit) {
+export function startGateway(work, rateLimit) {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, 'gateway', 'start', '--port', '0', '--db', join(work, `gw-${rateLimit}.sqlite`), '--rate-limit', rateLimit, '--json', '--no-save-profile'], {
       cwd: ROOT,
@@ -89,7 +89,7 @@ function postHttp(url, path, token, body, key) {
   })
 }
 
-async function account(gw) {
+export async function account(gw) {
   const merchant = await postOne(gw.url, '/_admin/merchants', gw.admin_key, {})
   const inst = await postOne(gw.url, '/_admin/installations', gw.admin_key, {merchant: merchant.id, env: 'test', scopes: ['products:read', 'products:write', 'files:write', 'store:read']})
   return inst.token
@@ -132,12 +132,12 @@ async function rawWrites(url, token, file) {
 }
 
 /** Runs `payapp catalog apply FILE --json`; returns the summary and when each change completed. */
-function cliApply(gw, token, path, work, extra = []) {
+export function cliApply(gw, token, path, work, extra = [], env = {}) {
   return new Promise((resolve, reject) => {
     const profile = process.env.BENCH_CATALOG_PROFILE ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CATALOG_PROFILE] : []
     const child = spawn(process.execPath, [...profile, BIN, 'catalog', 'apply', path, '--json', '--concurrency', String(CONCURRENCY), ...extra], {
       cwd: ROOT,
-      env: {...process.env, PAYAPP_TOKEN: token, PAYAPP_BASE_URL: gw.url, XDG_CONFIG_HOME: join(work, 'config'), PAYAPP_KEYCHAIN: 'off'},
+      env: {...process.env, PAYAPP_TOKEN: token, PAYAPP_BASE_URL: gw.url, XDG_CONFIG_HOME: join(work, 'config'), PAYAPP_KEYCHAIN: 'off', ...env},
       stdio: ['ignore', 'pipe', 'inherit'],
     })
     const times = []

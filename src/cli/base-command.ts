@@ -13,6 +13,7 @@ import type {RequestEvent, ResponseEvent} from '@payapp/sdk/transport'
 import {type ConfigFile, type Env, ENV_VARS, type ResolvedContext, readConfig, resolveContext} from './config.js'
 import {type CredentialKind, CredentialStore, envOfCredential, mask, type SetResult, saveCredential} from './credentials.js'
 import {errorHint} from './error-hints.js'
+import {cliFetch} from './http-sender.js'
 import {CliError, ExitCode, exitCodeFor, missingCredentialError, usageError} from './exit-codes.js'
 import {type Spinner, spinner} from './output.js'
 import {canPrompt, promptLine, valueOrStdin} from './prompt.js'
@@ -215,6 +216,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       ...(flags['max-retries'] === undefined ? {} : {maxRetries: flags['max-retries']}),
       totalTimeout: (flags.timeout ?? DEFAULT_TIMEOUT_S) * 1000,
       loopbackRefused: 'fail' as const,
+      fetch: cliFetch(),
       onRequest: verbose.onRequest,
       onResponse,
     }

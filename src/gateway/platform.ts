@@ -41,6 +41,8 @@ const TOKEN_SHAPE = /^(app|sk|pk)_(live|test)_[0-9A-Za-z]{24,64}$/
 export class Credentials {
   /** token → credential; the hot path of every request, so lookups never touch SQLite twice. */
   private readonly cache = new Map<string, Credential | null>()
+  /** The origins of every unrevoked publishable key (CORS reads it on browser routes), and when they were read. */
+  private origins: {set: ReadonlySet<string>; readAt: number} | undefined
 
   constructor(
     private readonly storage: Storage,
@@ -54,6 +56,7 @@ export class Credentials {
     const origins = kind === 'publishable_key' ? [...new Set(extra.origins ?? [])] : null
     this.storage.credentials.insert({id, tokenHash: sha256(token), kind, merchant, env, scopes: [...new Set(scopes)], hint, origins, appName: extra.appName ?? null, created: this.clock.now()})
     this.cache.delete(token)
+    if (origins?.length) this.origins = undefined
     return {id, token}
   }
 
@@ -61,7 +64,20 @@ export class Credentials {
     const revoked = kinds.some((kind) => this.storage.credentials.revoke(id, kind, this.clock.now()))
     // A revoked token must fail on its very next request, so forget every cached answer.
     this.cache.clear()
+    this.origins = undefined
     return revoked
+  }
+
+  /**
+   * Whether some unrevoked publishable key lists this browser origin. Read from storage once and kept
+   * until a key is issued or revoked here; an origin not in the set re-reads it at most once a second,
+   * so a key another process issued on the same database is seen without a query per request.
+   */
+  listsOrigin(origin: string): boolean {
+    const known = this.origins
+    if (known && (known.set.has(origin) || performance.now() - known.readAt < 1000)) return known.set.has(origin)
+    this.origins = {set: new Set(this.storage.credentials.browserOrigins()), readAt: performance.now()}
+    return this.origins.set.has(origin)
   }
 
   /** The credential behind an `Authorization` header for a door, or a 401 that says why. */

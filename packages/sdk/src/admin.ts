@@ -38,7 +38,7 @@ export type {
 
 /** The client options that apply to the admin API (ClientOptions documents each). */
 export interface GatewayAdminOptions
-  extends Pick<ClientOptions, 'baseUrl' | 'maxRetries' | 'timeout' | 'totalTimeout' | 'loopbackRefused' | 'onRequest' | 'onResponse'> {
+  extends Pick<ClientOptions, 'baseUrl' | 'maxRetries' | 'timeout' | 'totalTimeout' | 'loopbackRefused' | 'fetch' | 'onRequest' | 'onResponse'> {
   /** The admin key the gateway printed at start (`gw.adminKey` in tests). */
   adminKey: string
   /** Default 0 (not ClientOptions' 4): a local gateway that fails will not succeed a second later. */

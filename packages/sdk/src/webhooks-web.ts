@@ -95,7 +95,7 @@ export function parseEvent(text: string): WebhookEvent {
 
 const encoder = new TextEncoder()
 
-function hexBytes(hex: string): Uint8Array<ArrayBuffer> {
+export function hexBytes(hex: string): Uint8Array<ArrayBuffer> {
   const bytes = new Uint8Array(hex.length / 2)
   for (let i = 0; i < bytes.length; i++) bytes[i] = parseInt(hex.slice(i * 2, i * 2 + 2), 16)
   return bytes

@@ -430,6 +430,12 @@ export class SqliteStorage implements Storage {
     revoke: (id, kind, at) => this.sql('UPDATE credentials SET revoked = ? WHERE id = ? AND kind = ? AND revoked IS NULL').run(at, id, kind).changes > 0,
     byTokenHash: (tokenHash) => this.credential('token_hash', tokenHash),
     byId: (id) => this.credential('id', id),
+    browserOrigins: () =>
+      this.sql<{value: string}>(
+        "SELECT DISTINCT o.value FROM credentials c, json_each(c.origins) o WHERE c.kind = 'publishable_key' AND c.revoked IS NULL AND c.origins IS NOT NULL",
+      )
+        .all()
+        .map((r) => r.value),
   }
 
   /** An unrevoked credential by its token hash or id, its JSON columns parsed. */

@@ -87,6 +87,8 @@ export interface CredentialTable {
   byTokenHash(tokenHash: string): CredentialRecord | undefined
   /** An unrevoked credential by its id (an app's webhook endpoint checks its installation's scopes). */
   byId(id: string): CredentialRecord | undefined
+  /** Every origin an unrevoked publishable key lists, each once: the origins CORS may answer (cors.ts). */
+  browserOrigins(): string[]
 }
 
 export interface IdempotencyRecord {

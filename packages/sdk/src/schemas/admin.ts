@@ -2,7 +2,7 @@
  * The gateway's admin API (`/_admin`, `Authorization: Bearer <admin_key>`): a fixed contract that users'
  * test suites script against to set up merchants, credentials, the test clock and simulated buyers.
  */
-import {z} from 'zod'
+import * as z from 'zod'
 
 import {store} from './catalog.js'
 import {checkoutSession, dispute, invoice, order, payment, sandboxRefund, subscription} from './commerce.js'

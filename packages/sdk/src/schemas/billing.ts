@@ -3,7 +3,7 @@
  * (spec: Subscriptions, Fraud warnings). The subscription and invoice objects live in commerce.ts,
  * shared with the App API's reads.
  */
-import {z} from 'zod'
+import * as z from 'zod'
 
 import {metadata, openEnum, timestamp, uuid} from './common.js'
 

@@ -3,7 +3,7 @@
  * Each resource is written once here; the gateway validates with the request schemas, the SDK types
  * its calls and results with them, and the CLI derives its flags from them.
  */
-import {z} from 'zod'
+import * as z from 'zod'
 
 import {amount, currency, metadata, openEnum, timestamp, uuid, webUrl, type IssueParams} from './common.js'
 
@@ -125,9 +125,8 @@ export type Price = z.infer<typeof price>
 const imageRef = z
   .string()
   .max(2048)
-  .refine((s) => /^https?:\/\/\S+$/.test(s) || /^files\/[\w./-]+$/.test(s), {
-    message: 'must be an http(s) URL or a storage path from POST /files',
-  })
+  // A regex rather than a refinement, so the OpenAPI document carries it as the field's `pattern`.
+  .regex(/^(?:https?:\/\/\S+|files\/[\w./-]+)$/, {message: 'must be an http(s) URL or a storage path from POST /files'})
 
 export const packageDimensions = z
   .strictObject({

@@ -2,10 +2,10 @@
  * Money and commerce: merchant, checkout sessions, store checkouts, orders, payments, refunds,
  * disputes, payouts, balance, invoices, subscriptions, subscription links, analytics, events.
  */
-import {z} from 'zod'
+import * as z from 'zod'
 
 import {RECURRING_INTERVALS, MAX_INTERVAL_COUNT, immutableField} from './catalog.js'
-import {amount, currency, metadata, openEnum, timestamp, webUrl, type IssueParams} from './common.js'
+import {amount, currency, metadata, openEnum, withOneOf, timestamp, webUrl, type IssueParams} from './common.js'
 
 // ---------------------------------------------------------------- merchant
 
@@ -323,10 +323,14 @@ export const refundCreate = z.strictObject({
 export type RefundCreate = z.input<typeof refundCreate>
 
 /** Merchant `GET /refunds`: the refunds of one charge or payment intent. */
-export const refundsListQuery = z.object({
-  charge: z.string().min(1).optional().describe('Charge id (ch_…) or payment id (py_…)'),
-  payment_intent: z.string().min(1).optional().describe('Payment intent id (pi_…)'),
-})
+export const refundsListQuery = withOneOf(
+  'filter',
+  ['charge', 'payment_intent'],
+  z.object({
+    charge: z.string().min(1).optional().describe('Charge id (ch_…) or payment id (py_…)'),
+    payment_intent: z.string().min(1).optional().describe('Payment intent id (pi_…)'),
+  }),
+)
 export type SandboxRefund = z.infer<typeof sandboxRefund>
 
 export const dispute = z.looseObject({
