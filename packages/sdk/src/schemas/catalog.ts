@@ -29,6 +29,16 @@ export const RECURRING_INTERVALS = ['day', 'week', 'month', 'year'] as const
 /** The longest billing period the platform allows per interval (one year, as the best-known APIs). */
 export const MAX_INTERVAL_COUNT: Record<(typeof RECURRING_INTERVALS)[number], number> = {day: 365, week: 52, month: 12, year: 1}
 
+/**
+ * The per-interval bound of `interval_count` (the refinement below) as JSON Schema: one branch per
+ * interval, so the OpenAPI document allows only the periods the gateway takes.
+ */
+export const periodBounds = () => ({
+  oneOf: RECURRING_INTERVALS.map((interval) => ({
+    properties: {interval: {const: interval}, interval_count: {maximum: MAX_INTERVAL_COUNT[interval]}},
+  })),
+})
+
 export const recurringInput = z
   .strictObject({
     interval: z.enum(RECURRING_INTERVALS).describe('Billing interval'),
@@ -40,21 +50,25 @@ export const recurringInput = z
     message: 'the billing period may be at most one year',
     path: ['interval_count'],
   })
+  .meta(periodBounds())
 
 export const TAX_BEHAVIORS = ['inclusive', 'exclusive', 'unspecified'] as const
 
 /** Body of `POST /products/{id}/prices`. */
-export const priceCreate = z.strictObject({
-  currency,
-  unit_amount: amount.describe('Unit price in minor units, at least 250'),
-  nickname: z.string().max(250).optional().describe('Internal label'),
-  recurring: recurringInput.optional().describe('Recurring billing; omit for a one-time price'),
-  tax_behavior: z.enum(TAX_BEHAVIORS).optional().describe('Whether the amount includes tax'),
-  lookup_key: z.string().min(1).max(200).optional().describe('Your own key for the price'),
-  set_as_default: z.boolean().optional().describe("Make it the product's default price"),
-  metadata: metadata.optional(),
-  active: z.boolean().optional().describe('false creates the price archived'),
-})
+export const priceCreate = z
+  .strictObject({
+    currency,
+    unit_amount: amount.describe('Unit price in minor units, at least 250'),
+    nickname: z.string().max(250).optional().describe('Internal label'),
+    recurring: recurringInput.optional().describe('Recurring billing; omit for a one-time price'),
+    tax_behavior: z.enum(TAX_BEHAVIORS).optional().describe('Whether the amount includes tax'),
+    lookup_key: z.string().min(1).max(200).optional().describe('Your own key for the price'),
+    set_as_default: z.boolean().optional().describe("Make it the product's default price"),
+    metadata: metadata.optional(),
+    active: z.boolean().optional().describe('false creates the price archived'),
+  })
+  // The gateway's 400 parameters_exclusive (an archived price cannot be the default), as JSON Schema.
+  .meta({not: {properties: {set_as_default: {const: true}, active: {const: false}}, required: ['set_as_default', 'active']}})
 export type PriceCreate = z.input<typeof priceCreate>
 
 export const PRICE_IMMUTABLE_FIELDS = ['currency', 'unit_amount', 'recurring', 'type', 'product'] as const
@@ -177,11 +191,14 @@ export const inlinePrice = z.strictObject({
 })
 
 /** Body of `POST /products`. */
-export const productCreate = z.strictObject({
-  ...productFields,
-  price: inlinePrice.optional().describe('Default price created with the product'),
-  default_price: inlinePrice.optional().describe('Synonym of price'),
-})
+export const productCreate = z
+  .strictObject({
+    ...productFields,
+    price: inlinePrice.optional().describe('Default price created with the product'),
+    default_price: inlinePrice.optional().describe('Synonym of price'),
+  })
+  // The gateway's 400 parameters_exclusive, as JSON Schema.
+  .meta({not: {required: ['price', 'default_price']}})
 export type ProductCreate = z.input<typeof productCreate>
 
 /** Body of merchant `POST /products/{id}/default_price`. */
@@ -223,7 +240,12 @@ export const optionGroupCreate = z.strictObject({
     .array(optionValueText)
     .min(1)
     .max(100)
-    .refine((vs) => new Set(vs.map((v) => v.toLowerCase())).size === vs.length, {message: 'values must be unique'})
+    .refine((vs) => new Set(vs.map((v) => v.toLowerCase())).size === vs.length, {
+      message: 'values must be unique',
+      params: {code: 'values_not_unique'} satisfies IssueParams,
+    })
+    // What JSON Schema can say of it: no exact repeats (the gateway also ignores case and surrounding spaces).
+    .meta({uniqueItems: true})
     .describe('Option values, e.g. S M L'),
 })
 export type OptionGroupCreate = z.input<typeof optionGroupCreate>
@@ -282,6 +304,8 @@ export const variantCreate = z
     path: ['stock_qty'],
     params: {code: 'stock_qty_required'} satisfies IssueParams,
   })
+  // The refinement as JSON Schema.
+  .meta({if: {properties: {track_inventory: {const: true}}, required: ['track_inventory']}, then: {required: ['stock_qty']}})
 export type VariantCreate = z.input<typeof variantCreate>
 
 /** Body of `PATCH /variants/{id}`; the option combination is immutable. */
