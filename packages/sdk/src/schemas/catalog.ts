@@ -5,14 +5,11 @@
  */
 import {z} from 'zod'
 
-import {amount, currency, metadata, openEnum, timestamp, uuid, webUrl, type IssueParams} from './common.js'
+import {amount, currency, metadata, openEnum, resource, timestamp, uuid, webUrl, type IssueParams} from './common.js'
 
 // ---------------------------------------------------------------- store
 
-export const store = z.looseObject({
-  id: z.string(),
-  object: z.literal('store'),
-  livemode: z.boolean(),
+export const store = resource('store', {
   slug: z.string(),
   display_name: z.string(),
   status: openEnum(['draft', 'live', 'paused']),
@@ -107,10 +104,7 @@ export const priceUpdate = z.strictObject({
 })
 export type PriceUpdate = z.input<typeof priceUpdate>
 
-export const price = z.looseObject({
-  id: z.string(),
-  object: z.literal('price'),
-  livemode: z.boolean(),
+export const price = resource('price', {
   product: z.string(),
   unit_amount: z.number(),
   currency: z.string(),
@@ -345,10 +339,7 @@ export type Variant = z.infer<typeof variant>
 
 // ---------------------------------------------------------------- product (object)
 
-export const product = z.looseObject({
-  id: z.string(),
-  object: z.literal('product'),
-  livemode: z.boolean(),
+export const product = resource('product', {
   name: z.string(),
   description: z.string().nullable(),
   images: z.array(z.string()),
@@ -378,10 +369,7 @@ export const productArchived = z.looseObject({id: z.string(), object: z.literal(
 
 export const MAX_FILE_BYTES = 5 * 1024 * 1024
 
-export const file = z.looseObject({
-  id: z.string(),
-  object: z.literal('file'),
-  livemode: z.boolean(),
+export const file = resource('file', {
   path: z.string(),
   filename: z.string(),
   size: z.number(),

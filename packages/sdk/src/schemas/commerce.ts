@@ -5,14 +5,11 @@
 import {z} from 'zod'
 
 import {RECURRING_INTERVALS, MAX_INTERVAL_COUNT, immutableField, periodBounds} from './catalog.js'
-import {amount, currency, metadata, openEnum, withOneOf, timestamp, webUrl, type IssueParams} from './common.js'
+import {amount, currency, metadata, openEnum, resource, timestamp, webUrl, withOneOf, type IssueParams} from './common.js'
 
 // ---------------------------------------------------------------- merchant
 
-export const merchant = z.looseObject({
-  id: z.string(),
-  object: z.literal('merchant'),
-  livemode: z.boolean(),
+export const merchant = resource('merchant', {
   company: z.string(),
   country: z.string(),
   vat_number: z.string().nullable(),
@@ -194,10 +191,7 @@ export const orderEvidence = z.looseObject({
 })
 export type OrderEvidence = z.infer<typeof orderEvidence>
 
-export const order = z.looseObject({
-  id: z.string(),
-  object: z.literal('order'),
-  livemode: z.boolean(),
+export const order = resource('order', {
   source: z.literal('store'),
   status: openEnum(ORDER_STATUSES),
   checkout_session: z.string().nullable(),
@@ -364,10 +358,7 @@ export const refundsListQuery = withOneOf(
 )
 export type SandboxRefund = z.infer<typeof sandboxRefund>
 
-export const dispute = z.looseObject({
-  id: z.string(),
-  object: z.literal('dispute'),
-  livemode: z.boolean(),
+export const dispute = resource('dispute', {
   payment: z.string(),
   amount: z.number(),
   currency: z.string(),
@@ -379,10 +370,7 @@ export const dispute = z.looseObject({
 })
 export type Dispute = z.infer<typeof dispute>
 
-export const payout = z.looseObject({
-  id: z.string(),
-  object: z.literal('payout'),
-  livemode: z.boolean(),
+export const payout = resource('payout', {
   amount: z.number(),
   currency: z.string(),
   status: openEnum(['pending', 'in_transit', 'paid', 'failed']),
@@ -402,10 +390,7 @@ export type Balance = z.infer<typeof balance>
 
 // ---------------------------------------------------------------- invoices and subscriptions
 
-export const invoice = z.looseObject({
-  id: z.string(),
-  object: z.literal('invoice'),
-  livemode: z.boolean(),
+export const invoice = resource('invoice', {
   subscription: z.string().nullable(),
   customer: z.string().nullable(),
   amount_due: z.number(),
@@ -429,10 +414,7 @@ export const invoice = z.looseObject({
 export type Invoice = z.infer<typeof invoice>
 
 export const SUBSCRIPTION_STATUSES = ['incomplete', 'incomplete_expired', 'trialing', 'active', 'past_due', 'unpaid', 'canceled'] as const
-export const subscription = z.looseObject({
-  id: z.string(),
-  object: z.literal('subscription'),
-  livemode: z.boolean(),
+export const subscription = resource('subscription', {
   status: openEnum(SUBSCRIPTION_STATUSES),
   customer: z.string(),
   price_id: z.string().nullable(),
@@ -494,10 +476,7 @@ export const subscriptionLinkUpdate = z.strictObject({
 })
 export type SubscriptionLinkUpdate = z.input<typeof subscriptionLinkUpdate>
 
-export const subscriptionLink = z.looseObject({
-  id: z.string(),
-  object: z.literal('subscription_link'),
-  livemode: z.boolean(),
+export const subscriptionLink = resource('subscription_link', {
   name: z.string(),
   description: z.string().nullable(),
   amount: z.number(),
