@@ -58,8 +58,11 @@ const KNOWN_GAPS: Record<string, string[]> = {
   // At most 10 option groups a product (a count of stored groups); values unique ignoring case and
   // surrounding spaces, where JSON Schema's uniqueItems compares exactly.
   'POST /products/{id}/options': ['too_many_option_groups', 'values_not_unique'],
-  // Store checkouts sell one-time prices: the product's default price is stored state.
-  'POST /checkouts': ['unsupported_price'],
+  // Store checkouts sell one-time prices, and the total (the stored price × quantity) stays within the
+  // maximum: the product's default price is stored state.
+  'POST /checkouts': ['unsupported_price', 'amount_too_large'],
+  // A refund is at most what is left of the payment: the payment's state.
+  'POST /refunds': ['amount_too_large'],
   // The product's default price cannot be archived: which price is the default is stored state.
   'PATCH /products/{id}/prices/{price}': ['price_is_default'],
   'POST /products/{id}': ['price_unavailable'],
