@@ -78,6 +78,9 @@ export function applyCors(app: FastifyInstance, platform: Platform): void {
         throw new ApiError(403, 'permission_error', 'origin_not_allowed', `No publishable key lists the origin ${origin}`)
       }
       if (!methods.includes(method)) throw methodNotAllowed(method, request.url.split('?')[0])
+      // A public page calling a gateway on this machine or network (Private Network Access): the gateway
+      // exists to be called so, from an origin a key lists.
+      if (request.headers['access-control-request-private-network'] === 'true') reply.header('access-control-allow-private-network', 'true')
       return reply
         .code(204)
         .headers({

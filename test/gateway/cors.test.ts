@@ -138,6 +138,16 @@ describe('gateway: CORS for publishable keys', () => {
     expect((await preflight(gw, '/v1/checkout/sessions', SHOP)).headers.get('access-control-allow-origin')).to.equal(SHOP)
   })
 
+  it('allows a public page on a listed origin to reach the gateway on a private network (Private Network Access), and no other', async () => {
+    const pna = (origin: string) =>
+      gw.request('OPTIONS', '/v1/checkout/sessions', {headers: {origin, 'access-control-request-method': 'POST', 'access-control-request-private-network': 'true'}})
+    const listed = await pna(SHOP)
+    expect(listed.status).to.equal(204)
+    expect(listed.headers.get('access-control-allow-private-network')).to.equal('true')
+    expect((await preflight(gw, '/v1/checkout/sessions', SHOP)).headers.get('access-control-allow-private-network'), 'only when asked').to.equal(null)
+    expect((await pna(OTHER)).headers.get('access-control-allow-private-network')).to.equal(null)
+  })
+
   it('an OPTIONS that is not a preflight gets the methods and no CORS header', async () => {
     const res = await gw.request('OPTIONS', '/v1/checkout/sessions')
     expect(res.status).to.equal(204)

@@ -128,13 +128,28 @@ const toJsonOptions = (io: 'input' | 'output') =>
     },
   }) as const
 
+/** Whether a string schema trims its input (`.trim()`): one of its overwrite checks turns ' a ' into 'a'. */
+function trims(schema: z.core.$ZodType): boolean {
+  if (!(schema instanceof z.ZodString)) return false
+  return (schema._zod.def.checks ?? []).some((check) => {
+    const def = check._zod.def as {check: string; tx?: (s: string) => unknown}
+    return def.check === 'overwrite' && def.tx?.(' a ') === 'a'
+  })
+}
+
 /**
  * A request schema as generators read it. A field the gateway fills in when absent keeps its default in
  * words only: openapi-typescript (default settings) makes every field with a `default` required, so valid
  * calls would not type-check. A field a request may never send (an immutable field of an update) is left
- * out, so a strict body refuses it as the gateway does, and named in the object's description.
+ * out, so a strict body refuses it as the gateway does, and named in the object's description. A trimmed
+ * string's minimum length gets a pattern, since '  ' is too short once trimmed.
  */
 function asRequest(schema: z.core.$ZodType, json: Json): void {
+  // A trimmed string's minimum counts what is left after trimming: say it with a pattern too.
+  const min = json.minLength
+  if (typeof min === 'number' && min > 0 && json.pattern === undefined && trims(schema)) {
+    json.pattern = min === 1 ? '\\S' : `^\\s*\\S[\\s\\S]{${min - 2},}\\S\\s*$`
+  }
   if ('default' in json) {
     const text = typeof json.description === 'string' ? json.description : ''
     if (!/default/i.test(text)) json.description = `${text ? `${text}. ` : ''}Default: ${JSON.stringify(json.default)}`
@@ -303,8 +318,10 @@ export function openapiDocument(opts: OpenApiOptions = {}): Json {
           },
         }
       } else if (def.body) {
+        // Required when the model refuses {}, or its JSON Schema names the shapes a body must take.
+        const shapes = def.body.meta() as {oneOf?: unknown; anyOf?: unknown} | undefined
         operation.requestBody = {
-          required: !def.body.safeParse({}).success,
+          required: !def.body.safeParse({}).success || shapes?.oneOf !== undefined || shapes?.anyOf !== undefined,
           content: {'application/json': {schema: inputs.ref(def.body, `${pascal(id)}Body`)}},
         }
       }

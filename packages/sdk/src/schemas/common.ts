@@ -107,6 +107,14 @@ export const listQuery = z.object({
 })
 export type ListQuery = z.infer<typeof listQuery>
 
+/**
+ * A resource as the platform returns it: `id`, its kind in `object` and `livemode` first, then its own
+ * fields. Loose, like every response schema, so fields the platform adds later pass through.
+ */
+export function resource<const K extends string, S extends z.ZodRawShape>(object: K, shape: S) {
+  return z.looseObject({id: z.string(), object: z.literal(object), livemode: z.boolean(), ...shape})
+}
+
 /** The list envelope: newest first, no total count. */
 export function listOf<T extends z.ZodType>(item: T) {
   return z.looseObject({object: z.literal('list'), has_more: z.boolean(), data: z.array(item)})
