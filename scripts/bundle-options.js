@@ -5,7 +5,7 @@
  * call and per gateway start, scripts/bench/startup-layers.js, so they stay.)
  */
 import {mkdirSync, writeFileSync} from 'node:fs'
-import {dirname, join} from 'node:path'
+import {dirname} from 'node:path'
 
 /** One CommonJS file for Node 20, the SDK from its TypeScript sources, kept in memory for writeAscii. */
 export const BUNDLE_OPTIONS = {
