@@ -34,7 +34,8 @@ export function fail(code: string, message: string, cause?: unknown): SignatureV
 }
 
 export function notRaw(rawBody: unknown): SignatureVerificationError {
-  const got = rawBody === null ? 'null' : rawBody === undefined ? 'undefined' : `a ${typeof rawBody}`
+  const type = typeof rawBody
+  const got = rawBody === null ? 'null' : type === 'undefined' ? 'undefined' : `${type === 'object' ? 'an' : 'a'} ${type}`
   return fail('payload_not_raw', `Webhook payload is ${got}: ${NOT_RAW_HINT}`)
 }
 
