@@ -122,6 +122,13 @@ describe('payapp gateway tokens create, gateway reset, and the seeded local prof
     })
   })
 
+  it('gateway start --help names the four APIs it serves, the merchant API among them', async function () {
+    const res = await cli(['gateway', 'start', '--help'])
+    expect(res.code, res.stderr).to.equal(0)
+    // Help wraps to the terminal's width: compare the words.
+    expect(res.stdout.replace(/\s+/g, ' ')).to.include('Serves the App API (/v1/app), the store API (/v1/store), the merchant API (/v1) and the admin API (/_admin)')
+  })
+
   describe('gateway start --seed, then the printed next step', function () {
     it('"payapp products list --profile local" lists the seeded products with no other set-up; SIGTERM exits 0', async function () {
       const home = tempHome()
