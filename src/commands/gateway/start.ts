@@ -84,7 +84,7 @@ The profile is written when it is new or already points at this gateway's URL; a
     } else {
       this.log(`payapp gateway listening on ${gateway.url}`)
       this.log(`  database   ${gateway.db}`)
-      this.log(`  admin key  ${mask(gateway.adminKey)}  (full value: --json, or pass --admin-key)`)
+      this.log(`  admin key  ${mask(gateway.adminKey)}`)
       this.log(`  rate limit ${flags['rate-limit']}`)
       if (faults?.length) this.log(`  faults     ${faults.length} rule${faults.length === 1 ? '' : 's'} from ${flags.faults}`)
       if (gateway.seed) {
@@ -98,6 +98,8 @@ The profile is written when it is new or already points at this gateway's URL; a
           this.log(`\n${saved.note}`)
         }
       }
+      // The one way to the full values, on purpose: the --json line (a restart on the same database prints the same ones).
+      this.log(`Credentials are masked here; "payapp gateway start${gateway.seed ? ' --seed' : ''} --json" prints them in full on its first line.`)
       this.log('Press Ctrl-C to stop.')
     }
 
