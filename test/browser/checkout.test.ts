@@ -106,7 +106,7 @@ window.addEventListener('message', (e) => {
     // What the shop page's handler saw before the top window moved, read back on the shop's /thanks page (same
     // origin, same tab). Not a Playwright binding: its call is handled after a yield and dropped once the calling
     // page's context is gone, and the embed page moves the top window right after posting `paid`.
-    const messages = (await page.evaluate(() => JSON.parse(sessionStorage.getItem('messages') || '[]'))) as Array<{origin: string; data: any}>
+    const messages = (await page.evaluate(() => JSON.parse((globalThis as unknown as {sessionStorage: {getItem(k: string): string | null}}).sessionStorage.getItem('messages') ?? '[]'))) as Array<{origin: string; data: any}>
     const gatewayOrigin = new URL(gw.url).origin
     const outcomes = messages.filter((m) => m.data?.type === 'payapp.checkout').map((m) => [m.origin, m.data.outcome, m.data.session_id])
     expect(outcomes).to.deep.equal([
