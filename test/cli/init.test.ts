@@ -52,6 +52,7 @@ describe('payapp init', () => {
     const readme = readFileSync(join(dir, 'README.md'), 'utf8')
     expect(readme).to.match(/^# my-shop-app\n/)
     expect(readme).not.to.include('{{')
+    expect(readme).to.include('`vendor/` holds payapp and its SDK as the tarballs this app installs')
   })
 
   it('human output: the files written and the next steps', async () => {
@@ -153,6 +154,8 @@ describe('payapp init', () => {
     const v = await runCli(['init', 'v-app', '--template', 'minimal', '--dir', join(tmp, 'v-app'), '--sdk-version', '^0.2.0', '--json'])
     expect(v.code, v.stderr).to.equal(0)
     expect(JSON.parse(readFileSync(join(tmp, 'v-app', 'package.json'), 'utf8')).dependencies).to.deep.equal({payapp: '^0.2.0'})
+    expect(readFileSync(join(tmp, 'v-app', 'README.md'), 'utf8')).not.to.include('vendor/')
+    expect(existsSync(join(tmp, 'v-app', 'vendor'))).to.equal(false)
     const p = await runCli(['init', 'p-app', '--template', 'minimal', '--dir', join(tmp, 'p-app'), '--sdk-path', tmp, '--json'])
     expect(p.code, p.stderr).to.equal(0)
     expect(JSON.parse(readFileSync(join(tmp, 'p-app', 'package.json'), 'utf8')).dependencies).to.deep.equal({payapp: `file:${resolve(tmp)}`})

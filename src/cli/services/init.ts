@@ -110,7 +110,7 @@ export function payappDependencies(choice: SdkChoice, tarballs?: {payapp: string
 
 /**
  * The variables every template may use: payapp's version and dependency specs (`payappDependency`, and
- * `payappDependencies`, the object to use as a whole), its Node engine, and the versions of the dev tools
+ * `payappDependencies`, the object to use as a whole; `vendored` when they are tarballs in vendor/), its Node engine, and the versions of the dev tools
  * payapp itself is built with (so a TypeScript app installs from the same versions, offline from npm's cache
  * where payapp was installed).
  */
@@ -120,6 +120,8 @@ export function templateVariables(pjson: {version: string; engines?: unknown; de
     payappVersion: pjson.version,
     payappDependency: dependencies.payapp,
     payappDependencies: dependencies,
+    // payapp and its SDK are tarballs in the app's vendor/ (READMEs say to commit them).
+    vendored: dependencies.payapp.startsWith(`file:${VENDOR_DIR}/`),
     nodeEngine: (pjson.engines as Record<string, string> | undefined)?.node ?? '>=20',
     tsxVersion: dev.tsx ?? '^4.0.0',
     typescriptVersion: dev.typescript ?? '^5.0.0',
