@@ -14,8 +14,9 @@ export default tseslint.config(
     },
   },
   {
-    // bin/ is CommonJS (bin/package.json), so the CLI's start-up never starts Node's ES module loader.
-    files: ['bin/**/*.js'],
+    // bin/ is CommonJS (bin/package.json), so the CLI's start-up never starts Node's ES module loader; the
+    // CommonJS example of payapp/testing is a user's require() suite.
+    files: ['bin/**/*.js', 'docs/examples/**/*.cjs'],
     languageOptions: {sourceType: 'commonjs'},
     rules: {'@typescript-eslint/no-require-imports': 'off'},
   },

@@ -21,7 +21,7 @@ export function sectionBlocks(markdown: string): string[] {
   const rest = markdown.slice(start + SECTION.length)
   const end = rest.search(/^## /m)
   const text = end < 0 ? rest : rest.slice(0, end)
-  return [...text.matchAll(/^```js\n([\s\S]*?)^```$/gm)].map((m) => m[1])
+  return [...text.matchAll(/^```js fragment\n([\s\S]*?)^```$/gm)].map((m) => m[1])
 }
 
 describe('docs/testing.md: testing a webhook handler like production', function () {

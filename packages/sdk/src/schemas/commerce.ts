@@ -76,12 +76,12 @@ const redirectUrl = webUrl(/^https?$/)
   // What every mode takes; the sandbox's loopback http is an allowance the document leaves out.
   .meta({pattern: '^https://'})
 
-/** One line of `line_items`: a free line (`name`, `amount`, `currency`), or a catalogue `variant` whose price decides. */
+/** One line of `line_items`: a free line (`name`, `amount`; in the session's `currency`), or a catalogue `variant` whose price decides. */
 export const sessionLineItemInput = z.strictObject({
   name: z.string().trim().min(1).max(250).optional().describe('What the buyer pays for (required without variant)'),
   quantity: z.number().int().min(1).max(1000).default(1).describe('Units, default 1'),
   amount: amount.optional().describe('Unit amount in minor units (derived from the variant\'s price for a variant)'),
-  currency: currency.optional(),
+  currency: currency.optional().describe("Omit: the line is in the session's currency; if sent it must equal it (currency_mismatch)"),
   image_url: webUrl(/^https?$/).optional(),
   price_id: z.string().startsWith('price_').optional().describe('Catalogue link only; the charged amount is amount'),
   product_id: z.string().startsWith('prod_').optional(),
