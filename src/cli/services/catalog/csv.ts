@@ -7,7 +7,7 @@ import {parse} from 'csv-parse/sync'
 import {stringify} from 'csv-stringify/sync'
 import type {z} from 'zod'
 
-import {closestId} from '../../hooks/command-not-found.js'
+import {closestId} from '../../did-you-mean.js'
 import type {CatalogFile, CatalogFileInput} from './schema.js'
 
 export const CSV_COLUMNS = [
