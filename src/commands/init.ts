@@ -39,16 +39,17 @@ Refuses a directory that is not empty unless --force is given. Never prompts wit
   }
 
   async run() {
-    const [{scaffold, baseName, payappDependencies, templateVariables, VENDOR_DIR}, {pack, tarballNames}, {join, relative, resolve, isAbsolute}] = await Promise.all([
+    const [{scaffold, baseName, payappDependencies, templateVariables, VENDOR_DIR}, {moveInto, packToTemp, tarballNames}, {join, relative, resolve, isAbsolute}, {rm}] = await Promise.all([
       import('../cli/services/init.js'),
       import('../cli/services/pack.js'),
       import('node:path'),
+      import('node:fs/promises'),
     ])
     const name = await this.appName()
     const dir = resolve(this.flags.dir ?? baseName(name))
     const choice = {sdkPath: this.flags['sdk-path'], sdkVersion: this.flags['sdk-version']}
     const vendored = !choice.sdkPath && !choice.sdkVersion ? await tarballNames(this.config.root) : undefined
-    const scaffolded = await scaffold({
+    const opts = {
       name,
       template: this.flags.template,
       dir,
@@ -56,9 +57,22 @@ Refuses a directory that is not empty unless --force is given. Never prompts wit
       dryRun: this.flags['dry-run'],
       templatesDir: join(this.config.root, 'templates'),
       variables: templateVariables(this.config.pjson, payappDependencies(choice, vendored)),
-    })
-    // The tarballs the package.json points at, packed from this payapp as it is built (nothing rebuilds).
-    if (vendored && !scaffolded.dry_run) await pack(this.config.root, join(dir, VENDOR_DIR))
+    }
+    let scaffolded
+    if (vendored && !opts.dryRun) {
+      // Checked (name, template, directory), then packed, then written: a failed pack leaves no half-made app.
+      await scaffold({...opts, dryRun: true})
+      const packed = await packToTemp(this.config.root)
+      try {
+        scaffolded = await scaffold(opts)
+        // The tarballs the package.json points at, packed from this payapp as it is built (nothing rebuilds).
+        await moveInto(packed, join(dir, VENDOR_DIR))
+      } finally {
+        await rm(packed, {recursive: true, force: true})
+      }
+    } else {
+      scaffolded = await scaffold(opts)
+    }
     const vendorFiles = vendored ? [vendored.sdk, vendored.payapp].map((f) => `${VENDOR_DIR}/${f}`) : []
     const result = {...scaffolded, files: [...scaffolded.files, ...vendorFiles].sort()}
 

@@ -150,6 +150,15 @@ describe('payapp init', () => {
     expect(missing.json().error).to.include({param: '--template'})
   })
 
+  it('a failed npm pack (no npm on PATH) exits 1 naming pack_failed and the flags that need no packing, and writes nothing', async () => {
+    const dir = join(tmp, 'no-npm')
+    const res = await runCli(['init', 'no-npm-app', '--template', 'minimal', '--dir', dir, '--json'], {env: {PATH: join(tmp, 'no-such-bin')}})
+    expect(res.code).to.equal(1)
+    expect(res.json().error).to.include({code: 'pack_failed'})
+    expect(res.json().error.message).to.include('--sdk-version or --sdk-path')
+    expect(existsSync(dir)).to.equal(false)
+  })
+
   it('--sdk-version depends on a registry version, --sdk-path links another copy', async () => {
     const v = await runCli(['init', 'v-app', '--template', 'minimal', '--dir', join(tmp, 'v-app'), '--sdk-version', '^0.2.0', '--json'])
     expect(v.code, v.stderr).to.equal(0)

@@ -5,10 +5,13 @@
  * machine (a CI runner has no path to the payapp that scaffolded it).
  */
 import {execFile} from 'node:child_process'
-import {mkdir, readFile, realpath} from 'node:fs/promises'
+import {copyFile, mkdir, mkdtemp, readdir, readFile, realpath, rm} from 'node:fs/promises'
 import {createRequire} from 'node:module'
+import {tmpdir} from 'node:os'
 import {dirname, join} from 'node:path'
 import {promisify} from 'node:util'
+
+import {CliError, ExitCode} from '../exit-codes.js'
 
 const run = promisify(execFile)
 
@@ -43,8 +46,36 @@ export async function pack(root: string, destination: string): Promise<PackageDi
   const dirs = await packageDirs(root)
   await mkdir(destination, {recursive: true})
   const one = async (dir: string) => {
-    const {stdout} = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', destination], {cwd: dir, maxBuffer: 64 * 1024 * 1024})
-    return (JSON.parse(stdout) as Array<{filename: string}>)[0]!.filename.replace(/^@/, '').replace('/', '-')
+    try {
+      const {stdout} = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', destination], {cwd: dir, maxBuffer: 64 * 1024 * 1024})
+      return (JSON.parse(stdout) as Array<{filename: string}>)[0]!.filename.replace(/^@/, '').replace('/', '-')
+    } catch (error) {
+      const detail = String((error as {stderr?: string}).stderr || (error as Error).message).trim().split('\n').slice(-3).join(' ')
+      throw new CliError(`Could not pack ${dir} into ${destination} with npm pack (${detail}); --sdk-version or --sdk-path depend on payapp without packing it`, {
+        exitCode: ExitCode.UNEXPECTED,
+        code: 'pack_failed',
+        cause: error,
+      })
+    }
   }
   return {payapp: await one(dirs.payapp), sdk: await one(dirs.sdk)}
+}
+
+/** Packs into a new temporary folder (see moveInto): for `payapp init`, which packs before it writes the app. */
+export async function packToTemp(root: string): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'payapp-pack-'))
+  try {
+    await pack(root, dir)
+    return dir
+  } catch (error) {
+    await rm(dir, {recursive: true, force: true})
+    throw error
+  }
+}
+
+/** Copies the tarballs of `from` into `to` (created) and removes `from`: a copy, since tmp may be another filesystem. */
+export async function moveInto(from: string, to: string): Promise<void> {
+  await mkdir(to, {recursive: true})
+  for (const file of await readdir(from)) await copyFile(join(from, file), join(to, file))
+  await rm(from, {recursive: true, force: true})
 }
