@@ -40,7 +40,7 @@ describe('payapp events list --delivery/--since/--until and events resend with a
       const resent = await runCli(['events', 'resend', '--delivery', 'failed', '--endpoint', we.id], {env})
       expect(resent.code, resent.stderr).to.equal(0)
       expect(resent.stdout).to.equal(`Queued 2 events (${failed[1].id} … ${failed[0].id}), 2 deliveries\n`)
-      await until(() => rx.got.length === before + 2, 'the two resent events')
+      await until(() => rx.got.length === before + 2, 'the two resent events', 10_000)
       expect(rx.got.slice(before).map((g) => g.event.data.object.name)).to.deep.equal(['First', 'Second'])
 
       const neither = await runCli(['events', 'resend', '--json'], {env})

@@ -55,7 +55,9 @@ export function ensureAddon(node: 'node22' | 'node24'): string {
   const nodeDir = dirname(dirname(RUNTIMES[node]))
   execFileSync(RUNTIMES[node], [join(npmRoot, 'npm/node_modules/node-gyp/bin/node-gyp.js'), 'rebuild', '--release', `--nodedir=${nodeDir}`, '-j', 'max'], {
     cwd: pkg,
-    env: {...process.env, PATH: `${dirname(RUNTIMES[node])}:${process.env.PATH}`},
+    // Under `npm test`, npm exports its config (this machine's npmrc sets nodedir=/usr, Node 20's headers) as
+    // npm_config_* variables, which node-gyp would take over --nodedir: the addon must build for this Node.
+    env: {...Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_config_/i.test(k))), PATH: `${dirname(RUNTIMES[node])}:${process.env.PATH}`},
     stdio: ['ignore', 'ignore', 'pipe'],
   })
   writeFileSync(stamp, want)

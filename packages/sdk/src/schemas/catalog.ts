@@ -65,8 +65,13 @@ export const priceCreate = z
     metadata: metadata.optional(),
     active: z.boolean().optional().describe('false creates the price archived'),
   })
-  // The gateway's 400 parameters_exclusive (an archived price cannot be the default), as JSON Schema.
-  .meta({not: {properties: {set_as_default: {const: true}, active: {const: false}}, required: ['set_as_default', 'active']}})
+  // The gateway's 400s as JSON Schema: parameters_exclusive (an archived price cannot be the default) and
+  // parameter_missing (transfer_lookup_key: true needs the lookup_key to move).
+  .meta({
+    not: {properties: {set_as_default: {const: true}, active: {const: false}}, required: ['set_as_default', 'active']},
+    if: {properties: {transfer_lookup_key: {const: true}}, required: ['transfer_lookup_key']},
+    then: {required: ['lookup_key']},
+  })
 export type PriceCreate = z.input<typeof priceCreate>
 
 export const PRICE_IMMUTABLE_FIELDS = ['currency', 'unit_amount', 'recurring', 'type', 'product'] as const
