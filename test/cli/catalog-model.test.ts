@@ -170,13 +170,14 @@ async function expectStoreEqualsFile(m: Model, r: Real): Promise<void> {
     // Group and value order is the platform's creation order (no reorder exists): compared as sets.
     const groups = Object.fromEntries(have.option_groups.map((g: any) => [g.name, g.values.map((v: any) => v.value).sort()]))
     expect(groups, `${at} option groups`).to.deep.equal(Object.fromEntries(Object.entries(want.options).map(([g, v]) => [g, [...v].sort()])))
-    // A variant the file gives no image keeps whatever image it has (the file cannot say "none"): not compared.
+    // A variant the file gives no image or sku keeps what it has (a field left out is not managed): not compared.
     const comboKey = (options: Record<string, string>) => JSON.stringify(Object.entries(options).sort())
     const imageFree = new Set(want.variants.filter((v) => v.image === undefined).map((v) => comboKey(v.options)))
+    const skuFree = new Set(want.variants.filter((v) => v.sku === undefined).map((v) => comboKey(v.options)))
     const shown = (v: any) => {
       const options = Object.fromEntries(v.options.map((o: any) => [o.group_name, o.value_name]))
       return JSON.stringify({
-        sku: v.sku ?? undefined,
+        sku: skuFree.has(comboKey(options)) ? undefined : (v.sku ?? undefined),
         options: Object.fromEntries(Object.entries(options).sort()),
         stock: v.track_inventory ? v.stock_qty : null,
         price: v.price_inherited ? null : v.price,
