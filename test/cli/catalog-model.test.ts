@@ -86,7 +86,8 @@ function optionsOf(raw: Pick<RawProduct, 'groups' | 'valueCounts'>): Record<stri
 
 function variantsOf(key: string, raw: RawProduct, options: Record<string, string[]>, m: Pick<Model, 'skuCounter'>, prices: Product['prices']): Variant[] {
   const withSku = (i: number) => (raw.skus[i] ? {sku: `${key}-${m.skuCounter++}`} : {})
-  const stock = (i: number) => (raw.stock[i] === null ? {} : {track_inventory: true, stock_qty: raw.stock[i]!})
+  // Explicit either way: a field the file leaves out is one the catalogue does not manage (kept as stored).
+  const stock = (i: number) => (raw.stock[i] === null ? {track_inventory: false} : {track_inventory: true, stock_qty: raw.stock[i]!})
   const price = (i: number) => (raw.priceRefs[i] && prices[1] ? {price: prices[1].key} : {})
   if (Object.keys(options).length === 0) return raw.skus[0] || raw.stock[0] !== null ? [{options: {}, ...withSku(0), ...stock(0)}] : []
   const combos = combinations(options)
@@ -169,21 +170,27 @@ async function expectStoreEqualsFile(m: Model, r: Real): Promise<void> {
     // Group and value order is the platform's creation order (no reorder exists): compared as sets.
     const groups = Object.fromEntries(have.option_groups.map((g: any) => [g.name, g.values.map((v: any) => v.value).sort()]))
     expect(groups, `${at} option groups`).to.deep.equal(Object.fromEntries(Object.entries(want.options).map(([g, v]) => [g, [...v].sort()])))
-    const shown = (v: any) =>
-      JSON.stringify({
-        sku: v.sku ?? undefined,
-        options: Object.fromEntries(v.options.map((o: any) => [o.group_name, o.value_name]).sort()),
+    // A variant the file gives no image or sku keeps what it has (a field left out is not managed): not compared.
+    const comboKey = (options: Record<string, string>) => JSON.stringify(Object.entries(options).sort())
+    const imageFree = new Set(want.variants.filter((v) => v.image === undefined).map((v) => comboKey(v.options)))
+    const skuFree = new Set(want.variants.filter((v) => v.sku === undefined).map((v) => comboKey(v.options)))
+    const shown = (v: any) => {
+      const options = Object.fromEntries(v.options.map((o: any) => [o.group_name, o.value_name]))
+      return JSON.stringify({
+        sku: skuFree.has(comboKey(options)) ? undefined : (v.sku ?? undefined),
+        options: Object.fromEntries(Object.entries(options).sort()),
         stock: v.track_inventory ? v.stock_qty : null,
         price: v.price_inherited ? null : v.price,
-        image: v.image_path ? v.image_path.replace(/^.*\/[0-9a-f]{16}-/, '') : null,
+        image: imageFree.has(comboKey(options)) ? undefined : v.image_path ? v.image_path.replace(/^.*\/[0-9a-f]{16}-/, '') : null,
       })
+    }
     const wanted = (v: Variant) =>
       JSON.stringify({
         sku: v.sku,
         options: Object.fromEntries(Object.entries(v.options).sort()),
         stock: v.track_inventory ? v.stock_qty : null,
         price: v.price ? priceId(v.price) : null,
-        image: v.image ?? null,
+        image: v.image,
       })
     const fileDefault = want.variants.find((v) => Object.keys(v.options).length === 0)
     const storeVariants = have.variants.filter((v: any) => !v.is_default || fileDefault).map(shown).sort()
