@@ -6,7 +6,7 @@ import * as z from 'zod'
 
 import {store} from './catalog.js'
 import {checkoutSession, dispute, invoice, order, payment, sandboxRefund, subscription} from './commerce.js'
-import {amount, currency, environment, scope, timestamp, webUrl} from './common.js'
+import {amount, currency, environment, resource, scope, timestamp, webUrl} from './common.js'
 
 // ---------------------------------------------------------------- request bodies and queries
 
@@ -293,51 +293,46 @@ export const adminMerchantQuery = z.object({merchant: z.string().describe('Merch
 
 // ---------------------------------------------------------------- responses
 
-export const adminMerchant = z.looseObject({
-  id: z.string(),
-  object: z.literal('merchant'),
+/** The admin API's records name their environment (`env`, `mode`) rather than carry `livemode`. */
+const adminRecord = {envelope: ['id', 'object']} as const
+
+export const adminMerchant = resource('merchant', {
   company: z.string(),
   country: z.string(),
   vat_number: z.string().nullable(),
   status: z.string(),
   created: timestamp,
   store,
-})
+}, adminRecord)
 export type AdminMerchant = z.output<typeof adminMerchant>
 
-export const adminInstallation = z.looseObject({
-  id: z.string(),
-  object: z.literal('installation'),
+export const adminInstallation = resource('installation', {
   /** The installation's access token: pass it to `new AppClient({token})`. */
   token: z.string(),
   merchant: z.string(),
   store: z.string(),
   env: environment,
   scopes: z.array(scope),
-})
+}, adminRecord)
 export type AdminInstallation = z.output<typeof adminInstallation>
 
-export const adminSecretKey = z.looseObject({
-  id: z.string(),
-  object: z.literal('secret_key'),
+export const adminSecretKey = resource('secret_key', {
   /** Pass it to `new StoreClient({secretKey})` or `new MerchantClient({secretKey})`. */
   secret_key: z.string(),
   merchant: z.string(),
   mode: environment,
   scopes: z.array(scope),
-})
+}, adminRecord)
 export type AdminSecretKey = z.output<typeof adminSecretKey>
 
-export const adminPublishableKey = z.looseObject({
-  id: z.string(),
-  object: z.literal('publishable_key'),
+export const adminPublishableKey = resource('publishable_key', {
   /** For browsers of `allowed_origins`: `new MerchantClient({publishableKey})` creates checkout sessions with line items. */
   publishable_key: z.string(),
   merchant: z.string(),
   mode: environment,
   scopes: z.array(scope),
   allowed_origins: z.array(z.string()),
-})
+}, adminRecord)
 export type AdminPublishableKey = z.output<typeof adminPublishableKey>
 
 /** What `POST /keys` answers: a secret key, or a publishable key for `type: "publishable"`. */
@@ -369,9 +364,7 @@ export type AdminRefundResult = z.output<typeof adminRefundResult>
 export const adminDisputeResult = z.looseObject({dispute, payment})
 export type AdminDisputeResult = z.output<typeof adminDisputeResult>
 
-export const adminWebhookEndpoint = z.looseObject({
-  id: z.string(),
-  object: z.literal('webhook_endpoint'),
+export const adminWebhookEndpoint = resource('webhook_endpoint', {
   merchant: z.string(),
   env: environment,
   url: z.string(),
@@ -384,7 +377,7 @@ export const adminWebhookEndpoint = z.looseObject({
   created: timestamp,
   /** When each earlier secret that still signs (after a rotation) stops signing, gateway clock, newest first. */
   previous_secrets_expire: z.array(timestamp).optional(),
-})
+}, adminRecord)
 export type AdminWebhookEndpoint = z.output<typeof adminWebhookEndpoint>
 
 export const adminWebhookEndpointDeleted = z.looseObject({id: z.string(), object: z.literal('webhook_endpoint'), deleted: z.literal(true)})
@@ -419,9 +412,7 @@ export const adminWebhookDeliveryAttempt = z.looseObject({
 export type AdminWebhookDeliveryAttempt = z.output<typeof adminWebhookDeliveryAttempt>
 
 /** A fault-injection rule as `/_admin/faults` answers it. */
-export const adminFault = z.looseObject({
-  id: z.string(),
-  object: z.literal('fault'),
+export const adminFault = resource('fault', {
   /** api: API requests; webhooks: webhook deliveries. */
   scope: z.enum(['api', 'webhooks']),
   merchant: z.string().nullable(),
@@ -446,7 +437,7 @@ export const adminFault = z.looseObject({
   /** Requests (or webhook deliveries) this rule has faulted so far. */
   hits: z.number(),
   created: timestamp,
-})
+}, adminRecord)
 export type AdminFault = z.output<typeof adminFault>
 
 export const adminFaultDeleted = z.looseObject({id: z.string(), object: z.literal('fault'), deleted: z.literal(true)})

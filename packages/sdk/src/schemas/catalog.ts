@@ -214,21 +214,11 @@ export type ProductUpdate = z.input<typeof productUpdate>
 
 // ---------------------------------------------------------------- options
 
-export const optionValue = z.looseObject({
-  object: z.literal('option_value'),
-  id: z.string(),
-  value: z.string(),
-  sort_order: z.number(),
-})
+// The spec lists `object` first and no `livemode` for the store catalogue's options.
+export const optionValue = resource('option_value', {value: z.string(), sort_order: z.number()}, {envelope: ['object', 'id']})
 export type OptionValue = z.infer<typeof optionValue>
 
-export const optionGroup = z.looseObject({
-  object: z.literal('option_group'),
-  id: z.string(),
-  product: z.string(),
-  name: z.string(),
-  values: z.array(optionValue),
-})
+export const optionGroup = resource('option_group', {product: z.string(), name: z.string(), values: z.array(optionValue)}, {envelope: ['object', 'id']})
 export type OptionGroup = z.infer<typeof optionGroup>
 
 const optionValueText = z.string().trim().min(1).max(100)
@@ -316,10 +306,7 @@ export const variantUpdate = z.strictObject({
 })
 export type VariantUpdate = z.input<typeof variantUpdate>
 
-export const variant = z.looseObject({
-  object: z.literal('variant'),
-  id: z.string(),
-  livemode: z.boolean(),
+export const variant = resource('variant', {
   product: z.string(),
   is_default: z.boolean(),
   options: z.array(z.looseObject({group: z.string(), value: z.string(), group_name: z.string(), value_name: z.string()})),
@@ -340,7 +327,7 @@ export const variant = z.looseObject({
   sort_order: z.number(),
   created: timestamp,
   updated: timestamp,
-})
+}, {envelope: ['object', 'id', 'livemode']})
 export type Variant = z.infer<typeof variant>
 
 // ---------------------------------------------------------------- product (object)

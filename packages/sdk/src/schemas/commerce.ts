@@ -33,11 +33,8 @@ export const sessionLineItem = z.looseObject({
   sku: z.string().nullable(),
 })
 
-export const checkoutSession = z.looseObject({
-  id: z.string(),
-  object: z.literal('checkout.session'),
+export const checkoutSession = resource('checkout.session', {
   mode: openEnum(['payment', 'subscription']),
-  livemode: z.boolean(),
   status: openEnum(SESSION_STATUSES),
   source: openEnum(['api', 'store']),
   amount: z.number(),
@@ -61,7 +58,7 @@ export const checkoutSession = z.looseObject({
   flow_version: z.number().optional(),
   /** Incremented by each successful update; send it back as `revision` to update only what you read. */
   revision: z.number().optional(),
-})
+}, {envelope: ['id', 'object', 'mode', 'livemode']})
 export type CheckoutSession = z.infer<typeof checkoutSession>
 
 /** Hosts a browser reaches on the same machine: http to them is accepted in test mode (docs/spec-gaps.md). */
@@ -179,16 +176,14 @@ export const checkoutSessionRetrieveQuery = z.object({
 export const ORDER_STATUSES = ['pending', 'paid', 'processing', 'shipped', 'completed', 'canceled', 'refunded'] as const
 export const ORDER_UPDATE_STATUSES = ['processing', 'shipped', 'completed', 'canceled'] as const
 
-export const orderEvidence = z.looseObject({
-  id: z.string(),
-  object: z.literal('order_evidence'),
+export const orderEvidence = resource('order_evidence', {
   type: openEnum(['tracking', 'file', 'note']),
   tracking_number: z.string().nullable(),
   carrier: z.string().nullable(),
   file: z.string().nullable(),
   note: z.string().nullable(),
   created: timestamp,
-})
+}, {envelope: ['id', 'object']})
 export type OrderEvidence = z.infer<typeof orderEvidence>
 
 export const order = resource('order', {
@@ -260,10 +255,7 @@ export type OrderCreate = z.input<typeof orderCreate>
 const card = z.looseObject({brand: z.string(), last4: z.string(), country: z.string(), funding: z.string()})
 
 /** Sandbox payment rows (the spec's "merchant view"): `id` is the row id (`py_`). */
-export const sandboxPayment = z.looseObject({
-  id: z.string(),
-  object: z.literal('payment'),
-  livemode: z.literal(false).optional(),
+export const sandboxPayment = resource('payment', {
   session_id: z.string().nullable(),
   invoice_id: z.string().nullable(),
   amount: z.number(),
@@ -279,16 +271,13 @@ export const sandboxPayment = z.looseObject({
   reference: z.string().nullable(),
   metadata: z.record(z.string(), z.string()),
   created: timestamp,
-})
+}, {livemode: z.literal(false).optional()})
 export type SandboxPayment = z.infer<typeof sandboxPayment>
 
 export const LIVE_PAYMENT_STATUSES = ['succeeded', 'pending', 'refunded', 'partially_refunded', 'disputed', 'failed'] as const
 
 /** Live payments (the spec's list-style shape): `id` is the charge id (`ch_`). */
-export const livePayment = z.looseObject({
-  id: z.string(),
-  object: z.literal('payment'),
-  livemode: z.literal(true),
+export const livePayment = resource('payment', {
   status: openEnum(LIVE_PAYMENT_STATUSES),
   amount: z.number(),
   amount_refunded: z.number(),
@@ -307,7 +296,7 @@ export const livePayment = z.looseObject({
   source: z.string(),
   created: timestamp,
   succeeded_at: timestamp.nullable(),
-})
+}, {livemode: z.literal(true)})
 export type LivePayment = z.infer<typeof livePayment>
 
 /** A payment as the App API returns it: the token's environment decides the shape. */
@@ -322,17 +311,18 @@ export const paymentsListQuery = z.object({
 // ---------------------------------------------------------------- refunds, disputes, payouts, balance
 
 /** Sandbox refund rows. Live refunds are the refunded charges (livePayment) with running `amount_refunded`. */
-export const sandboxRefund = z.looseObject({
-  id: z.string(),
-  object: z.literal('refund'),
-  livemode: z.literal(false).optional(),
-  payment: z.string(),
-  amount: z.number(),
-  currency: z.string(),
-  status: openEnum(['succeeded', 'pending', 'failed']),
-  reason: z.string().nullable(),
-  created: timestamp,
-})
+export const sandboxRefund = resource(
+  'refund',
+  {
+    payment: z.string(),
+    amount: z.number(),
+    currency: z.string(),
+    status: openEnum(['succeeded', 'pending', 'failed']),
+    reason: z.string().nullable(),
+    created: timestamp,
+  },
+  {livemode: z.literal(false).optional()},
+)
 export const refund = z.union([sandboxRefund, livePayment])
 
 /** A refund as the merchant API serves it, in either environment. */
@@ -380,12 +370,7 @@ export const payout = resource('payout', {
 export type Payout = z.infer<typeof payout>
 
 const money = z.looseObject({amount: z.number(), currency: z.string()})
-export const balance = z.looseObject({
-  object: z.literal('balance'),
-  livemode: z.boolean(),
-  available: z.array(money),
-  pending: z.array(money),
-})
+export const balance = resource('balance', {available: z.array(money), pending: z.array(money)}, {envelope: ['object', 'livemode']})
 export type Balance = z.infer<typeof balance>
 
 // ---------------------------------------------------------------- invoices and subscriptions
@@ -499,9 +484,7 @@ export const analyticsQuery = z.object({
   days: z.coerce.number().int().min(1).max(365).default(30).describe('Window in days, 1 to 365'),
 })
 
-export const analyticsSummary = z.looseObject({
-  object: z.literal('analytics_summary'),
-  livemode: z.boolean(),
+export const analyticsSummary = resource('analytics_summary', {
   days: z.number(),
   since: timestamp,
   until: timestamp,
@@ -516,19 +499,16 @@ export const analyticsSummary = z.looseObject({
       average_payment: z.number(),
     }),
   ),
-})
+}, {envelope: ['object', 'livemode']})
 export type AnalyticsSummary = z.infer<typeof analyticsSummary>
 
 // ---------------------------------------------------------------- events
 
-export const event = z.looseObject({
-  id: z.string(),
-  object: z.literal('event'),
-  type: z.string(),
-  livemode: z.boolean(),
-  created: timestamp,
-  data: z.looseObject({object: z.record(z.string(), z.unknown())}),
-})
+export const event = resource(
+  'event',
+  {type: z.string(), created: timestamp, data: z.looseObject({object: z.record(z.string(), z.unknown())})},
+  {envelope: ['id', 'object', 'type', 'livemode']},
+)
 export type PlatformEvent = z.infer<typeof event>
 
 export {amount, currency}

@@ -107,12 +107,38 @@ export const listQuery = z.object({
 })
 export type ListQuery = z.infer<typeof listQuery>
 
+/** The fields every resource leads with, as `resource` writes them. */
+type EnvelopeShape<K extends string, L extends z.ZodType> = {id: z.ZodString; object: z.ZodLiteral<K>; livemode: L}
+type EnvelopeField = keyof EnvelopeShape<string, z.ZodType>
+type Flat<T> = {[F in keyof T]: T[F]}
+
+export interface ResourceOptions<S extends z.ZodRawShape, E extends readonly string[], L extends z.ZodType> {
+  /**
+   * The envelope's fields in the order the spec lists them (default `id`, `object`, `livemode`), with any own
+   * field it lists among them: a session's `mode` comes before `livemode`, the store catalogue's objects name
+   * `object` first, option groups and the admin API's records have no `livemode`, a balance has no `id`.
+   * Parsed objects and the OpenAPI document keep this order.
+   */
+  envelope?: E & ReadonlyArray<EnvelopeField | (keyof S & string)>
+  /** `livemode` where the spec types it per environment (a sandbox payment's is `false` or absent). */
+  livemode?: L
+}
+
 /**
- * A resource as the platform returns it: `id`, its kind in `object` and `livemode` first, then its own
- * fields. Loose, like every response schema, so fields the platform adds later pass through.
+ * A resource as the platform returns it: its envelope (`id`, its kind in `object`, `livemode`) first, then
+ * its own fields. Loose, like every response schema, so fields the platform adds later pass through.
  */
-export function resource<const K extends string, S extends z.ZodRawShape>(object: K, shape: S) {
-  return z.looseObject({id: z.string(), object: z.literal(object), livemode: z.boolean(), ...shape})
+export function resource<
+  const K extends string,
+  S extends z.ZodRawShape,
+  const E extends readonly string[] = readonly ['id', 'object', 'livemode'],
+  L extends z.ZodType = z.ZodBoolean,
+>(object: K, shape: S, options: ResourceOptions<S, E, L> = {}) {
+  const fields: Record<EnvelopeField, z.ZodType> = {id: z.string(), object: z.literal(object), livemode: options.livemode ?? z.boolean()}
+  const lead = options.envelope ?? ['id', 'object', 'livemode']
+  // Spreading `shape` after the lead keeps each lead field where the envelope puts it.
+  const ordered = {...Object.fromEntries(lead.map((f) => [f, f in fields ? fields[f as EnvelopeField] : shape[f]])), ...shape}
+  return z.looseObject(ordered as Flat<Pick<EnvelopeShape<K, L>, E[number] & EnvelopeField> & S>)
 }
 
 /** The list envelope: newest first, no total count. */
