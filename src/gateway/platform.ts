@@ -9,12 +9,13 @@ import type {Door, Bucket} from '@payapp/sdk/endpoints'
 import type {EventType} from '@payapp/sdk/events'
 import type {Scope as ScopeName} from '@payapp/sdk/schemas/common'
 import {Clock} from './clock.js'
+import type {Tx} from './domain/context.js'
 import {Faults} from './domain/faults.js'
 import {ApiError, conflict, invalid, unauthenticated} from './errors.js'
 import {newId, randomText} from './ids.js'
-import type {Env, EventDoc, Kind, MerchantDoc, Scope} from './storage/documents.js'
+import type {Env, EventDoc, Kind, Scope} from './storage/documents.js'
 import {SqliteStorage} from './storage/sqlite.js'
-import type {Storage} from './storage/storage.js'
+import type {Storage, Store} from './storage/storage.js'
 import {Scheduler, type AdvanceResult} from './scheduler.js'
 import {Webhooks} from './webhooks.js'
 
@@ -47,32 +48,33 @@ export class Credentials {
     private readonly clock: Clock,
   ) {}
 
-  issue(kind: Credential['kind'], merchant: string, env: Env, scopes: readonly ScopeName[], extra: {appName?: string; origins?: readonly string[]} = {}) {
+  async issue(store: Store, kind: Credential['kind'], merchant: string, env: Env, scopes: readonly ScopeName[], extra: {appName?: string; origins?: readonly string[]} = {}) {
     const token = `${TOKEN_PREFIX[kind]}_${env}_${randomText(32)}`
     const id = newId(ID_PREFIX[kind], 16)
     const hint = token.slice(-4)
     const origins = kind === 'publishable_key' ? [...new Set(extra.origins ?? [])] : null
-    this.storage.credentials.insert({id, tokenHash: sha256(token), kind, merchant, env, scopes: [...new Set(scopes)], hint, origins, appName: extra.appName ?? null, created: this.clock.now()})
+    await store.credentials.insert({id, tokenHash: sha256(token), kind, merchant, env, scopes: [...new Set(scopes)], hint, origins, appName: extra.appName ?? null, created: this.clock.now()})
     this.cache.delete(token)
     return {id, token}
   }
 
-  revoke(id: string, kinds: readonly Credential['kind'][]): boolean {
-    const revoked = kinds.some((kind) => this.storage.credentials.revoke(id, kind, this.clock.now()))
+  async revoke(store: Store, id: string, kinds: readonly Credential['kind'][]): Promise<boolean> {
+    let revoked = false
+    for (const kind of kinds) if (await store.credentials.revoke(id, kind, this.clock.now())) revoked = true
     // A revoked token must fail on its very next request, so forget every cached answer.
     this.cache.clear()
     return revoked
   }
 
   /** The credential behind an `Authorization` header for a door, or a 401 that says why. */
-  authenticate(header: string | undefined, door: Door): Credential {
+  async authenticate(header: string | undefined, door: Door): Promise<Credential> {
     if (!header) throw unauthenticated('No credential: send Authorization: Bearer <token>', 'missing_credential')
     const match = /^Bearer ([^\s]+)$/.exec(header)
     if (!match) throw unauthenticated('Malformed Authorization header: expected "Bearer <token>"', 'invalid_authorization_header')
     const token = match[1]
     let cred = this.cache.get(token)
     if (cred === undefined) {
-      cred = TOKEN_SHAPE.test(token) ? this.load(token) : null
+      cred = TOKEN_SHAPE.test(token) ? await this.load(token) : null
       if (this.cache.size > 10_000) this.cache.clear()
       this.cache.set(token, cred)
     }
@@ -92,8 +94,8 @@ export class Credentials {
     return cred
   }
 
-  private load(token: string): Credential | null {
-    const row = this.storage.credentials.byTokenHash(sha256(token))
+  private async load(token: string): Promise<Credential | null> {
+    const row = await this.storage.reads.credentials.byTokenHash(sha256(token))
     if (!row) return null
     // A token whose prefix names another environment than it was issued for is malformed: wrong mode.
     if (!token.includes(`_${row.env}_`)) return null
@@ -175,10 +177,14 @@ export class Idempotency {
   constructor(
     private readonly storage: Storage,
     private readonly clock: Clock,
-  ) {
-    // Claims are made in their write's transaction, so none is ever committed "in flight" now; rows in
-    // that state were left by a crashed process of an older version, and would block their key for 24 h.
-    storage.idempotency.releaseInFlight()
+  ) {}
+
+  /**
+   * Claims are made in their write's unit, so none is ever committed "in flight" now; rows in that
+   * state were left by a crashed process of an older version, and would block their key for 24 h.
+   */
+  releaseInFlight(): Promise<void> {
+    return this.storage.write((tx) => tx.idempotency.releaseInFlight())
   }
 
   /** Validates the header value: 1 to 255 printable ASCII characters. */
@@ -197,14 +203,14 @@ export class Idempotency {
    * the first response (replay), 409 `idempotency_key_reused` (another body), or 409
    * `idempotency_in_flight` (a claim left by an older version; freed at start-up).
    */
-  begin(credential: string, key: string, fingerprint: string): IdempotencyStart {
+  async begin(tx: Store, credential: string, key: string, fingerprint: string): Promise<IdempotencyStart> {
     const now = this.clock.now()
     // Expired keys go in batches, at most every ten minutes of (test) clock time.
     if (now - this.lastPrune > 600) {
-      this.prune()
+      await tx.idempotency.prune(now - IDEMPOTENCY_RETENTION_SECONDS)
       this.lastPrune = now
     }
-    const row = this.storage.idempotency.read(credential, key)
+    const row = await tx.idempotency.read(credential, key)
     if (row && row.created + IDEMPOTENCY_RETENTION_SECONDS > now) {
       if (row.fingerprint !== fingerprint) {
         throw conflict(
@@ -219,25 +225,21 @@ export class Idempotency {
       }
       return {kind: 'replay', status: row.status!, body: row.body!}
     }
-    this.storage.idempotency.claim(credential, key, fingerprint, now)
+    await tx.idempotency.claim(credential, key, fingerprint, now)
     return {kind: 'started'}
   }
 
   /** Stores the response to replay; called inside the route's transaction for a success. */
-  finish(credential: string, key: string, status: number, body: string): void {
-    this.storage.idempotency.finish(credential, key, status, body)
+  finish(tx: Store, credential: string, key: string, status: number, body: string): Promise<void> {
+    return tx.idempotency.finish(credential, key, status, body)
   }
 
   /** Stores the rejection a key's request got (a 4xx), outside the rolled-back transaction of its write. */
-  remember(credential: string, key: string, fingerprint: string, status: number, body: string): void {
-    this.storage.transaction(() => {
-      this.storage.idempotency.claim(credential, key, fingerprint, this.clock.now())
-      this.storage.idempotency.finish(credential, key, status, body)
+  remember(credential: string, key: string, fingerprint: string, status: number, body: string): Promise<void> {
+    return this.storage.write(async (tx) => {
+      await tx.idempotency.claim(credential, key, fingerprint, this.clock.now())
+      await tx.idempotency.finish(credential, key, status, body)
     })
-  }
-
-  prune(): void {
-    this.storage.idempotency.prune(this.clock.now() - IDEMPOTENCY_RETENTION_SECONDS)
   }
 }
 
@@ -262,17 +264,78 @@ export class Platform {
   /** Due work on the clock (renewals, dunning, expiries); `advanceClock` walks it in time order. */
   readonly scheduler: Scheduler
   baseUrl: string
+  /** The domain's context over the read handle; write units get theirs from `contextOf`. */
+  private readonly readTx: Tx
+  private readonly contexts = new WeakMap<Store, Tx>()
 
-  constructor(opts: PlatformOptions) {
-    this.storage = new SqliteStorage(opts.db)
-    this.clock = new Clock(Number(this.storage.meta('clock_offset') ?? 0))
+  private constructor(opts: PlatformOptions, storage: Storage, clockOffset: number) {
+    this.storage = storage
+    this.clock = new Clock(clockOffset)
     this.credentials = new Credentials(this.storage, this.clock)
     this.rateLimiter = new RateLimiter(this.clock, opts.rateLimit, opts.rateLimits)
     this.idempotency = new Idempotency(this.storage, this.clock)
     this.webhooks = new Webhooks(this.storage, () => this.now())
     this.faults = new Faults(() => this.now())
-    this.scheduler = new Scheduler(this.storage, this.clock, this.webhooks)
+    this.scheduler = new Scheduler(this.storage, this.clock, this.webhooks, (fn) => this.write(fn))
     this.baseUrl = opts.baseUrl ?? 'http://127.0.0.1'
+    this.readTx = this.context(this.storage.reads, false)
+  }
+
+  /** Opens the storage and reads what the platform keeps across restarts (the clock's offset). */
+  static async open(opts: PlatformOptions): Promise<Platform> {
+    const storage = new SqliteStorage(opts.db)
+    const platform = new Platform(opts, storage, Number((await storage.reads.meta('clock_offset')) ?? 0))
+    await platform.idempotency.releaseInFlight()
+    return platform
+  }
+
+  /**
+   * A unit of work: `fn` gets the domain's context over one transaction; its writes, events, jobs and
+   * webhook deliveries commit together when it resolves, or none when it throws. Never nest one.
+   */
+  write<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    return this.storage.write((store) => fn(this.contextOf(store)))
+  }
+
+  /** A read: `fn` gets the domain's context over committed data; it never waits for a unit of work. */
+  read<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    return fn(this.readTx)
+  }
+
+  private contextOf(store: Store): Tx {
+    let tx = this.contexts.get(store)
+    if (!tx) this.contexts.set(store, (tx = this.context(store, true)))
+    return tx
+  }
+
+  /** The narrow context (domain/context.ts) over one storage handle: the store itself plus the platform's services. */
+  private context(store: Store, writable: boolean): Tx {
+    const extra: Omit<Tx, keyof Store | 'baseUrl'> = {
+      writable,
+      writing: (fn) => (writable ? fn(tx) : this.write(fn)),
+      now: () => this.now(),
+      emit: (scope, type, object) => this.emit(store, scope, type, object),
+      schedule: (scope, kind, ref, due) => store.jobs.insert({due, kind, merchant: scope.merchant, env: scope.env, ref}),
+      cancelJobs: (ref, kind) => store.jobs.cancel(ref, kind),
+      pendingJobs: (refs) => store.jobs.pending(refs),
+      cachedRead: (key, kinds, compute) => this.cachedRead(key, kinds, compute),
+      issueCredential: (kind, merchant, env, scopes, more) => this.credentials.issue(store, kind, merchant, env, scopes, more),
+      revokeCredential: (id, kinds) => this.credentials.revoke(store, id, kinds),
+      endpoints: {
+        create: (input) => this.webhooks.create(store, input),
+        get: (id) => this.webhooks.get(store, id),
+        list: (merchant) => this.webhooks.list(store, merchant),
+        remove: (id) => this.webhooks.remove(store, id),
+        deliveries: (id) => this.webhooks.deliveries(store, id),
+        resend: (scope, event, endpoint) => this.webhooks.resend(store, scope, event, endpoint),
+      },
+    }
+    // The store's methods through the prototype, the platform's services as own properties.
+    const tx = Object.defineProperties(Object.create(store) as Tx, {
+      ...Object.getOwnPropertyDescriptors(extra),
+      baseUrl: {get: () => this.baseUrl},
+    })
+    return tx
   }
 
   private readonly readCache = new Map<string, {generation: string; value: unknown}>()
@@ -281,11 +344,11 @@ export class Platform {
    * A read served from memory while no document of the kinds it depends on has been written since it
    * was computed. Only for reads that depend on stored documents alone, not on the clock.
    */
-  cachedRead<T>(key: string, kinds: readonly Kind[], compute: () => T): T {
+  async cachedRead<T>(key: string, kinds: readonly Kind[], compute: () => Promise<T>): Promise<T> {
     const generation = this.storage.generation(kinds)
     const hit = this.readCache.get(key)
     if (hit && hit.generation === generation) return hit.value as T
-    const value = compute()
+    const value = await compute()
     if (this.readCache.size >= 5000) this.readCache.clear()
     this.readCache.set(key, {generation, value})
     return value
@@ -303,18 +366,14 @@ export class Platform {
     return this.clock.now()
   }
 
-  merchant(id: string): MerchantDoc | undefined {
-    return this.storage.merchant(id)
-  }
-
   /**
-   * Appends an event to the merchant's log in the spec's envelope, in the caller's transaction, so an
+   * Appends an event to the merchant's log in the spec's envelope, in the caller's unit of work, so an
    * event exists exactly when its state change does; so do its webhook deliveries.
    */
-  emit(scope: Scope, type: EventType, object: unknown): EventDoc {
+  async emit(store: Store, scope: Scope, type: EventType, object: unknown): Promise<EventDoc> {
     const event: EventDoc = {id: newId('evt', 24), object: 'event', type, livemode: scope.env === 'live', created: this.now(), data: {object}}
-    this.storage.insert('event', scope, event, {created: event.created})
-    this.webhooks.enqueue(scope, event)
+    await store.insert('event', scope, event, {created: event.created})
+    await this.webhooks.enqueue(store, scope, event)
     return event
   }
 

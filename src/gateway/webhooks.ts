@@ -8,7 +8,7 @@ import {SDK_VERSION} from '@payapp/sdk/transport'
 import {matchesEventType, SIGNATURE_HEADER, signWebhookPayload} from '@payapp/sdk/webhooks-node'
 import {newId, randomText} from './ids.js'
 import type {Env, EventDoc, Scope} from './storage/documents.js'
-import type {DueDelivery, Storage, WebhookEndpointRecord} from './storage/storage.js'
+import type {DueDelivery, Storage, Store, WebhookEndpointRecord} from './storage/storage.js'
 
 /** The spec's limit: the first attempt and six retries. */
 export const MAX_ATTEMPTS = 7
@@ -78,7 +78,7 @@ export class Webhooks {
     private readonly now: () => number,
   ) {}
 
-  create(input: {merchant: string; env: Env; url: string; events: string[]; secret?: string; installation?: string}): WebhookEndpointDoc {
+  async create(store: Store, input: {merchant: string; env: Env; url: string; events: string[]; secret?: string; installation?: string}): Promise<WebhookEndpointDoc> {
     const record: WebhookEndpointRecord = {
       id: newId('we', 24),
       merchant: input.merchant,
@@ -89,26 +89,26 @@ export class Webhooks {
       installation: input.installation ?? null,
       created: this.now(),
     }
-    this.storage.webhooks.insertEndpoint(record)
+    await store.webhooks.insertEndpoint(record)
     return view(record)
   }
 
-  get(id: string): WebhookEndpointDoc | undefined {
-    const record = this.storage.webhooks.endpoint(id)
+  async get(store: Store, id: string): Promise<WebhookEndpointDoc | undefined> {
+    const record = await store.webhooks.endpoint(id)
     return record && view(record)
   }
 
-  list(merchant: string): WebhookEndpointDoc[] {
-    return this.storage.webhooks.endpointsOf(merchant).map(view)
+  async list(store: Store, merchant: string): Promise<WebhookEndpointDoc[]> {
+    return (await store.webhooks.endpointsOf(merchant)).map(view)
   }
 
   /** Deletes the endpoint with its pending deliveries and their log. */
-  remove(id: string): boolean {
-    return this.storage.webhooks.removeEndpoint(id)
+  remove(store: Store, id: string): Promise<boolean> {
+    return store.webhooks.removeEndpoint(id)
   }
 
-  deliveries(id: string) {
-    return this.storage.webhooks.attempts(id).map((a) => ({
+  async deliveries(store: Store, id: string) {
+    return (await store.webhooks.attempts(id)).map((a) => ({
       object: 'webhook_delivery_attempt' as const,
       delivery: a.delivery,
       event: a.event_id,
@@ -123,15 +123,15 @@ export class Webhooks {
   }
 
   /** Queues the event for every endpoint of its scope that selects it, in the caller's transaction. */
-  enqueue(scope: Scope, event: EventDoc): void {
+  async enqueue(store: Store, scope: Scope, event: EventDoc): Promise<void> {
     let queued = false
-    for (const endpoint of this.storage.webhooks.endpointsIn(scope)) {
+    for (const endpoint of await store.webhooks.endpointsIn(scope)) {
       if (!endpoint.events.some((pattern) => matchesEventType(pattern, event.type))) continue
-      if (!this.mayReceive(endpoint, event.type)) continue
-      this.storage.webhooks.enqueue(endpoint.id, event, JSON.stringify(event))
+      if (!(await this.mayReceive(store, endpoint, event.type))) continue
+      await store.webhooks.enqueue(endpoint.id, event, JSON.stringify(event))
       queued = true
     }
-    // setImmediate runs after the synchronous transaction has committed (or rolled back: then nothing is due).
+    // setImmediate runs after the unit has committed on SQLite, whose units never wait on I/O (rolled back: nothing is due).
     if (queued && this.started && !this.kickQueued) {
       this.kickQueued = true
       setImmediate(() => {
@@ -142,23 +142,23 @@ export class Webhooks {
   }
 
   /** A merchant's endpoint receives everything it selects; an app's only what its installation (not revoked) may read. */
-  private mayReceive(endpoint: WebhookEndpointRecord, type: string): boolean {
+  private async mayReceive(store: Store, endpoint: WebhookEndpointRecord, type: string): Promise<boolean> {
     if (endpoint.installation === null) return true
-    const installation = this.storage.credentials.byId(endpoint.installation)
+    const installation = await store.credentials.byId(endpoint.installation)
     if (!installation) return false
     const needed = scopeForEvent(type)
     return needed === undefined || installation.scopes.includes(needed)
   }
 
   /** Queues a logged event again, now: for one endpoint, or every endpoint of its scope that selects it. */
-  resend(scope: Scope, event: EventDoc, endpointId?: string): number {
-    const endpoints = endpointId === undefined ? this.storage.webhooks.endpointsIn(scope) : [this.storage.webhooks.endpoint(endpointId)].filter((e) => e !== undefined)
+  async resend(store: Store, scope: Scope, event: EventDoc, endpointId?: string): Promise<number> {
+    const endpoints = endpointId === undefined ? await store.webhooks.endpointsIn(scope) : [await store.webhooks.endpoint(endpointId)].filter((e) => e !== undefined)
     let queued = 0
     for (const endpoint of endpoints) {
       if (endpoint.merchant !== scope.merchant || endpoint.env !== scope.env) continue
       if (endpointId === undefined && !endpoint.events.some((pattern) => matchesEventType(pattern, event.type))) continue
-      if (!this.mayReceive(endpoint, event.type)) continue
-      this.storage.webhooks.enqueue(endpoint.id, event, JSON.stringify(event), this.now())
+      if (!(await this.mayReceive(store, endpoint, event.type))) continue
+      await store.webhooks.enqueue(endpoint.id, event, JSON.stringify(event), this.now())
       queued += 1
     }
     if (queued > 0 && this.started) setImmediate(() => this.kick())
@@ -184,17 +184,17 @@ export class Webhooks {
   /** Starts a delivery chain for every endpoint that has due deliveries and none running. */
   kick(): void {
     if (!this.started || !this.storage.open) return
-    try {
-      this.startChains(this.storage.webhooks.due(this.now(), BATCH))
-    } catch {
+    this.storage.reads.webhooks.due(this.now(), BATCH).then(
+      (due) => this.startChains(due),
       // The database closed under the poll (shutdown).
-    }
+      () => {},
+    )
   }
 
   /** The earliest pending attempt's due time on the gateway clock. */
-  nextDue(): number | undefined {
+  async nextDue(): Promise<number | undefined> {
     if (!this.started || !this.storage.open) return undefined
-    return this.storage.webhooks.nextDue()
+    return this.storage.reads.webhooks.nextDue()
   }
 
   /**
@@ -207,7 +207,7 @@ export class Webhooks {
       if (!this.started || !this.storage.open) break
       const round = this.attemptsMade
       await Promise.allSettled([...this.busy.values()])
-      const due = this.storage.webhooks.due(upTo, BATCH)
+      const due = await this.storage.reads.webhooks.due(upTo, BATCH)
       if (due.length === 0) break
       this.startChains(due)
       await Promise.allSettled([...this.busy.values()])
@@ -240,7 +240,7 @@ export class Webhooks {
   }
 
   private async deliver(row: DueDelivery): Promise<void> {
-    const endpoint = this.storage.webhooks.endpoint(row.endpoint)
+    const endpoint = await this.storage.reads.webhooks.endpoint(row.endpoint)
     if (!endpoint) return
     const attempt = row.attempts + 1
     // Signed with the wall clock, not the test clock: receivers check the timestamp against their own time.
@@ -274,10 +274,10 @@ export class Webhooks {
     const now = this.now()
     const delivered = status !== null && status >= 200 && status < 300
     const next = delivered || attempt >= MAX_ATTEMPTS ? null : now + BACKOFF_SECONDS[attempt - 1]
-    this.storage.transaction(() => {
+    await this.storage.write(async (tx) => {
       // The endpoint may have been deleted while the request was out: then there is nothing to record.
-      if (!this.storage.webhooks.endpoint(row.endpoint)) return
-      this.storage.webhooks.recordAttempt(row.id, attempt, now, {status, error, next, delivered})
+      if (!(await tx.webhooks.endpoint(row.endpoint))) return
+      await tx.webhooks.recordAttempt(row.id, attempt, now, {status, error, next, delivered})
     })
     this.attemptsMade += 1
   }

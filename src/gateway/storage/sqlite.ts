@@ -1,7 +1,10 @@
 /**
  * The SQLite backend of the storage interface (better-sqlite3): one database file (or `:memory:`),
- * documents as JSON in one table, every statement prepared once and cached here. WAL keeps readers off
- * the writer's back; the synchronous driver makes each transaction run with nothing interleaved.
+ * documents as JSON in one table, every statement prepared once per connection. Units of work run one at
+ * a time on the writer connection (BEGIN IMMEDIATE behind an async queue); reads run on a second
+ * connection (WAL: a committed snapshot, never waiting for the writer), or on the one connection of an
+ * in-memory database. The driver is synchronous: each call runs at once inside an async facade, so a
+ * read costs no queue and no I/O wait.
  */
 import {mkdirSync} from 'node:fs'
 import {dirname} from 'node:path'
@@ -22,6 +25,7 @@ import type {
   PageQuery,
   RawPage,
   Storage,
+  Store,
   WebhookEndpointRecord,
   WebhookTable,
 } from './storage.js'
@@ -165,72 +169,121 @@ function scoped(kind: Kind, scope: Scope, where: readonly Condition[] = [], pare
   return [parts.join(' AND '), args]
 }
 
+/** A table's methods as the synchronous driver runs them. */
+type Sync<T> = {[K in keyof T]: T[K] extends (...args: infer A) => Promise<infer R> ? (...args: A) => R : T[K]}
+
+/** The names of the methods that write, per table: a read handle refuses them, a unit's handle records them. */
+const WRITES: Record<string, ReadonlySet<string>> = {
+  '': new Set(['insert', 'save', 'remove', 'wipe', 'setMeta', 'saveMerchant', 'putBlob']),
+  credentials: new Set(['insert', 'revoke']),
+  idempotency: new Set(['claim', 'finish', 'releaseInFlight', 'prune']),
+  webhooks: new Set(['insertEndpoint', 'removeEndpoint', 'enqueue', 'recordAttempt']),
+  jobs: new Set(['insert', 'remove', 'cancel']),
+}
+const TABLES = ['credentials', 'idempotency', 'webhooks', 'jobs'] as const
+
+/**
+ * The asynchronous `Store` over one synchronous connection: every call runs now and resolves (or
+ * rejects) with its result. A read handle's write methods throw, so a write outside a unit fails loudly.
+ */
+function facade(conn: SqliteConnection, writable: boolean): Store {
+  const wrap = (target: object, methods: Iterable<string>, writes: ReadonlySet<string>) => {
+    const out: Record<string, unknown> = {}
+    for (const name of methods) {
+      const fn = (target as Record<string, (...args: unknown[]) => unknown>)[name]
+      out[name] =
+        !writable && writes.has(name)
+          ? () => Promise.reject(new Error(`storage: ${name} outside a unit of work (use platform.write)`))
+          : (...args: unknown[]) => {
+            try {
+              return Promise.resolve(fn.apply(target, args))
+            } catch (error) {
+              return Promise.reject(error)
+            }
+          }
+    }
+    return out
+  }
+  const methods = Object.getOwnPropertyNames(SqliteConnection.prototype).filter((n) => n !== 'constructor' && !n.startsWith('_'))
+  const store = wrap(conn, methods, WRITES['']!)
+  for (const table of TABLES) store[table] = wrap(conn[table], Object.keys(conn[table]), WRITES[table]!)
+  return store as unknown as Store
+}
+
 export class SqliteStorage implements Storage {
-  readonly db: Database.Database
-  /** The one prepared-statement cache: every query text is prepared once per database. */
-  private readonly statements = new Map<string, Database.Statement>()
+  private readonly writer: SqliteConnection
+  private readonly reader: SqliteConnection
+  readonly reads: Store
+  private readonly tx: Store
+  /** The unit running now and the ones waiting for it: units run one at a time, in the order asked. */
+  private tail: Promise<unknown> = Promise.resolve()
+  private busy = false
   /**
    * Write counters per kind of document, and `*` for writes of every kind (a wipe, a rolled-back
-   * transaction): a cached read stays valid while the counters of the kinds it read are unchanged.
+   * unit): a cached read stays valid while the counters of the kinds it read are unchanged. A unit's
+   * kinds are counted when it commits, so a read never caches a state that is not committed.
    */
   private readonly writes = new Map<string, number>([['*', 0]])
+  private readonly pending = new Set<string>()
 
   constructor(readonly location: string) {
     if (location !== ':memory:') mkdirSync(dirname(location), {recursive: true, mode: 0o700})
-    this.db = new Database(location)
+    const db = new Database(location)
     // WAL: readers never wait for the writer; NORMAL sync keeps every committed write across a
     // process crash (only an OS crash or power loss can drop the last commits).
-    this.db.pragma('journal_mode = WAL')
-    this.db.pragma('synchronous = NORMAL')
-    this.db.pragma('foreign_keys = ON')
-    this.db.exec(SCHEMA)
+    db.pragma('journal_mode = WAL')
+    db.pragma('synchronous = NORMAL')
+    db.pragma('foreign_keys = ON')
+    db.exec(SCHEMA)
     // Databases from before app endpoints and publishable keys gain those columns.
-    this.addColumn('webhook_endpoints', 'installation')
-    this.addColumn('credentials', 'origins')
-  }
-
-  /** Adds a TEXT column to a table of a database created before the column existed. */
-  private addColumn(table: 'webhook_endpoints' | 'credentials', column: string): void {
-    const columns = this.db.prepare<[], {name: string}>(`PRAGMA table_info(${table})`).all()
-    if (!columns.some((c) => c.name === column)) this.db.exec(`ALTER TABLE ${table} ADD COLUMN ${column} TEXT`)
-  }
-
-  /** A cached prepared statement. */
-  private sql<R = unknown>(text: string): Database.Statement<unknown[], R> {
-    let stmt = this.statements.get(text)
-    if (!stmt) this.statements.set(text, (stmt = this.db.prepare(text)))
-    return stmt as Database.Statement<unknown[], R>
-  }
-
-  /** `INSERT INTO <table> (<keys>) VALUES (?, …)` for one row object, through the statement cache. */
-  private insertRow(table: string, row: Record<string, unknown>): void {
-    const keys = Object.keys(row)
-    this.sql(`INSERT INTO ${table} (${keys.join(', ')}) VALUES (${keys.map(() => '?').join(', ')})`).run(...Object.values(row))
+    addColumn(db, 'webhook_endpoints', 'installation')
+    addColumn(db, 'credentials', 'origins')
+    this.writer = new SqliteConnection(db, (kind) => this.touched(kind))
+    // An in-memory database is one connection's; a file gets a reader that sees committed data only.
+    this.reader = location === ':memory:' ? this.writer : new SqliteConnection(new Database(location, {readonly: true}), () => {})
+    this.reads = facade(this.reader, false)
+    this.tx = facade(this.writer, true)
   }
 
   get open(): boolean {
-    return this.db.open
+    return this.writer.db.open
   }
 
-  meta(key: string): string | undefined {
-    return this.sql<{value: string}>('SELECT value FROM meta WHERE key = ?').get(key)?.value
+  write<T>(fn: (tx: Store) => Promise<T>): Promise<T> {
+    // An idle writer starts the unit at once: no queue hop on the common path.
+    const run = this.busy ? this.tail.then(() => this.unit(fn)) : this.unit(fn)
+    this.tail = run.catch(() => {})
+    return run
   }
 
-  setMeta(key: string, value: string): void {
-    this.sql('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value').run(key, value)
-  }
-
-  transaction<T>(fn: () => T): T {
+  private async unit<T>(fn: (tx: Store) => Promise<T>): Promise<T> {
+    this.busy = true
+    const {db} = this.writer
     try {
-      return this.db.transaction(fn)()
-    } catch (error) {
-      // A read cached inside the rolled-back transaction saw writes that never landed.
-      this.touch('*')
-      throw error
+      db.exec('BEGIN IMMEDIATE')
+      try {
+        const result = await fn(this.tx)
+        db.exec('COMMIT')
+        for (const kind of this.pending) this.bump(kind)
+        return result
+      } catch (error) {
+        if (db.inTransaction) db.exec('ROLLBACK')
+        // A read of the one in-memory connection may have cached what the rolled-back unit wrote.
+        this.bump('*')
+        throw error
+      }
+    } finally {
+      this.pending.clear()
+      this.busy = false
     }
   }
 
-  private touch(kind: string): void {
+  private touched(kind: string): void {
+    if (this.writer.db.inTransaction) this.pending.add(kind)
+    else this.bump(kind)
+  }
+
+  private bump(kind: string): void {
     this.writes.set(kind, (this.writes.get(kind) ?? 0) + 1)
   }
 
@@ -240,40 +293,86 @@ export class SqliteStorage implements Storage {
     return key
   }
 
-  // ---------------------------------------------------------------- documents
+  close(): void {
+    if (this.reader !== this.writer && this.reader.db.open) this.reader.db.close()
+    if (this.writer.db.open) this.writer.db.close()
+  }
+}
+
+/** Adds a TEXT column to a table of a database created before the column existed. */
+function addColumn(db: Database.Database, table: 'webhook_endpoints' | 'credentials', column: string): void {
+  const columns = db.prepare<[], {name: string}>(`PRAGMA table_info(${table})`).all()
+  if (!columns.some((c) => c.name === column)) db.exec(`ALTER TABLE ${table} ADD COLUMN ${column} TEXT`)
+}
+
+/** One connection's synchronous statements; `SqliteStorage` serves them through the async `Store`. */
+class SqliteConnection {
+  /** The one prepared-statement cache: every query text is prepared once per connection. */
+  private readonly statements = new Map<string, Database.Statement>()
+
+  constructor(
+    readonly db: Database.Database,
+    private readonly touch: (kind: string) => void,
+  ) {}
+
+  /** A cached prepared statement. */
+  _sql<R = unknown>(text: string): Database.Statement<unknown[], R> {
+    let stmt = this.statements.get(text)
+    if (!stmt) this.statements.set(text, (stmt = this.db.prepare(text)))
+    return stmt as Database.Statement<unknown[], R>
+  }
+
+  /** `INSERT INTO <table> (<keys>) VALUES (?, …)` for one row object, through the statement cache. */
+  _insertRow(table: string, row: Record<string, unknown>): void {
+    const keys = Object.keys(row)
+    this._sql(`INSERT INTO ${table} (${keys.join(', ')}) VALUES (${keys.map(() => '?').join(', ')})`).run(...Object.values(row))
+  }
+
+  get open(): boolean {
+    return this.db.open
+  }
+
+  meta(key: string): string | undefined {
+    return this._sql<{value: string}>('SELECT value FROM meta WHERE key = ?').get(key)?.value
+  }
+
+  setMeta(key: string, value: string): void {
+    this._sql('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value').run(key, value)
+  }
+
 
   insert<K extends Kind>(kind: K, scope: Scope, doc: Documents[K], opts: {parent?: string | null; created: number}): Documents[K] {
     this.touch(kind)
-    this.insertRow('objects', {id: doc.id, kind, merchant: scope.merchant, env: scope.env, parent: opts.parent ?? null, created: opts.created, data: JSON.stringify(doc)})
+    this._insertRow('objects', {id: doc.id, kind, merchant: scope.merchant, env: scope.env, parent: opts.parent ?? null, created: opts.created, data: JSON.stringify(doc)})
     return doc
   }
 
   save<T extends {id: string}>(doc: T): T {
-    const row = this.sql<{kind: string}>('UPDATE objects SET data = ? WHERE id = ? RETURNING kind').get(JSON.stringify(doc), doc.id)
+    const row = this._sql<{kind: string}>('UPDATE objects SET data = ? WHERE id = ? RETURNING kind').get(JSON.stringify(doc), doc.id)
     if (row) this.touch(row.kind)
     return doc
   }
 
   remove(id: string): void {
-    const row = this.sql<{kind: string}>('DELETE FROM objects WHERE id = ? RETURNING kind').get(id)
+    const row = this._sql<{kind: string}>('DELETE FROM objects WHERE id = ? RETURNING kind').get(id)
     if (row) this.touch(row.kind)
   }
 
   get<K extends Kind>(kind: K, scope: Scope, id: string): Documents[K] | undefined {
-    const row = this.sql<{data: string}>('SELECT data FROM objects WHERE id = ? AND kind = ? AND merchant = ? AND env = ?').get(id, kind, scope.merchant, scope.env)
+    const row = this._sql<{data: string}>('SELECT data FROM objects WHERE id = ? AND kind = ? AND merchant = ? AND env = ?').get(id, kind, scope.merchant, scope.env)
     return row ? (JSON.parse(row.data) as Documents[K]) : undefined
   }
 
   find<K extends Kind>(kind: K, id: string): {scope: Scope; doc: Documents[K]} | undefined {
-    const row = this.sql<{merchant: string; env: Scope['env']; data: string}>('SELECT merchant, env, data FROM objects WHERE id = ? AND kind = ?').get(id, kind)
+    const row = this._sql<{merchant: string; env: Scope['env']; data: string}>('SELECT merchant, env, data FROM objects WHERE id = ? AND kind = ?').get(id, kind)
     return row ? {scope: {merchant: row.merchant, env: row.env}, doc: JSON.parse(row.data) as Documents[K]} : undefined
   }
 
   all<K extends Kind>(kind: K, scope: Scope, parent?: string): Documents[K][] {
     const rows =
       parent === undefined
-        ? this.sql<{data: string}>('SELECT data FROM objects WHERE merchant = ? AND env = ? AND kind = ? ORDER BY seq ASC').all(scope.merchant, scope.env, kind)
-        : this.sql<{data: string}>(
+        ? this._sql<{data: string}>('SELECT data FROM objects WHERE merchant = ? AND env = ? AND kind = ? ORDER BY seq ASC').all(scope.merchant, scope.env, kind)
+        : this._sql<{data: string}>(
             'SELECT data FROM objects INDEXED BY objects_by_parent_scope WHERE parent = ? AND kind = ? AND merchant = ? AND env = ? ORDER BY seq ASC',
           ).all(parent, kind, scope.merchant, scope.env)
     return rows.map((r) => JSON.parse(r.data) as Documents[K])
@@ -281,20 +380,20 @@ export class SqliteStorage implements Storage {
 
   where<K extends Kind>(kind: K, scope: Scope, where: readonly Condition[]): Documents[K][] {
     const [sql, args] = scoped(kind, scope, where)
-    return this.sql<{data: string}>(`SELECT data FROM objects WHERE ${sql} ORDER BY seq ASC`)
+    return this._sql<{data: string}>(`SELECT data FROM objects WHERE ${sql} ORDER BY seq ASC`)
       .all(...args)
       .map((r) => JSON.parse(r.data) as Documents[K])
   }
 
   ids(kind: Kind, scope: Scope, where: readonly Condition[], parent?: string): string[] {
     const [sql, args] = scoped(kind, scope, where, parent)
-    return this.sql<{id: string}>(`SELECT id FROM objects WHERE ${sql}`)
+    return this._sql<{id: string}>(`SELECT id FROM objects WHERE ${sql}`)
       .all(...args)
       .map((r) => r.id)
   }
 
   max(kind: Kind, parent: string, fieldName: string): number | null {
-    return this.sql<{max: number | null}>(`SELECT MAX(${field(fieldName)}) AS max FROM objects WHERE parent = ? AND kind = '${name(kind)}'`).get(parent)!.max
+    return this._sql<{max: number | null}>(`SELECT MAX(${field(fieldName)}) AS max FROM objects WHERE parent = ? AND kind = '${name(kind)}'`).get(parent)!.max
   }
 
   pageRaw(kind: Kind, scope: Scope, query: PageQuery): RawPage {
@@ -304,14 +403,14 @@ export class SqliteStorage implements Storage {
       // An unknown cursor compares with NULL: an empty page, never another scope's rows.
       const cursor = query.starting_after === undefined ? '' : ' AND seq < (SELECT seq FROM objects WHERE id = ? AND merchant = ? AND env = ?)'
       const cursorArgs = query.starting_after === undefined ? [] : [query.starting_after, scope.merchant, scope.env]
-      rows = this.sql<{id: string; data: string}>(`SELECT id, data FROM objects WHERE ${sql}${cursor} ORDER BY seq DESC LIMIT ? OFFSET ?`).all(
+      rows = this._sql<{id: string; data: string}>(`SELECT id, data FROM objects WHERE ${sql}${cursor} ORDER BY seq DESC LIMIT ? OFFSET ?`).all(
         ...args,
         ...cursorArgs,
         query.limit + 1,
         query.offset,
       )
     } else if (query.parent === undefined) {
-      rows = this.sql<{id: string; data: string}>('SELECT id, data FROM objects WHERE merchant = ? AND env = ? AND kind = ? ORDER BY seq DESC LIMIT ? OFFSET ?').all(
+      rows = this._sql<{id: string; data: string}>('SELECT id, data FROM objects WHERE merchant = ? AND env = ? AND kind = ? ORDER BY seq DESC LIMIT ? OFFSET ?').all(
         scope.merchant,
         scope.env,
         kind,
@@ -319,7 +418,7 @@ export class SqliteStorage implements Storage {
         query.offset,
       )
     } else {
-      rows = this.sql<{id: string; data: string}>(
+      rows = this._sql<{id: string; data: string}>(
         'SELECT id, data FROM objects INDEXED BY objects_by_parent_scope WHERE parent = ? AND kind = ? AND merchant = ? AND env = ? ORDER BY seq DESC LIMIT ? OFFSET ?',
       ).all(query.parent, kind, scope.merchant, scope.env, query.limit + 1, query.offset)
     }
@@ -335,7 +434,7 @@ export class SqliteStorage implements Storage {
 
   childrenRaw(kind: Kind, scope: Scope, parents: readonly string[]): Map<string, string[]> {
     const out = new Map<string, string[]>(parents.map((p) => [p, []]))
-    const rows = this.sql<{parent: string; data: string}>(
+    const rows = this._sql<{parent: string; data: string}>(
       `SELECT parent, data FROM objects WHERE merchant = ? AND env = ? AND kind = '${name(kind)}'
          AND parent IN (SELECT value FROM json_each(?)) ORDER BY seq DESC`,
     ).all(scope.merchant, scope.env, JSON.stringify(parents))
@@ -345,38 +444,38 @@ export class SqliteStorage implements Storage {
 
   wipe(scope: Scope): number {
     this.touch('*')
-    return this.sql('DELETE FROM objects WHERE merchant = ? AND env = ?').run(scope.merchant, scope.env).changes
+    return this._sql('DELETE FROM objects WHERE merchant = ? AND env = ?').run(scope.merchant, scope.env).changes
   }
 
   // ---------------------------------------------------------------- merchants and blobs
 
   merchant(id: string): MerchantDoc | undefined {
-    const row = this.sql<{data: string}>('SELECT data FROM merchants WHERE id = ?').get(id)
+    const row = this._sql<{data: string}>('SELECT data FROM merchants WHERE id = ?').get(id)
     return row ? (JSON.parse(row.data) as MerchantDoc) : undefined
   }
 
   merchantBySlug(slug: string): MerchantDoc | undefined {
-    const row = this.sql<{data: string}>(`SELECT data FROM merchants WHERE json_extract(data, '$.store.slug') = ?`).get(slug)
+    const row = this._sql<{data: string}>(`SELECT data FROM merchants WHERE json_extract(data, '$.store.slug') = ?`).get(slug)
     return row ? (JSON.parse(row.data) as MerchantDoc) : undefined
   }
 
   saveMerchant(doc: MerchantDoc): void {
-    this.sql('INSERT INTO merchants (id, created, data) VALUES (?, ?, ?) ON CONFLICT(id) DO UPDATE SET data = excluded.data').run(doc.id, doc.created, JSON.stringify(doc))
+    this._sql('INSERT INTO merchants (id, created, data) VALUES (?, ?, ?) ON CONFLICT(id) DO UPDATE SET data = excluded.data').run(doc.id, doc.created, JSON.stringify(doc))
   }
 
   putBlob(id: string, bytes: Buffer): void {
-    this.sql('INSERT INTO file_blobs (id, bytes) VALUES (?, ?)').run(id, bytes)
+    this._sql('INSERT INTO file_blobs (id, bytes) VALUES (?, ?)').run(id, bytes)
   }
 
   blob(id: string): Buffer | undefined {
-    return this.sql<{bytes: Buffer}>('SELECT bytes FROM file_blobs WHERE id = ?').get(id)?.bytes
+    return this._sql<{bytes: Buffer}>('SELECT bytes FROM file_blobs WHERE id = ?').get(id)?.bytes
   }
 
   // ---------------------------------------------------------------- credentials, idempotency, webhooks
 
-  readonly credentials: CredentialTable = {
+  readonly credentials: Sync<CredentialTable> = {
     insert: (r) =>
-      this.insertRow('credentials', {
+      this._insertRow('credentials', {
         id: r.id,
         token_hash: r.tokenHash,
         kind: r.kind,
@@ -388,86 +487,81 @@ export class SqliteStorage implements Storage {
         created: r.created,
         origins: r.origins ? JSON.stringify(r.origins) : null,
       }),
-    revoke: (id, kind, at) => this.sql('UPDATE credentials SET revoked = ? WHERE id = ? AND kind = ? AND revoked IS NULL').run(at, id, kind).changes > 0,
-    byTokenHash: (tokenHash) => this.credential('token_hash', tokenHash),
-    byId: (id) => this.credential('id', id),
+    revoke: (id, kind, at) => this._sql('UPDATE credentials SET revoked = ? WHERE id = ? AND kind = ? AND revoked IS NULL').run(at, id, kind).changes > 0,
+    byTokenHash: (tokenHash) => this._credential('token_hash', tokenHash),
+    byId: (id) => this._credential('id', id),
   }
 
   /** An unrevoked credential by its token hash or id, its JSON columns parsed. */
-  private credential(by: 'token_hash' | 'id', value: string): CredentialRecord | undefined {
-    const row = this.sql<Omit<CredentialRecord, 'scopes' | 'origins'> & {scopes: string; origins: string | null}>(
+  _credential(by: 'token_hash' | 'id', value: string): CredentialRecord | undefined {
+    const row = this._sql<Omit<CredentialRecord, 'scopes' | 'origins'> & {scopes: string; origins: string | null}>(
       `SELECT id, kind, merchant, env, scopes, hint, origins FROM credentials WHERE ${by} = ? AND revoked IS NULL`,
     ).get(value)
     return row ? {...row, scopes: JSON.parse(row.scopes) as string[], origins: row.origins ? (JSON.parse(row.origins) as string[]) : null} : undefined
   }
 
-  readonly idempotency: IdempotencyTable = {
+  readonly idempotency: Sync<IdempotencyTable> = {
     read: (credential, key) =>
-      this.sql<IdempotencyRecord>('SELECT fingerprint, state, status, body, created FROM idempotency WHERE credential = ? AND key = ?').get(credential, key),
+      this._sql<IdempotencyRecord>('SELECT fingerprint, state, status, body, created FROM idempotency WHERE credential = ? AND key = ?').get(credential, key),
     claim: (credential, key, fingerprint, now) => {
-      this.sql(
+      this._sql(
         `INSERT INTO idempotency (credential, key, fingerprint, state, created) VALUES (?, ?, ?, 'in_flight', ?)
          ON CONFLICT(credential, key) DO UPDATE SET fingerprint = excluded.fingerprint, state = 'in_flight', status = NULL, body = NULL, created = excluded.created`,
       ).run(credential, key, fingerprint, now)
     },
     finish: (credential, key, status, body) => {
-      this.sql(`UPDATE idempotency SET state = 'done', status = ?, body = ? WHERE credential = ? AND key = ?`).run(status, body, credential, key)
+      this._sql(`UPDATE idempotency SET state = 'done', status = ?, body = ? WHERE credential = ? AND key = ?`).run(status, body, credential, key)
     },
     releaseInFlight: () => {
-      this.sql("DELETE FROM idempotency WHERE state = 'in_flight'").run()
+      this._sql("DELETE FROM idempotency WHERE state = 'in_flight'").run()
     },
     prune: (before) => {
-      this.sql('DELETE FROM idempotency WHERE created <= ?').run(before)
+      this._sql('DELETE FROM idempotency WHERE created <= ?').run(before)
     },
   }
 
-  readonly webhooks: WebhookTable = {
-    insertEndpoint: (e) => this.insertRow('webhook_endpoints', {...e, events: JSON.stringify(e.events)}),
-    endpoint: (id) => endpointRecord(this.sql<EndpointRow>('SELECT * FROM webhook_endpoints WHERE id = ?').get(id)),
+  readonly webhooks: Sync<WebhookTable> = {
+    insertEndpoint: (e) => this._insertRow('webhook_endpoints', {...e, events: JSON.stringify(e.events)}),
+    endpoint: (id) => endpointRecord(this._sql<EndpointRow>('SELECT * FROM webhook_endpoints WHERE id = ?').get(id)),
     endpointsOf: (merchant) =>
-      this.sql<EndpointRow>('SELECT * FROM webhook_endpoints WHERE merchant = ? ORDER BY created DESC, rowid DESC')
+      this._sql<EndpointRow>('SELECT * FROM webhook_endpoints WHERE merchant = ? ORDER BY created DESC, rowid DESC')
         .all(merchant)
         .map((row) => endpointRecord(row)!),
     endpointsIn: (scope) =>
-      this.sql<EndpointRow>('SELECT * FROM webhook_endpoints WHERE merchant = ? AND env = ?')
+      this._sql<EndpointRow>('SELECT * FROM webhook_endpoints WHERE merchant = ? AND env = ?')
         .all(scope.merchant, scope.env)
         .map((row) => endpointRecord(row)!),
-    removeEndpoint: (id) => this.sql('DELETE FROM webhook_endpoints WHERE id = ?').run(id).changes > 0,
+    removeEndpoint: (id) => this._sql('DELETE FROM webhook_endpoints WHERE id = ?').run(id).changes > 0,
     enqueue: (endpoint, event, body, at = event.created) =>
-      this.insertRow('webhook_deliveries', {endpoint, event_id: event.id, event_type: event.type, body, next_attempt: at, created: at}),
-    nextDue: () => this.sql<{due: number | null}>('SELECT MIN(next_attempt) AS due FROM webhook_deliveries WHERE next_attempt IS NOT NULL').get()?.due ?? undefined,
+      this._insertRow('webhook_deliveries', {endpoint, event_id: event.id, event_type: event.type, body, next_attempt: at, created: at}),
+    nextDue: () => this._sql<{due: number | null}>('SELECT MIN(next_attempt) AS due FROM webhook_deliveries WHERE next_attempt IS NOT NULL').get()?.due ?? undefined,
     due: (now, limit) =>
-      this.sql<DueDelivery>(
+      this._sql<DueDelivery>(
         'SELECT id, endpoint, event_id, event_type, body, attempts FROM webhook_deliveries WHERE next_attempt IS NOT NULL AND next_attempt <= ? ORDER BY id LIMIT ?',
       ).all(now, limit),
     recordAttempt: (delivery, attempt, at, outcome) => {
-      this.sql('UPDATE webhook_deliveries SET attempts = ?, next_attempt = ?, delivered = ? WHERE id = ?').run(attempt, outcome.next, outcome.delivered ? at : null, delivery)
-      this.insertRow('webhook_attempts', {delivery, attempt, attempted: at, status: outcome.status, error: outcome.error, next_attempt: outcome.next})
+      this._sql('UPDATE webhook_deliveries SET attempts = ?, next_attempt = ?, delivered = ? WHERE id = ?').run(attempt, outcome.next, outcome.delivered ? at : null, delivery)
+      this._insertRow('webhook_attempts', {delivery, attempt, attempted: at, status: outcome.status, error: outcome.error, next_attempt: outcome.next})
     },
     attempts: (endpoint) =>
-      this.sql<DeliveryAttempt>(
+      this._sql<DeliveryAttempt>(
         `SELECT a.delivery, d.event_id, d.event_type, a.attempt, a.attempted, a.status, a.error, a.next_attempt
          FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery WHERE d.endpoint = ? ORDER BY a.delivery, a.attempt`,
       ).all(endpoint),
   }
 
-  readonly jobs: JobTable = {
-    insert: (job) => this.insertRow('jobs', {...job}),
-    next: (now) => this.sql<Job>('SELECT * FROM jobs WHERE due <= ? ORDER BY due, id LIMIT 1').get(now),
-    earliest: () => this.sql<{due: number | null}>('SELECT MIN(due) AS due FROM jobs').get()?.due ?? undefined,
-    remove: (id) => {
-      this.sql('DELETE FROM jobs WHERE id = ?').run(id)
-    },
+  readonly jobs: Sync<JobTable> = {
+    insert: (job) => this._insertRow('jobs', {...job}),
+    next: (now) => this._sql<Job>('SELECT * FROM jobs WHERE due <= ? ORDER BY due, id LIMIT 1').get(now),
+    earliest: () => this._sql<{due: number | null}>('SELECT MIN(due) AS due FROM jobs').get()?.due ?? undefined,
+    remove: (id) => this._sql('DELETE FROM jobs WHERE id = ?').run(id).changes > 0,
     cancel: (ref, kind) => {
-      this.sql('DELETE FROM jobs WHERE ref = ? AND (? IS NULL OR kind = ?)').run(ref, kind ?? null, kind ?? null)
+      this._sql('DELETE FROM jobs WHERE ref = ? AND (? IS NULL OR kind = ?)').run(ref, kind ?? null, kind ?? null)
     },
     pending: (refs) =>
-      refs.length === 0 ? [] : this.sql<Job>(`SELECT * FROM jobs WHERE ref IN (${refs.map(() => '?').join(', ')}) ORDER BY due, id`).all(...refs),
+      refs.length === 0 ? [] : this._sql<Job>(`SELECT * FROM jobs WHERE ref IN (${refs.map(() => '?').join(', ')}) ORDER BY due, id`).all(...refs),
   }
 
-  close(): void {
-    if (this.db.open) this.db.close()
-  }
 }
 
 type EndpointRow = Omit<WebhookEndpointRecord, 'events'> & {events: string}
