@@ -22,6 +22,7 @@ import {faultError} from './domain/faults.js'
 import {randomText} from './ids.js'
 import {Idempotency, Platform, rateLimitHeaders, type Credential, type IdempotencyStart} from './platform.js'
 import type {Kind, Scope} from './storage/documents.js'
+import {UniqueViolation} from './storage/storage.js'
 
 // ---------------------------------------------------------------- what route modules see
 
@@ -346,6 +347,8 @@ function noJsonSchemas(): never {
 /** Fastify's own errors (parsers, limits, URL) as the spec's envelope, always a 4xx for bad input. */
 function toApiError(error: Error & {code?: string; statusCode?: number; validation?: unknown}): ApiError {
   if (error instanceof ApiError) return error
+  // A unique constraint refused a concurrent duplicate: the other request won; this one wrote nothing.
+  if (error instanceof UniqueViolation) return new ApiError(409, 'resource_conflict', 'concurrent_write', 'Another request changed this resource at the same time; re-read it and retry')
   switch (error.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return invalid('unsupported_content_type', 'Send the body as application/json (or multipart/form-data for uploads)')

@@ -225,7 +225,10 @@ export class Idempotency {
       }
       return {kind: 'replay', status: row.status!, body: row.body!}
     }
-    await tx.idempotency.claim(credential, key, fingerprint, now)
+    if (!(await tx.idempotency.claim(credential, key, fingerprint, now, now - IDEMPOTENCY_RETENTION_SECONDS))) {
+      // Another request holds the key now (only an engine with concurrent units gets here).
+      throw conflict('idempotency_in_flight', 'A request with this Idempotency-Key is still being processed; retry shortly', 'Idempotency-Key', 'idempotency_error')
+    }
     return {kind: 'started'}
   }
 
@@ -237,8 +240,10 @@ export class Idempotency {
   /** Stores the rejection a key's request got (a 4xx), outside the rolled-back transaction of its write. */
   remember(credential: string, key: string, fingerprint: string, status: number, body: string): Promise<void> {
     return this.storage.write(async (tx) => {
-      await tx.idempotency.claim(credential, key, fingerprint, this.clock.now())
-      await tx.idempotency.finish(credential, key, status, body)
+      // The key's earlier record (a success committed meanwhile) wins: only an absent or expired one is replaced.
+      if (await tx.idempotency.claim(credential, key, fingerprint, this.clock.now(), this.clock.now() - IDEMPOTENCY_RETENTION_SECONDS)) {
+        await tx.idempotency.finish(credential, key, status, body)
+      }
     })
   }
 }

@@ -229,8 +229,12 @@ export async function updateCheckoutSession(tx: Tx, scope: Scope, id: string, bo
   if (body.line_items !== undefined) await applyLines(tx, scope, session, body.line_items)
   if (body.description !== undefined) session.description = body.description
   if (body.reference !== undefined) session.reference = body.reference
-  session.revision = (session.revision ?? 0) + 1
-  await tx.save(session)
+  const revision = session.revision ?? 0
+  session.revision = revision + 1
+  // Compare-and-set on the revision read above: of two concurrent updates, one wins and one is a conflict.
+  if (!(await tx.replaceIf(session, [{field: 'revision', eq: revision}]))) {
+    throw conflict('revision_conflict', `Checkout session ${id} changed while this update ran; re-read it and retry`, 'revision')
+  }
   await tx.emit(scope, 'checkout.session.updated', sessionView(session, false))
   return sessionView(session, true)
 }
@@ -246,7 +250,7 @@ async function applyLines(tx: Tx, scope: Scope, session: SessionDoc, items: Sess
   if (lines.reserve) {
     // Re-read: the release above may have changed the variant's counts.
     const variant = (await tx.get('variant', scope, lines.reserve.variant.id))!
-    await reserveStock(tx, variant, lines.reserve.quantity)
+    await reserveStock(tx, scope, variant, lines.reserve.quantity)
     session.reservation = {variant_id: variant.id, quantity: lines.reserve.quantity}
   }
   session.line_items = lines.lines

@@ -88,7 +88,7 @@ export function checkTotal(amount: number, param: string): void {
 
 /** Opens a session; reserving first, so an `out_of_stock` leaves no session behind. */
 export async function openSession(tx: Tx, scope: Scope, input: NewSession): Promise<SessionDoc> {
-  if (input.reserve) await reserveStock(tx, input.reserve.variant, input.reserve.quantity)
+  if (input.reserve) await reserveStock(tx, scope, input.reserve.variant, input.reserve.quantity)
   const base = stamp(tx, scope, 'checkout.session', newId('cs', 24))
   const secret = `cs_secret_${randomText(32)}`
   const session: SessionDoc = {

@@ -12,6 +12,7 @@ import {dirname} from 'node:path'
 import Database from 'better-sqlite3'
 
 import type {Documents, Kind, MerchantDoc, Scope} from './documents.js'
+import {UniqueViolation} from './storage.js'
 import type {
   Condition,
   CredentialRecord,
@@ -20,6 +21,7 @@ import type {
   DueDelivery,
   IdempotencyRecord,
   IdempotencyTable,
+  Increment,
   Job,
   JobTable,
   PageQuery,
@@ -75,6 +77,10 @@ CREATE INDEX IF NOT EXISTS variants_by_sku ON objects (merchant, env, json_extra
 -- The expiry sweep reads only open sessions that are due, not every session.
 CREATE INDEX IF NOT EXISTS checkout_sessions_open_by_expiry ON objects (merchant, env, json_extract(data, '$.expires_at'))
   WHERE kind = 'checkout_session' AND json_extract(data, '$.status') = 'open';
+-- One payment per checkout session: a second attempt that is not a failure cannot be stored, whatever
+-- interleaves (failed attempts stay, one row each).
+CREATE UNIQUE INDEX IF NOT EXISTS payments_one_per_session ON objects (json_extract(data, '$.session_id'))
+  WHERE kind = 'payment' AND json_extract(data, '$.session_id') IS NOT NULL AND json_extract(data, '$.status') <> 'failed';
 CREATE INDEX IF NOT EXISTS variants_by_sort_order ON objects (parent, json_extract(data, '$.sort_order')) WHERE kind = 'variant';
 -- Webhooks: endpoints per merchant and environment, and an outbox of deliveries written in the
 -- transaction of the event they carry, so a rolled-back request delivers nothing.
@@ -174,7 +180,7 @@ type Sync<T> = {[K in keyof T]: T[K] extends (...args: infer A) => Promise<infer
 
 /** The names of the methods that write, per table: a read handle refuses them, a unit's handle records them. */
 const WRITES: Record<string, ReadonlySet<string>> = {
-  '': new Set(['insert', 'save', 'remove', 'wipe', 'setMeta', 'saveMerchant', 'putBlob']),
+  '': new Set(['insert', 'save', 'replaceIf', 'increment', 'remove', 'wipe', 'setMeta', 'saveMerchant', 'putBlob']),
   credentials: new Set(['insert', 'revoke']),
   idempotency: new Set(['claim', 'finish', 'releaseInFlight', 'prune']),
   webhooks: new Set(['insertEndpoint', 'removeEndpoint', 'enqueue', 'recordAttempt']),
@@ -343,7 +349,12 @@ class SqliteConnection {
 
   insert<K extends Kind>(kind: K, scope: Scope, doc: Documents[K], opts: {parent?: string | null; created: number}): Documents[K] {
     this.touch(kind)
-    this._insertRow('objects', {id: doc.id, kind, merchant: scope.merchant, env: scope.env, parent: opts.parent ?? null, created: opts.created, data: JSON.stringify(doc)})
+    try {
+      this._insertRow('objects', {id: doc.id, kind, merchant: scope.merchant, env: scope.env, parent: opts.parent ?? null, created: opts.created, data: JSON.stringify(doc)})
+    } catch (error) {
+      if ((error as {code?: string}).code === 'SQLITE_CONSTRAINT_UNIQUE') throw new UniqueViolation(`${kind} ${doc.id}: ${(error as Error).message}`)
+      throw error
+    }
     return doc
   }
 
@@ -351,6 +362,37 @@ class SqliteConnection {
     const row = this._sql<{kind: string}>('UPDATE objects SET data = ? WHERE id = ? RETURNING kind').get(JSON.stringify(doc), doc.id)
     if (row) this.touch(row.kind)
     return doc
+  }
+
+  replaceIf<T extends {id: string}>(doc: T, where: readonly Condition[]): boolean {
+    const parts = ['id = ?']
+    const args: unknown[] = [JSON.stringify(doc), doc.id]
+    for (const c of where) {
+      const [sql, values] = condition(c)
+      parts.push(sql)
+      args.push(...values)
+    }
+    const row = this._sql<{kind: string}>(`UPDATE objects SET data = ? WHERE ${parts.join(' AND ')} RETURNING kind`).get(...args)
+    if (row) this.touch(row.kind)
+    return row !== undefined
+  }
+
+  increment<K extends Kind>(kind: K, scope: Scope, id: string, change: Increment): Documents[K] | undefined {
+    const target = field(change.field)
+    let data = change.floor === undefined ? `json_set(data, '$.${name(change.field)}', ${target} + ?)` : `json_set(data, '$.${name(change.field)}', MAX(?, ${target} + ?))`
+    const args: unknown[] = change.floor === undefined ? [change.by] : [change.floor, change.by]
+    for (const [key, value] of Object.entries(change.set ?? {})) {
+      data = `json_set(${data}, '$.${name(key)}', json(?))`
+      args.push(JSON.stringify(value))
+    }
+    const guard = change.atMost === undefined ? '' : ` AND ${target} + ? <= ${field(change.atMost)}`
+    const guardArgs = change.atMost === undefined ? [] : [change.by]
+    const row = this._sql<{data: string}>(
+      `UPDATE objects SET data = ${data} WHERE id = ? AND kind = '${name(kind)}' AND merchant = ? AND env = ?${guard} RETURNING data`,
+    ).get(...args, id, scope.merchant, scope.env, ...guardArgs)
+    if (!row) return undefined
+    this.touch(kind)
+    return JSON.parse(row.data) as Documents[K]
   }
 
   remove(id: string): void {
@@ -503,12 +545,13 @@ class SqliteConnection {
   readonly idempotency: Sync<IdempotencyTable> = {
     read: (credential, key) =>
       this._sql<IdempotencyRecord>('SELECT fingerprint, state, status, body, created FROM idempotency WHERE credential = ? AND key = ?').get(credential, key),
-    claim: (credential, key, fingerprint, now) => {
+    // The primary key (credential, key) decides a race: an insert, or the replacement of an expired row only.
+    claim: (credential, key, fingerprint, now, expiredBefore) =>
       this._sql(
         `INSERT INTO idempotency (credential, key, fingerprint, state, created) VALUES (?, ?, ?, 'in_flight', ?)
-         ON CONFLICT(credential, key) DO UPDATE SET fingerprint = excluded.fingerprint, state = 'in_flight', status = NULL, body = NULL, created = excluded.created`,
-      ).run(credential, key, fingerprint, now)
-    },
+         ON CONFLICT(credential, key) DO UPDATE SET fingerprint = excluded.fingerprint, state = 'in_flight', status = NULL, body = NULL, created = excluded.created
+         WHERE idempotency.created <= ?`,
+      ).run(credential, key, fingerprint, now, expiredBefore).changes > 0,
     finish: (credential, key, status, body) => {
       this._sql(`UPDATE idempotency SET state = 'done', status = ?, body = ? WHERE credential = ? AND key = ?`).run(status, body, credential, key)
     },

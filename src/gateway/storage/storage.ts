@@ -24,6 +24,22 @@ export type Condition =
   | {field: string; gt: number}
   | {field: string; lte: number}
 
+/**
+ * A write refused by a unique constraint (one payment per session, one active price per lookup key):
+ * another unit stored the same thing first. The API answers 409; nothing of the unit is kept.
+ */
+export class UniqueViolation extends Error {
+  override readonly name = 'UniqueViolation'
+}
+
+export interface Increment {
+  field: string
+  by: number
+  atMost?: string
+  floor?: number
+  set?: Record<string, unknown>
+}
+
 export interface PageQuery {
   limit: number
   offset: number
@@ -45,6 +61,19 @@ export interface DocumentStore {
   insert<K extends Kind>(kind: K, scope: Scope, doc: Documents[K], opts: {parent?: string | null; created: number}): Promise<Documents[K]>
   /** Replaces a document; the caller has read it through a scoped `get` first. */
   save<T extends {id: string}>(doc: T): Promise<T>
+  /**
+   * Replaces a document only while the stored one still meets `where` (compare-and-set, e.g. on its
+   * `revision`): false when another write changed it first. A rule that must not lose a concurrent
+   * update uses this, not read-then-`save`.
+   */
+  replaceIf<T extends {id: string}>(doc: T, where: readonly Condition[]): Promise<boolean>
+  /**
+   * Adds `by` to a numeric field in one conditional update, with `set` fields written alongside: only
+   * while the result stays at most the value of the field `atMost` (stock: `reserved + qty <= stock`);
+   * never below `floor` when given. The updated document, or undefined when the guard failed or no
+   * such document is in the scope.
+   */
+  increment<K extends Kind>(kind: K, scope: Scope, id: string, change: Increment): Promise<Documents[K] | undefined>
   remove(id: string): Promise<void>
   /** One document of `kind` in the scope; undefined for a missing id and for another scope's id alike. */
   get<K extends Kind>(kind: K, scope: Scope, id: string): Promise<Documents[K] | undefined>
@@ -98,8 +127,11 @@ export interface IdempotencyRecord {
 
 export interface IdempotencyTable {
   read(credential: string, key: string): Promise<IdempotencyRecord | undefined>
-  /** Marks the key in flight for this fingerprint, replacing an expired record. */
-  claim(credential: string, key: string, fingerprint: string, now: number): Promise<void>
+  /**
+   * Marks the key in flight for this fingerprint: a new row, or one created at or before
+   * `expiredBefore` replaced. False when a live record holds the key (another request claimed it first).
+   */
+  claim(credential: string, key: string, fingerprint: string, now: number, expiredBefore: number): Promise<boolean>
   finish(credential: string, key: string, status: number, body: string): Promise<void>
   /** Deletes every claim still in flight (one a crashed process of an older version committed). */
   releaseInFlight(): Promise<void>
