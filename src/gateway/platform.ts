@@ -13,6 +13,7 @@ import type {Tx} from './domain/context.js'
 import {Faults} from './domain/faults.js'
 import {ApiError, conflict, invalid, unauthenticated} from './errors.js'
 import {newId, randomText} from './ids.js'
+import {MemoryCredentialCache, MemoryRateCounters, MemoryReadCache, type CredentialCache, type FaultRules, type RateCounters, type ReadCache} from './process-state.js'
 import type {Env, EventDoc, Kind, Scope} from './storage/documents.js'
 import {SqliteStorage} from './storage/sqlite.js'
 import type {Storage, Store} from './storage/storage.js'
@@ -40,12 +41,11 @@ const sha256 = (s: string) => createHash('sha256').update(s).digest('hex')
 const TOKEN_SHAPE = /^(app|sk|pk)_(live|test)_[0-9A-Za-z]{24,64}$/
 
 export class Credentials {
-  /** token → credential; the hot path of every request, so lookups never touch SQLite twice. */
-  private readonly cache = new Map<string, Credential | null>()
-
   constructor(
     private readonly storage: Storage,
     private readonly clock: Clock,
+    /** token → credential; the hot path of every request, so lookups never touch storage twice. */
+    private readonly cache: CredentialCache<Credential> = new MemoryCredentialCache(),
   ) {}
 
   async issue(store: Store, kind: Credential['kind'], merchant: string, env: Env, scopes: readonly ScopeName[], extra: {appName?: string; origins?: readonly string[]} = {}) {
@@ -54,7 +54,6 @@ export class Credentials {
     const hint = token.slice(-4)
     const origins = kind === 'publishable_key' ? [...new Set(extra.origins ?? [])] : null
     await store.credentials.insert({id, tokenHash: sha256(token), kind, merchant, env, scopes: [...new Set(scopes)], hint, origins, appName: extra.appName ?? null, created: this.clock.now()})
-    this.cache.delete(token)
     return {id, token}
   }
 
@@ -62,7 +61,7 @@ export class Credentials {
     let revoked = false
     for (const kind of kinds) if (await store.credentials.revoke(id, kind, this.clock.now())) revoked = true
     // A revoked token must fail on its very next request, so forget every cached answer.
-    this.cache.clear()
+    this.cache.invalidate()
     return revoked
   }
 
@@ -75,7 +74,6 @@ export class Credentials {
     let cred = this.cache.get(token)
     if (cred === undefined) {
       cred = TOKEN_SHAPE.test(token) ? await this.load(token) : null
-      if (this.cache.size > 10_000) this.cache.clear()
       this.cache.set(token, cred)
     }
     if (!cred) throw unauthenticated('Invalid, revoked or unknown credential', 'invalid_api_key')
@@ -126,8 +124,6 @@ export function rateLimitHeaders(state: RateLimitState): Record<string, string> 
 }
 
 export class RateLimiter {
-  private window = -1
-  private readonly counts = new Map<string, number>()
   readonly limits: Record<Bucket, number>
   readonly windowSeconds: number
 
@@ -135,6 +131,7 @@ export class RateLimiter {
     private readonly clock: Clock,
     public enabled: boolean,
     config: RateLimitConfig = {},
+    private readonly counters: RateCounters = new MemoryRateCounters(),
   ) {
     this.limits = {...RATE_LIMITS, ...config.limits}
     this.windowSeconds = config.windowSeconds ?? 60
@@ -145,13 +142,7 @@ export class RateLimiter {
     if (!this.enabled) return undefined
     const now = this.clock.now()
     const window = Math.floor(now / this.windowSeconds)
-    if (window !== this.window) {
-      this.window = window
-      this.counts.clear()
-    }
-    const key = `${credentialId}:${bucket}`
-    const count = (this.counts.get(key) ?? 0) + 1
-    this.counts.set(key, count)
+    const count = this.counters.hit(`${credentialId}:${bucket}`, window)
     const limit = this.limits[bucket]
     const reset = Math.max(1, (window + 1) * this.windowSeconds - now)
     const state = {limit, remaining: Math.max(0, limit - count), reset}
@@ -264,8 +255,8 @@ export class Platform {
   readonly rateLimiter: RateLimiter
   readonly idempotency: Idempotency
   readonly webhooks: Webhooks
-  /** Fault-injection rules (test set-up, in memory): see domain/faults.ts. */
-  readonly faults: Faults
+  /** Fault-injection rules (test set-up, per process): see domain/faults.ts. */
+  readonly faults: FaultRules
   /** Due work on the clock (renewals, dunning, expiries); `advanceClock` walks it in time order. */
   readonly scheduler: Scheduler
   baseUrl: string
@@ -343,7 +334,8 @@ export class Platform {
     return tx
   }
 
-  private readonly readCache = new Map<string, {generation: string; value: unknown}>()
+  /** Computed reads of this process (see `cachedRead`). */
+  private readonly readCache: ReadCache = new MemoryReadCache()
 
   /**
    * A read served from memory while no document of the kinds it depends on has been written since it
@@ -351,11 +343,10 @@ export class Platform {
    */
   async cachedRead<T>(key: string, kinds: readonly Kind[], compute: () => Promise<T>): Promise<T> {
     const generation = this.storage.generation(kinds)
-    const hit = this.readCache.get(key)
-    if (hit && hit.generation === generation) return hit.value as T
+    const hit = this.readCache.get(key, generation)
+    if (hit !== undefined) return hit as T
     const value = await compute()
-    if (this.readCache.size >= 5000) this.readCache.clear()
-    this.readCache.set(key, {generation, value})
+    this.readCache.set(key, generation, value)
     return value
   }
 
