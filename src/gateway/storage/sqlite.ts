@@ -224,6 +224,9 @@ export class SqliteStorage implements Storage {
   /** The unit running now and the ones waiting for it: units run one at a time, in the order asked. */
   private tail: Promise<unknown> = Promise.resolve()
   private busy = false
+  /** The open batch transaction's commit, while one is open. */
+  private batch?: Promise<void>
+  private settle?: {resolve: () => void; reject: (error: Error) => void}
   /**
    * Write counters per kind of document, and `*` for writes of every kind (a wipe, a rolled-back
    * unit): a cached read stays valid while the counters of the kinds it read are unchanged. A unit's
@@ -262,25 +265,70 @@ export class SqliteStorage implements Storage {
     return run
   }
 
+  /**
+   * One unit in the open batch transaction, as a savepoint: a throw rolls back this unit alone. The
+   * unit resolves once the batch commits (group commit): units that arrive in the same turn of the
+   * event loop share one COMMIT, whose WAL pages (the objects table and its indexes) are written once
+   * for all of them instead of once each. Nothing is acknowledged before it is committed.
+   */
   private async unit<T>(fn: (tx: Store) => Promise<T>): Promise<T> {
     this.busy = true
     const {db} = this.writer
+    let result: T
     try {
-      db.exec('BEGIN IMMEDIATE')
+      const batch = this.batch ?? this.openBatch()
+      db.exec('SAVEPOINT unit')
       try {
-        const result = await fn(this.tx)
-        db.exec('COMMIT')
-        for (const kind of this.pending) this.bump(kind)
-        return result
+        result = await fn(this.tx)
+        db.exec('RELEASE unit')
       } catch (error) {
-        if (db.inTransaction) db.exec('ROLLBACK')
+        db.exec('ROLLBACK TO unit')
+        db.exec('RELEASE unit')
         // A read of the one in-memory connection may have cached what the rolled-back unit wrote.
         this.bump('*')
         throw error
       }
+      this.busy = false
+      await batch
+      return result
+    } finally {
+      this.busy = false
+    }
+  }
+
+  /** Opens the batch transaction; it commits once this turn of the event loop is done. */
+  private openBatch(): Promise<void> {
+    this.writer.db.exec('BEGIN IMMEDIATE')
+    const batch = new Promise<void>((resolve, reject) => {
+      this.settle = {resolve, reject}
+    })
+    // Every unit of the batch awaits it; none may leave a rejection unobserved.
+    batch.catch(() => {})
+    this.batch = batch
+    setImmediate(() => this.commitBatch())
+    return batch
+  }
+
+  /** Commits the open batch and lets its units answer; a unit still running (awaiting I/O) is waited for. */
+  private commitBatch(): void {
+    if (!this.batch || !this.settle) return
+    if (this.busy) {
+      setImmediate(() => this.commitBatch())
+      return
+    }
+    const {db} = this.writer
+    const settle = this.settle
+    this.batch = this.settle = undefined
+    try {
+      db.exec('COMMIT')
+      for (const kind of this.pending) this.bump(kind)
+      settle.resolve()
+    } catch (error) {
+      if (db.inTransaction) db.exec('ROLLBACK')
+      this.bump('*')
+      settle.reject(error as Error)
     } finally {
       this.pending.clear()
-      this.busy = false
     }
   }
 
@@ -300,6 +348,8 @@ export class SqliteStorage implements Storage {
   }
 
   close(): void {
+    // A batch still open (closing in the turn of its last unit) commits first: its units are whole.
+    if (this.writer.db.open) this.commitBatch()
     if (this.reader !== this.writer && this.reader.db.open) this.reader.db.close()
     if (this.writer.db.open) this.writer.db.close()
   }
