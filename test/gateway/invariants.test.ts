@@ -84,7 +84,7 @@ describe('gateway invariants enforced by storage', () => {
     const platform = gw.gw.platform
     const stored = (await platform.storage.reads.get('checkout_session', scope, id))!
     const stale = {...stored, description: 'stale'}
-    expect(await platform.write((tx) => tx.replaceIf(stale, [{field: 'revision', eq: stored.revision - 1}]))).to.equal(false)
+    expect(await platform.write((tx) => tx.replaceIf(stale, [{field: 'revision', eq: (stored.revision ?? 0) - 1}]))).to.equal(false)
     expect((await platform.storage.reads.get('checkout_session', scope, id))!.description).to.not.equal('stale')
   })
 })
