@@ -2,7 +2,7 @@ import js from '@eslint/js'
 import tseslint from 'typescript-eslint'
 
 export default tseslint.config(
-  {ignores: ['dist/', 'packages/*/dist/', 'node_modules/', 'templates/', 'tmp/']},
+  {ignores: ['dist/', 'packages/*/dist/', 'node_modules/', 'templates/', 'tmp/', '.cache/']},
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -14,8 +14,9 @@ export default tseslint.config(
     },
   },
   {
-    // bin/ is CommonJS (bin/package.json), so the CLI's start-up never starts Node's ES module loader.
-    files: ['bin/**/*.js'],
+    // bin/ is CommonJS (bin/package.json), so the CLI's start-up never starts Node's ES module loader; the
+    // CommonJS example of payapp/testing is a user's require() suite.
+    files: ['bin/**/*.js', 'docs/examples/**/*.cjs'],
     languageOptions: {sourceType: 'commonjs'},
     rules: {'@typescript-eslint/no-require-imports': 'off'},
   },

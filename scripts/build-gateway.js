@@ -5,69 +5,31 @@
  *
  * 1. esbuild follows src/gateway/server.ts, fastify and its plugins, zod, the SDK's schemas and
  *    better-sqlite3's JavaScript into one CommonJS file, dist/bundle/gateway.cjs (the SQLite addon, native,
- *    stays in node_modules). The SDK's schemas are built when first read (packages/sdk/scripts/lazy-schemas.js,
- *    as in the CLI's bundle): a start builds the few its first requests need, ~10 ms less to the JSON line.
+ *    stays in node_modules; scripts/dependency-patches.js has the two patches: where the addon is, and fastify's
+ *    router without `new Function`, which buys 10 ms CPU per start, scripts/bench/startup-layers.js). The SDK's
+ *    schemas are built at load as in the sources: building them when first read, as the CLI's bundle does, bought
+ *    under 1 ms per start here.
  * 2. A training run loads it, starts a gateway on 127.0.0.1 with in-memory storage, sends what a test
  *    suite's first tests send (credentials, a product with a variant, a checkout paid, lists, a 404), and
  *    saves V8's code cache of what it compiled: dist/bundle/gateway.cache.
  */
-import {readFile} from 'node:fs/promises'
 import {dirname, join, relative} from 'node:path'
 import {fileURLToPath, pathToFileURL} from 'node:url'
 
 import {build} from 'esbuild'
 
-import {lazySchemas} from '../packages/sdk/scripts/lazy-schemas.js'
-import {BUNDLE_OPTIONS, writeAscii, zodEnglishOnly} from './bundle-options.js'
+import {BUNDLE_OPTIONS, writeAscii} from './bundle-options.js'
+import {patchDependencies} from './dependency-patches.js'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 const OUT = join(ROOT, 'dist', 'bundle', 'gateway.cjs')
 
-/**
- * find-my-way (fastify's router) compiles a `new Function` for every static node of its route tree: a few
- * hundred compilations on every start, which no code cache keeps. The bundle matches those prefixes with
- * `startsWith` instead (what it already does for long ones): the same routes match. If find-my-way changed,
- * the build warns and keeps its code.
- */
-const routerPrefixes = {
-  name: 'router-prefixes',
-  setup(build) {
-    build.onLoad({filter: /[\\/]find-my-way[\\/]lib[\\/]node\.js$/}, async (args) => {
-      const source = await readFile(args.path, 'utf8')
-      const patched = source.replace(
-        /\n {2}const lines = \[\]\n {2}for \(let i = 1; i < prefix\.length; i\+\+\) \{\n.*\n.*\n {2}\}\n {2}return new Function\('path', 'i', [^\n]*\n/,
-        '\n  return function matchPrefix (path, i) {\n    return path.startsWith(prefix, i)\n  }\n',
-      )
-      if (patched === source) console.warn(`build-gateway: ${args.path} has changed; left unpatched (slower start-up)`)
-      return {contents: patched, loader: 'js'}
-    })
-  },
-}
-
-/**
- * better-sqlite3's JavaScript goes into the bundle (a dozen files to resolve and compile otherwise); its native
- * addon stays in node_modules. `bindings` finds the addon from its caller's file, which in a bundle is not
- * better-sqlite3's: it is told the package's folder instead, as resolved from the bundle at run time.
- */
-const sqliteAddon = {
-  name: 'sqlite-addon',
-  setup(build) {
-    build.onLoad({filter: /[\\/]better-sqlite3[\\/]lib[\\/]database\.js$/}, async (args) => {
-      const source = await readFile(args.path, 'utf8')
-      const call = "require('bindings')('better_sqlite3.node')"
-      if (!source.includes(call)) throw new Error(`build-gateway: ${args.path} no longer loads its addon with ${call}; update sqliteAddon`)
-      const root = "require('path').dirname(require.resolve('better-sqlite3/package.json'))"
-      return {contents: source.replace(call, `require('bindings')({bindings: 'better_sqlite3.node', module_root: ${root}})`), loader: 'js'}
-    })
-  },
-}
-
 const result = await build({
   ...BUNDLE_OPTIONS,
   entryPoints: [join(ROOT, 'src', 'gateway', 'server.ts')],
-  // Resolved at run time, from the bundle's place (sqliteAddon).
+  // Resolved at run time, from the bundle's place (the better-sqlite3-addon-path patch).
   external: ['better-sqlite3/package.json'],
-  plugins: [zodEnglishOnly, routerPrefixes, sqliteAddon, lazySchemas()],
+  plugins: [patchDependencies('gateway')],
 })
 if (result.errors.length > 0) process.exit(1)
 writeAscii(OUT, result.outputFiles[0].text)

@@ -1,11 +1,11 @@
 /**
  * What the build's two bundles share (scripts/build-cli.js: dist/bundle/payapp.cjs; scripts/build-gateway.js:
- * dist/bundle/gateway.cjs): esbuild's options, zod with its English locale only, and the ASCII output that
- * src/startup/code-cache.cts reads as latin1 and compiles with V8's code cache.
+ * dist/bundle/gateway.cjs): esbuild's options and the ASCII output that src/startup/code-cache.cts reads as latin1
+ * and compiles with V8's code cache. (zod's 59 other locales were left out too: that bought about 1 ms per CLI
+ * call and per gateway start, scripts/bench/startup-layers.js, so they stay.)
  */
 import {mkdirSync, writeFileSync} from 'node:fs'
-import {createRequire} from 'node:module'
-import {dirname, join} from 'node:path'
+import {dirname} from 'node:path'
 
 /** One CommonJS file for Node 20, the SDK from its TypeScript sources, kept in memory for writeAscii. */
 export const BUNDLE_OPTIONS = {
@@ -23,22 +23,6 @@ export const BUNDLE_OPTIONS = {
   banner: {js: 'var __payappImportMetaUrl = require("url").pathToFileURL(__filename).href;'},
   write: false,
   logLevel: 'warning',
-}
-
-/** zod's 60 locales left out: the CLI and the gateway speak English, the one locale zod configures itself. */
-export const zodEnglishOnly = {
-  name: 'zod-english-only',
-  setup(build) {
-    const locales = dirname(createRequire(import.meta.url).resolve('zod/v4/locales/en.js'))
-    build.onResolve({filter: /^\.\.\/locales\/index\.js$/}, (args) =>
-      /[\\/]zod[\\/]v4[\\/](classic|core)$/.test(args.resolveDir) ? {path: 'zod-locales', namespace: 'zod-english-only'} : undefined,
-    )
-    build.onLoad({filter: /.*/, namespace: 'zod-english-only'}, () => ({
-      contents: `export {default as en} from ${JSON.stringify(join(locales, 'en.js'))}`,
-      resolveDir: locales,
-      loader: 'js',
-    }))
-  },
 }
 
 /**

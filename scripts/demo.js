@@ -17,21 +17,42 @@ const gateway = spawn(process.execPath, [BIN, 'gateway', 'start', '--seed', '--d
   cwd: ROOT,
   stdio: ['ignore', 'pipe', 'inherit'],
 })
-gateway.on('exit', (code) => {
-  if (code) {
-    console.error(`gateway exited with ${code}${port !== '0' ? ` (is port ${port} in use? try PAYAPP_GATEWAY_PORT=0 npm run demo)` : ''}`)
-    process.exit(code)
+// The ready line is one JSON line with `url`; an error is a multi-line JSON envelope, read whole once stdout closes.
+let buffer = ''
+let ready = false
+gateway.on('close', (code) => {
+  if (!code) return
+  let message
+  try {
+    message = ready ? undefined : JSON.parse(buffer).error?.message
+  } catch {
+    // Not an envelope: shown below as the gateway printed it.
   }
+  if (message) console.error(`Error: ${message}${port !== '0' ? ' (npm run demo: PAYAPP_GATEWAY_PORT=0 npm run demo picks a free port)' : ''}`)
+  else console.error(`${ready ? '' : buffer}gateway exited with ${code}`)
+  process.exit(code)
 })
 
-let buffer = ''
+/** The ready line's fields, or undefined while stdout holds no complete ready line yet. */
+function readyLine() {
+  const nl = buffer.indexOf('\n')
+  if (nl < 0) return undefined
+  try {
+    const line = JSON.parse(buffer.slice(0, nl))
+    return typeof line.url === 'string' ? line : undefined
+  } catch {
+    return undefined
+  }
+}
+
 gateway.stdout.on('data', function onData(chunk) {
   buffer += chunk
-  const nl = buffer.indexOf('\n')
-  if (nl < 0) return
+  const line = readyLine()
+  if (!line) return
+  ready = true
   gateway.stdout.off('data', onData)
   gateway.stdout.resume()
-  const {url} = JSON.parse(buffer.slice(0, nl))
+  const {url} = line
   console.log(`Gateway with a seeded demo store: ${url} (credentials saved to profile "local")\n`)
   const run = (args) => {
     console.log(`$ payapp ${args.join(' ')}`)

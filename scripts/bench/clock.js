@@ -6,7 +6,8 @@
  * time — the transport's limit for in-order delivery — so the ratio says what the walk costs on top.
  *
  * From scripts/bench.js: `await benchClock()`. Alone: `npm run build && node scripts/bench/clock.js`.
- * Env: BENCH_SUBSCRIPTIONS (default 100).
+ * Env: BENCH_SUBSCRIPTIONS (default 100); BENCH_GATEWAY, another build's `dist/gateway/server.js`, to compare
+ * two builds side by side on a shared machine (run them alternately).
  */
 import {createServer} from 'node:http'
 import {dirname, join} from 'node:path'
@@ -29,7 +30,7 @@ async function receiver() {
 }
 
 export async function benchClock({subscriptions = Number(process.env.BENCH_SUBSCRIPTIONS ?? 100)} = {}) {
-  const {startGateway} = await import(join(ROOT, 'dist', 'gateway', 'server.js'))
+  const {startGateway} = await import(process.env.BENCH_GATEWAY ?? join(ROOT, 'dist', 'gateway', 'server.js'))
   const gw = await startGateway({port: 0, db: ':memory:', rateLimit: false})
   const rx = await receiver()
   const admin = async (method, path, body) => {

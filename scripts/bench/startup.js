@@ -32,8 +32,8 @@ export async function benchStartup({url, token, work = mkdtempSync(join(tmpdir()
   )
 }
 
-/** Alone: a seeded in-memory gateway of this build, then the measurement. */
-async function main() {
+/** Runs `fn({url, token, work})` against a seeded in-memory gateway of this build (also for startup-layers.js). */
+export async function withSeededGateway(fn) {
   const work = mkdtempSync(join(tmpdir(), 'payapp-startup-'))
   const env = {...process.env, XDG_CONFIG_HOME: join(work, 'config'), PAYAPP_KEYCHAIN: 'off'}
   const gateway = spawn(process.execPath, [BIN, 'gateway', 'start', '--port', '0', '--db', ':memory:', '--seed', '--rate-limit', 'off', '--json', '--no-save-profile'], {
@@ -50,10 +50,10 @@ async function main() {
       })
       gateway.on('exit', (code) => reject(new Error(`gateway exited ${code}`)))
     })
-    await benchStartup({url: info.url, token: info.seed.installations.test.token, work})
+    return await fn({url: info.url, token: info.seed.installations.test.token, work})
   } finally {
     gateway.kill('SIGTERM')
   }
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) await main()
+if (process.argv[1] === fileURLToPath(import.meta.url)) await withSeededGateway(benchStartup)

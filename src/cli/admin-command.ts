@@ -26,8 +26,8 @@ export abstract class AdminCommand<T extends typeof Command> extends BaseCommand
   protected async admin() {
     const [ctx, adminKey] = [await this.context(), await this.adminKey()]
     const {GatewayAdmin} = await import('@payapp/sdk/admin')
-    const {onRequest, onResponse, totalTimeout, loopbackRefused} = this.clientOptions()
-    return new GatewayAdmin({baseUrl: ctx.baseUrl, adminKey, onRequest, onResponse, totalTimeout, loopbackRefused})
+    const {onRequest, onResponse, totalTimeout, loopbackRefused, fetch} = this.clientOptions()
+    return new GatewayAdmin({baseUrl: ctx.baseUrl, adminKey, onRequest, onResponse, totalTimeout, loopbackRefused, fetch})
   }
 
   /**

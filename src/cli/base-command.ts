@@ -12,7 +12,9 @@ import type {EndpointId} from '@payapp/sdk/endpoints'
 import type {RequestEvent, ResponseEvent} from '@payapp/sdk/transport'
 import {type ConfigFile, type Env, ENV_VARS, type ResolvedContext, readConfig, resolveContext} from './config.js'
 import {type CredentialKind, CredentialStore, envOfCredential, mask, type SetResult, saveCredential} from './credentials.js'
+import {closestId} from './did-you-mean.js'
 import {errorHint} from './error-hints.js'
+import {cliFetch} from './http-sender.js'
 import {CliError, ExitCode, exitCodeFor, missingCredentialError, usageError} from './exit-codes.js'
 import {type Spinner, spinner} from './output.js'
 import {canPrompt, promptLine, valueOrStdin} from './prompt.js'
@@ -215,6 +217,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       ...(flags['max-retries'] === undefined ? {} : {maxRetries: flags['max-retries']}),
       totalTimeout: (flags.timeout ?? DEFAULT_TIMEOUT_S) * 1000,
       loopbackRefused: 'fail' as const,
+      fetch: cliFetch(),
       onRequest: verbose.onRequest,
       onResponse,
     }
@@ -351,6 +354,15 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       const local = isLoopbackHost(new URL(this.#ctx.baseUrl).hostname)
       const hint = local ? ' — is "payapp gateway start" running?' : ' (connection refused)'
       return new ConnectionError({message: `cannot reach ${this.#ctx.baseUrl}${hint}`, type: err.type, code: err.code, cause: err}) as unknown as E
+    }
+    // oclif's `Nonexistent flag: --limt`: the closest flag of this command, as the hook does for commands.
+    const typed = (err as {flags?: unknown}).flags
+    if (err instanceof Errors.CLIError && 'parse' in err && Array.isArray(typed) && typed.length === 1) {
+      const ctor = this.ctor as typeof Command
+      const flags = Object.entries({...ctor.baseFlags, ...ctor.flags}).filter(([, flag]) => !flag.hidden).map(([name]) => name)
+      // Names compared without their dashes, which would make every short name look close.
+      const meant = closestId(String(typed[0]).replace(/^-+/, '').split('=')[0]!, ctor.enableJsonFlag ? [...flags, 'json'] : flags)
+      if (meant) err.message = err.message.replace(/^(Nonexistent flag: \S+)/, `$1 (did you mean --${meant}?)`)
     }
     const hint = errorHint(err)
     if (hint && err instanceof PayappError && !err.message.includes(hint)) err.message = `${err.message} (${hint})`

@@ -18,6 +18,20 @@ export const catalogFlags = {
   concurrency: Flags.integer({min: 1, max: 64, default: 8, env: 'PAYAPP_CATALOG_CONCURRENCY', description: 'Requests in flight at once.'}),
 }
 
+/** A long import meets rate limits and restarts by design: more retries than an interactive call. */
+export const CATALOG_MAX_RETRIES = 8
+
+/** The global --max-retries with the catalogue's default, so help says what a run does. */
+export const catalogRetryFlag = {
+  'max-retries': Flags.integer({
+    env: ENV_VARS.maxRetries,
+    min: 0,
+    max: 10,
+    helpGroup: 'GLOBAL',
+    description: `Retries of a request after 429, 5xx or a dropped connection (each wait is shown once on stderr). [default: ${CATALOG_MAX_RETRIES}]`,
+  }),
+}
+
 export abstract class CatalogCommand<T extends typeof Command> extends BaseCommand<T> {
   /** A client of the chosen door; `pacer` sees every response (for the rate-limit headers). */
   protected async catalogClient(pacer?: Pacer): Promise<CatalogClient> {
@@ -37,10 +51,16 @@ export abstract class CatalogCommand<T extends typeof Command> extends BaseComma
 
   private async catalogClientFor(door: 'app' | 'store', credential: string, baseUrl: string, pacer?: Pacer): Promise<CatalogClient> {
     const {AppClient, StoreClient} = await import('@payapp/sdk/client')
+    const {retryLine} = await import('./base-command.js')
+    const {oncePerWait} = await import('./services/catalog/view.js')
     const flags = this.flags as {'max-retries'?: number; timeout?: number}
     const options = this.clientOptions()
+    const verbose = this.httpLogging()
+    const news = oncePerWait()
+    // Every request in flight meets the same 429 or outage: its wait is printed once, not once per request.
     const onResponse: typeof options.onResponse = (e) => {
-      options.onResponse(e)
+      verbose.onResponse?.(e)
+      if (e.retry && !verbose.onResponse && news(e.retry.delayMs)) process.stderr.write(retryLine(e, baseUrl) + '\n')
       pacer?.observe(e)
     }
     // A long import meets rate limits and restarts by design: more 429 retries than an interactive call (unless
@@ -49,7 +69,7 @@ export abstract class CatalogCommand<T extends typeof Command> extends BaseComma
       ...options,
       baseUrl,
       onResponse,
-      maxRetries: flags['max-retries'] ?? 8,
+      maxRetries: flags['max-retries'] ?? CATALOG_MAX_RETRIES,
       loopbackRefused: 'retry' as const,
       totalTimeout: flags.timeout === undefined ? undefined : options.totalTimeout,
     }

@@ -107,7 +107,8 @@ export function writeCommand<Id extends WriteId>(spec: WriteCommandSpec<Id>): ty
 
 export interface ObjectCommandSpec<Id extends EndpointId> extends CommandText {
   endpoint: Id
-  render: (result: ResultOf<Id>) => string
+  /** Human output; may read more (e.g. a product's prices for their amounts): it runs only without --json. */
+  render: (result: ResultOf<Id>, client: AppClient) => string | Promise<string>
 }
 
 /** A command of one object by its id (get, archive, delete, expire): the path's ids as arguments, no body. */
@@ -116,7 +117,8 @@ export function objectCommand<Id extends EndpointId>(spec: ObjectCommandSpec<Id>
     async run() {
       const client = await this.clientFor(spec.endpoint)
       const result = (await client.call(spec.endpoint, {params: this.pathValues(spec.endpoint)})) as ResultOf<Id>
-      return this.render(result, (r) => this.log(spec.render(r)))
+      const text = this.jsonEnabled() ? '' : await spec.render(result, client)
+      return this.render(result, () => this.log(text))
     }
   }
   return declare(ObjectCommand, spec, {})

@@ -1,5 +1,5 @@
 /**
- * The shared shape of every list command: `--limit` (one page, or pages up to N beyond 100), `--all`
+ * The shared shape of every list command: `--limit` (one page: 1 to 100, as the platform's lists), `--all`
  * (every item across pages) and `--offset`; the result is always the API's list envelope.
  */
 import {Flags} from '@oclif/core'
@@ -7,7 +7,7 @@ import {Flags} from '@oclif/core'
 import type {Page, PagePromise} from '@payapp/sdk/pagination'
 
 export const listFlags = {
-  limit: Flags.integer({char: 'l', min: 1, description: 'Items to show (one page up to 100; more pages beyond). [default: 25]'}),
+  limit: Flags.integer({char: 'l', min: 1, max: 100, description: 'Items to show, 1 to 100 (one page; --all for every item). [default: 25]'}),
   offset: Flags.integer({min: 0, description: 'Items to skip.'}),
   all: Flags.boolean({description: 'Page through every item.', exclusive: ['limit']}),
 }
@@ -20,21 +20,16 @@ export interface ListFlagValues {
 
 /** The page parameters to pass to an SDK list call for these flags. */
 export function pageParams(flags: ListFlagValues): {limit: number; offset?: number} {
-  const limit = flags.all ? 100 : Math.min(flags.limit ?? 25, 100)
+  const limit = flags.all ? 100 : (flags.limit ?? 25)
   return flags.offset === undefined ? {limit} : {limit, offset: flags.offset}
 }
 
 /** Resolves a list call per the flags into one list envelope. */
 export async function collect<T>(list: PagePromise<T>, flags: ListFlagValues): Promise<Page<T>> {
-  if (!flags.all && (flags.limit ?? 25) <= 100) return list
-  if (flags.all) {
-    const data: T[] = []
-    for await (const item of list) data.push(item)
-    return {object: 'list', has_more: false, data}
-  }
-  const wanted = flags.limit!
-  const data = await list.toArray({limit: wanted + 1})
-  return {object: 'list', has_more: data.length > wanted, data: data.slice(0, wanted)}
+  if (!flags.all) return list
+  const data: T[] = []
+  for await (const item of list) data.push(item)
+  return {object: 'list', has_more: false, data}
 }
 
 /** A hint on stderr when a list stopped before its end (never under --all). */

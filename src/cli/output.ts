@@ -1,7 +1,9 @@
 /**
- * Human output: tables, money, dates, and a spinner. No dependencies, so every command can import it
- * without slowing start-up. Machine output is `--json`, handled by the base command, never these.
+ * Human output: tables, money, dates, and a spinner. Its one dependency, string-width, is already in the CLI's
+ * bundle (oclif's help uses it), so every command can import this without slowing start-up. Machine output is
+ * `--json`, handled by the base command, never these.
  */
+import stringWidth from 'string-width'
 
 export interface Column<R> {
   /** Property of the row to show (used when `get` is absent). */
@@ -26,11 +28,19 @@ function cellText(value: unknown): string {
   return String(value).replace(/\s*\n\s*/g, ' ')
 }
 
-const width = (s: string): number => [...s].length
+/** Terminal cells: CJK and emoji take two, combining marks none (a character count would drift the columns). */
+const width = (s: string): number => stringWidth(s)
 
+let graphemes: Intl.Segmenter | undefined
+/** `s` cut to at most `w` cells with `…`, between whole characters as a reader sees them (an emoji with its modifiers). */
 function fit(s: string, w: number): string {
-  const chars = [...s]
-  return chars.length <= w ? s : chars.slice(0, Math.max(0, w - 1)).join('') + '…'
+  if (width(s) <= w) return s
+  let out = ''
+  for (const {segment} of (graphemes ??= new Intl.Segmenter(undefined, {granularity: 'grapheme'})).segment(s)) {
+    if (width(out + segment) > w - 1) break
+    out += segment
+  }
+  return out + '…'
 }
 
 /** An aligned table with a header row, as one string (no trailing newline). */

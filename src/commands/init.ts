@@ -9,8 +9,9 @@ export default class Init extends BaseCommand<typeof Init> {
 Templates: webhook-app (TypeScript webhook receiver, the default), minimal (one SDK script), catalog-sync
 (catalog.yaml and a CI workflow running "payapp catalog apply"), or a folder of your own (./path: .hbs files are
 rendered, others copied).
-payapp is not published on npm: the app links this payapp (file:) so it installs offline; --sdk-version
-depends on a registry version instead, --sdk-path links another copy.
+payapp is not published on npm: the app gets this payapp and its SDK as tarballs in vendor/ (commit them), so it
+installs anywhere, a CI runner included, and payapp is never rebuilt there; --sdk-version depends on a registry
+version instead (once a release exists), --sdk-path links another copy.
 Refuses a directory that is not empty unless --force is given. Never prompts without a terminal.`
 
   static override examples = [
@@ -33,26 +34,47 @@ Refuses a directory that is not empty unless --force is given. Never prompts wit
     // No env var: overwriting files must be asked for on the command line.
     force: Flags.boolean({description: 'Write into a directory that is not empty, overwriting files the template has.'}),
     'dry-run': Flags.boolean({description: 'List the files that would be written, and write nothing.'}),
-    'sdk-version': Flags.string({description: 'Depend on this npm version or range of payapp instead of linking this one.', env: 'PAYAPP_INIT_SDK_VERSION'}),
+    'sdk-version': Flags.string({description: 'Depend on this npm version or range of payapp (a registry release) instead of vendoring this one.', env: 'PAYAPP_INIT_SDK_VERSION'}),
     'sdk-path': Flags.string({description: 'Link this payapp checkout or package folder instead of the running one.', env: 'PAYAPP_INIT_SDK_PATH'}),
   }
 
   async run() {
-    const [{scaffold, baseName, payappDependency, templateVariables}, {join, relative, resolve, isAbsolute}] = await Promise.all([
+    const [{scaffold, baseName, payappDependencies, templateVariables, VENDOR_DIR}, {moveInto, packToTemp, tarballNames}, {join, relative, resolve, isAbsolute}, {rm}] = await Promise.all([
       import('../cli/services/init.js'),
+      import('../cli/services/pack.js'),
       import('node:path'),
+      import('node:fs/promises'),
     ])
     const name = await this.appName()
     const dir = resolve(this.flags.dir ?? baseName(name))
-    const result = await scaffold({
+    const choice = {sdkPath: this.flags['sdk-path'], sdkVersion: this.flags['sdk-version']}
+    const vendored = !choice.sdkPath && !choice.sdkVersion ? await tarballNames(this.config.root) : undefined
+    const opts = {
       name,
       template: this.flags.template,
       dir,
       force: this.flags.force,
       dryRun: this.flags['dry-run'],
       templatesDir: join(this.config.root, 'templates'),
-      variables: templateVariables(this.config.pjson, payappDependency(this.config.root, {sdkPath: this.flags['sdk-path'], sdkVersion: this.flags['sdk-version']})),
-    })
+      variables: templateVariables(this.config.pjson, payappDependencies(choice, vendored)),
+    }
+    let scaffolded
+    if (vendored && !opts.dryRun) {
+      // Checked (name, template, directory), then packed, then written: a failed pack leaves no half-made app.
+      await scaffold({...opts, dryRun: true})
+      const packed = await packToTemp(this.config.root)
+      try {
+        scaffolded = await scaffold(opts)
+        // The tarballs the package.json points at, packed from this payapp as it is built (nothing rebuilds).
+        await moveInto(packed, join(dir, VENDOR_DIR))
+      } finally {
+        await rm(packed, {recursive: true, force: true})
+      }
+    } else {
+      scaffolded = await scaffold(opts)
+    }
+    const vendorFiles = vendored ? [vendored.sdk, vendored.payapp].map((f) => `${VENDOR_DIR}/${f}`) : []
+    const result = {...scaffolded, files: [...scaffolded.files, ...vendorFiles].sort()}
 
     const rel = relative(process.cwd(), result.dir)
     const cdTo = rel === '' ? '.' : rel.startsWith('..') || isAbsolute(rel) ? result.dir : rel

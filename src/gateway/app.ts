@@ -16,6 +16,7 @@ import {DOOR_PREFIX, endpoints, type Door, type EndpointDef, type EndpointId, ty
 import {MAX_FILE_BYTES} from '@payapp/sdk/schemas/catalog'
 import {listQuery, type ListQuery} from '@payapp/sdk/schemas/common'
 import {ADMIN_PREFIX, adminPlugin, type AdminHandlers} from './admin.js'
+import {applyCors} from './cors.js'
 import {ApiError, fromZodError, insufficientScope, invalid, methodNotAllowed, paramName, unauthenticated} from './errors.js'
 import type {NotAPromise, Tx} from './domain/context.js'
 import {faultError} from './domain/faults.js'
@@ -201,6 +202,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   })
 
   applyFaults(app, platform)
+  applyCors(app, platform)
 
   for (const [id, def] of Object.entries(endpoints) as [EndpointId, EndpointDef][]) {
     const handler = opts.handlers[id] as Handler<EndpointId>
@@ -225,7 +227,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
 function applyFaults(app: FastifyInstance, platform: Platform): void {
   const {faults} = platform
   app.addHook('preHandler', (request, _reply, done) => {
-    if (faults.size === 0 || !request.url.startsWith('/v1/')) return done()
+    if (!faults.forApi || !request.url.startsWith('/v1/')) return done()
     const strike = (merchant: string | undefined) => {
       const rule = faults.strike({
         method: request.method,

@@ -41,6 +41,9 @@ const sha256 = (s: string) => createHash('sha256').update(s).digest('hex')
 const TOKEN_SHAPE = /^(app|sk|pk)_(live|test)_[0-9A-Za-z]{24,64}$/
 
 export class Credentials {
+  /** The origins of every unrevoked publishable key (CORS reads it on browser routes), and when they were read. */
+  private origins: {set: ReadonlySet<string>; readAt: number} | undefined
+
   constructor(
     private readonly storage: Storage,
     private readonly clock: Clock,
@@ -54,6 +57,7 @@ export class Credentials {
     const hint = token.slice(-4)
     const origins = kind === 'publishable_key' ? [...new Set(extra.origins ?? [])] : null
     await store.credentials.insert({id, tokenHash: sha256(token), kind, merchant, env, scopes: [...new Set(scopes)], hint, origins, appName: extra.appName ?? null, created: this.clock.now()})
+    if (origins?.length) this.origins = undefined
     return {id, token}
   }
 
@@ -62,7 +66,20 @@ export class Credentials {
     for (const kind of kinds) if (await store.credentials.revoke(id, kind, this.clock.now())) revoked = true
     // A revoked token must fail on its very next request, so forget every cached answer.
     this.cache.invalidate()
+    this.origins = undefined
     return revoked
+  }
+
+  /**
+   * Whether some unrevoked publishable key lists this browser origin. Read from storage once and kept
+   * until a key is issued or revoked here; an origin not in the set re-reads it at most once a second,
+   * so a key another process issued on the same database is seen without a query per request.
+   */
+  async listsOrigin(origin: string): Promise<boolean> {
+    const known = this.origins
+    if (known && (known.set.has(origin) || performance.now() - known.readAt < 1000)) return known.set.has(origin)
+    this.origins = {set: new Set(await this.storage.reads.credentials.browserOrigins()), readAt: performance.now()}
+    return this.origins.set.has(origin)
   }
 
   /** The credential behind an `Authorization` header for a door, or a 401 that says why. */
@@ -270,8 +287,8 @@ export class Platform {
     this.credentials = new Credentials(this.storage, this.clock)
     this.rateLimiter = new RateLimiter(this.clock, opts.rateLimit, opts.rateLimits)
     this.idempotency = new Idempotency(this.storage, this.clock)
-    this.webhooks = new Webhooks(this.storage, () => this.now())
     this.faults = new Faults(() => this.now())
+    this.webhooks = new Webhooks(this.storage, () => this.now(), this.faults)
     this.scheduler = new Scheduler(this.storage, this.clock, this.webhooks, (fn) => this.write(fn))
     this.baseUrl = opts.baseUrl ?? 'http://127.0.0.1'
     this.readTx = this.context(this.storage.reads, false)
@@ -324,6 +341,7 @@ export class Platform {
         remove: (id) => this.webhooks.remove(store, id),
         deliveries: (id) => this.webhooks.deliveries(store, id),
         resend: (scope, event, endpoint) => this.webhooks.resend(store, scope, event, endpoint),
+        rotateSecret: (id, expirePreviousIn, secret) => this.webhooks.rotateSecret(store, id, expirePreviousIn, secret),
       },
     }
     // The store's methods through the prototype, the platform's services as own properties.

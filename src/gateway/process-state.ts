@@ -4,7 +4,7 @@
  * keeps them in memory; several processes sharing one database (the PostgreSQL issue) give each a
  * shared implementation (a table, a LISTEN/NOTIFY invalidation) without touching the code that uses them.
  */
-import type {FaultInput, FaultRule} from './domain/faults.js'
+import type {Faults, FaultInput, FaultRule} from './domain/faults.js'
 
 /** token → what it authenticates as (null: no valid credential), so a request never reads storage twice. */
 export interface CredentialCache<C> {
@@ -29,6 +29,8 @@ export interface RateCounters {
 /** Fault-injection rules (domain/faults.ts), as the routes and the admin API use them. */
 export interface FaultRules {
   readonly size: number
+  /** Whether some rule applies to API requests (webhook rules do not). */
+  readonly forApi: boolean
   readonly byMerchant: boolean
   add(input: FaultInput): FaultRule
   list(): FaultRule[]
@@ -36,6 +38,8 @@ export interface FaultRules {
   remove(id: string): boolean
   clear(): number
   strike(req: {method: string; pattern: string; path: string; endpoint?: string; merchant?: string}): FaultRule | undefined
+  /** The webhook rule that strikes a delivery being queued, if any. */
+  forDelivery: Faults['forDelivery']
 }
 
 export class MemoryCredentialCache<C> implements CredentialCache<C> {

@@ -115,7 +115,9 @@ export class Scheduler {
         jobs += ran
         const attempts = await deliveries.drain(t)
         if (candidates.length === 0) break
-        if (ran === 0 && attempts === 0) deliveriesStuck = true
+        // Stuck only when nothing ran and the delivery that was due is due still: the worker's own poll
+        // may have made the attempt while this step awaited its units, which is progress too.
+        if (ran === 0 && attempts === 0 && (await deliveries.nextDue()) === nextDelivery) deliveriesStuck = true
       }
       return {now: clock.now(), jobs}
     } finally {

@@ -1,14 +1,21 @@
 /**
  * Webhooks (spec: Events, Authentication): endpoints per merchant and mode that select event types, an
  * outbox that `Platform.emit` fills in the event's own transaction, and a worker that POSTs due
- * deliveries signed with the endpoint's secret, retrying with backoff on the gateway clock. The admin
- * API manages endpoints through domain/webhook-endpoints.ts.
+ * deliveries signed with the endpoint's secret (one `v1` per valid secret while a rotation overlaps),
+ * retrying with backoff on the gateway clock. Webhook fault rules (domain/faults.ts) are applied as a
+ * delivery is queued (duplicate, delay, reorder) and as it is attempted (failed attempts), and recorded
+ * with it, so the delivery log says what was injected. The admin API manages endpoints through
+ * domain/webhook-endpoints.ts.
  */
+import {Agent as HttpAgent, request as httpRequest, type ClientRequest} from 'node:http'
+import {Agent as HttpsAgent, request as httpsRequest} from 'node:https'
+
 import {SDK_VERSION} from '@payapp/sdk/transport'
-import {matchesEventType, SIGNATURE_HEADER, signWebhookPayload} from '@payapp/sdk/webhooks-node'
+import {DELIVERY_ID_HEADER, matchesEventType, SIGNATURE_HEADER, signWebhookPayload} from '@payapp/sdk/webhooks-node'
+import type {Faults} from './domain/faults.js'
 import {newId, randomText} from './ids.js'
 import type {Env, EventDoc, Scope} from './storage/documents.js'
-import type {DueDelivery, Storage, Store, WebhookEndpointRecord} from './storage/storage.js'
+import type {DeliveryFault, DueDelivery, Storage, Store, WebhookEndpointRecord} from './storage/storage.js'
 
 /** The spec's limit: the first attempt and six retries. */
 export const MAX_ATTEMPTS = 7
@@ -18,19 +25,13 @@ export const DELIVERY_TIMEOUT_MS = 15_000
 const POLL_MS = 200
 const BATCH = 100
 
-export type WebhookEndpointDoc = WebhookEndpointRecord & {object: 'webhook_endpoint'}
+export type WebhookEndpointDoc = Omit<WebhookEndpointRecord, 'previous_secrets'> & {
+  object: 'webhook_endpoint'
+  /** When each earlier secret that still signs stops signing (gateway clock), newest first. */
+  previous_secrets_expire: number[]
+}
 
-const view = (record: WebhookEndpointRecord): WebhookEndpointDoc => ({
-  id: record.id,
-  object: 'webhook_endpoint',
-  merchant: record.merchant,
-  env: record.env,
-  url: record.url,
-  events: record.events,
-  secret: record.secret,
-  installation: record.installation,
-  created: record.created,
-})
+const newSecret = () => `whsec_${randomText(32)}`
 
 /**
  * The scope an app needs to receive an event family (spec: `fraud_warning.*` only with
@@ -58,9 +59,9 @@ function scopeForEvent(type: string): string | undefined {
 
 /** What went wrong on a delivery that got no HTTP answer, in a word a log reader knows. */
 function describeFailure(err: unknown): string {
-  const e = err as {name?: string; message?: string; cause?: {code?: string; message?: string}}
+  const e = err as {name?: string; code?: string; message?: string}
   if (e?.name === 'TimeoutError') return `timeout after ${DELIVERY_TIMEOUT_MS / 1000} s`
-  return e?.cause?.code ?? e?.cause?.message ?? e?.message ?? String(err)
+  return e?.code ?? e?.message ?? String(err)
 }
 
 export class Webhooks {
@@ -69,14 +70,45 @@ export class Webhooks {
   private kickQueued = false
   /** Endpoints with a delivery chain running: one request at a time per endpoint keeps events in order. */
   private readonly busy = new Map<string, Promise<void>>()
-  private readonly abort = new AbortController()
   /** Attempts finished and logged since start, so `drain` can tell progress from a stall. */
   private attemptsMade = 0
+
+  /** Per endpoint, the reordered deliveries queued in this request or clock step (one turn of the event loop). */
+  private readonly reorderBatches = new Map<string, {first: number; rank: number}>()
 
   constructor(
     private readonly storage: Storage,
     private readonly now: () => number,
+    private readonly faults: Pick<Faults, 'forDelivery'>,
   ) {}
+
+  private view(record: WebhookEndpointRecord): WebhookEndpointDoc {
+    const {previous_secrets: previous, ...rest} = record
+    return {...rest, object: 'webhook_endpoint', previous_secrets_expire: this.stillValid(previous).map((p) => p.expires)}
+  }
+
+  private stillValid(previous: WebhookEndpointRecord['previous_secrets']) {
+    const now = this.now()
+    return previous.filter((p) => p.expires > now)
+  }
+
+  /** The secrets a delivery is signed with now: the current one, then earlier ones not yet expired. */
+  signingSecrets(record: WebhookEndpointRecord): string[] {
+    return [record.secret, ...this.stillValid(record.previous_secrets).map((p) => p.secret)]
+  }
+
+  /**
+   * A new secret for the endpoint, answered in full; the one it replaces keeps signing (as a second `v1`)
+   * for `expirePreviousIn` seconds of gateway-clock time, 0 ending it at once.
+   */
+  async rotateSecret(store: Store, id: string, expirePreviousIn: number, secret = newSecret()): Promise<WebhookEndpointDoc | undefined> {
+    const record = await store.webhooks.endpoint(id)
+    if (!record) return undefined
+    const kept = this.stillValid(record.previous_secrets)
+    const previous = expirePreviousIn > 0 ? [{secret: record.secret, expires: this.now() + expirePreviousIn}, ...kept] : kept
+    await store.webhooks.setSecrets(id, secret, previous)
+    return this.view({...record, secret, previous_secrets: previous})
+  }
 
   async create(store: Store, input: {merchant: string; env: Env; url: string; events: string[]; secret?: string; installation?: string}): Promise<WebhookEndpointDoc> {
     const record: WebhookEndpointRecord = {
@@ -85,21 +117,22 @@ export class Webhooks {
       env: input.env,
       url: input.url,
       events: [...new Set(input.events)],
-      secret: input.secret ?? `whsec_${randomText(32)}`,
+      secret: input.secret ?? newSecret(),
       installation: input.installation ?? null,
       created: this.now(),
+      previous_secrets: [],
     }
     await store.webhooks.insertEndpoint(record)
-    return view(record)
+    return this.view(record)
   }
 
   async get(store: Store, id: string): Promise<WebhookEndpointDoc | undefined> {
     const record = await store.webhooks.endpoint(id)
-    return record && view(record)
+    return record && this.view(record)
   }
 
   async list(store: Store, merchant: string): Promise<WebhookEndpointDoc[]> {
-    return (await store.webhooks.endpointsOf(merchant)).map(view)
+    return (await store.webhooks.endpointsOf(merchant)).map((record) => this.view(record))
   }
 
   /** Deletes the endpoint with its pending deliveries and their log. */
@@ -108,37 +141,90 @@ export class Webhooks {
   }
 
   async deliveries(store: Store, id: string) {
-    return (await store.webhooks.attempts(id)).map((a) => ({
-      object: 'webhook_delivery_attempt' as const,
-      delivery: a.delivery,
-      event: a.event_id,
-      type: a.event_type,
-      attempt: a.attempt,
-      attempted: a.attempted,
-      status: a.status,
-      error: a.error,
-      next_attempt: a.next_attempt,
-      delivered: a.status !== null && a.status >= 200 && a.status < 300,
-    }))
+    return (await store.webhooks.attempts(id)).map((a) => {
+      const delivered = a.status !== null && a.status >= 200 && a.status < 300
+      // Delivery-level effects show on its first attempt; a failure the rule injected on each attempt it failed.
+      const injected: Array<'duplicate' | 'delayed' | 'reordered' | 'failed'> = a.attempt === 1 ? [...a.effects] : []
+      if (a.injected) injected.push('failed')
+      return {
+        object: 'webhook_delivery_attempt' as const,
+        delivery: a.delivery,
+        event: a.event_id,
+        type: a.event_type,
+        attempt: a.attempt,
+        attempted: a.attempted,
+        status: a.status,
+        error: a.error,
+        next_attempt: a.next_attempt,
+        delivered,
+        outcome: delivered ? ('delivered' as const) : a.next_attempt !== null ? ('retrying' as const) : ('failed' as const),
+        fault: a.fault,
+        injected,
+        duplicate_of: a.duplicate_of,
+        held_until: a.held_until,
+      }
+    })
   }
 
-  /** Queues the event for every endpoint of its scope that selects it, in the caller's transaction. */
+  /** Queues the event for every endpoint of its scope that selects it, in the caller's unit of work. */
   async enqueue(store: Store, scope: Scope, event: EventDoc): Promise<void> {
     let queued = false
     for (const endpoint of await store.webhooks.endpointsIn(scope)) {
       if (!endpoint.events.some((pattern) => matchesEventType(pattern, event.type))) continue
       if (!(await this.mayReceive(store, endpoint, event.type))) continue
-      await store.webhooks.enqueue(endpoint.id, event, JSON.stringify(event))
+      await this.queue(store, endpoint, event, event.created)
       queued = true
     }
-    // setImmediate runs after the unit has committed on SQLite, whose units never wait on I/O (rolled back: nothing is due).
-    if (queued && this.started && !this.kickQueued) {
-      this.kickQueued = true
-      setImmediate(() => {
-        this.kickQueued = false
-        this.kick()
-      })
+    if (queued) this.kickSoon()
+  }
+
+  /** Kicks the worker once the current unit has committed (or rolled back: then nothing is due); a delivery not yet committed is found by the next poll. */
+  private kickSoon(): void {
+    if (!this.started || this.kickQueued) return
+    this.kickQueued = true
+    setImmediate(() => {
+      this.kickQueued = false
+      this.kick()
+    })
+  }
+
+  /** Queues one delivery due at `at`, as the first webhook fault rule that strikes it (if any) says. */
+  private async queue(store: Store, endpoint: WebhookEndpointRecord, event: EventDoc, at: number): Promise<void> {
+    const body = JSON.stringify(event)
+    const rule = this.faults.forDelivery({merchant: endpoint.merchant, endpoint: endpoint.id, type: event.type})
+    if (!rule) {
+      await store.webhooks.enqueue(endpoint.id, event, body, at)
+      return
     }
+    const effects: DeliveryFault['effects'] = []
+    const due = at + (rule.delay_seconds ?? 0)
+    if (rule.delay_seconds) effects.push('delayed')
+    if (rule.reorder) effects.push('reordered')
+    const fault = (extra: Partial<DeliveryFault> = {}): DeliveryFault => ({
+      rule: rule.id,
+      failAttempts: rule.fail_attempts ?? 0,
+      effects,
+      heldUntil: rule.delay_seconds ? due : undefined,
+      ...extra,
+    })
+    const id = await this.enqueueOrdered(store, endpoint.id, event, body, due, fault(), rule.reorder)
+    if (rule.duplicate) await this.enqueueOrdered(store, endpoint.id, event, body, due, fault({effects: [...effects, 'duplicate'], duplicateOf: id}), rule.reorder)
+  }
+
+  /**
+   * Queues a delivery; a reordered one sorts before the reordered ones queued earlier in the same batch
+   * (this request or clock step: everything queued before the event loop turns), so they go newest first.
+   */
+  private async enqueueOrdered(store: Store, endpoint: string, event: EventDoc, body: string, due: number, fault: DeliveryFault, reorder: boolean): Promise<number> {
+    if (!reorder) return store.webhooks.enqueue(endpoint, event, body, due, fault)
+    const batch = this.reorderBatches.get(endpoint)
+    if (batch === undefined && this.reorderBatches.size === 0) setImmediate(() => this.reorderBatches.clear())
+    const rank = batch ? batch.rank + 1 : 0
+    // Just before the batch's first delivery (and after everything queued before it): later ones first.
+    const id = await store.webhooks.enqueue(endpoint, event, body, due, {...fault, ord: batch ? batch.first - rank / 1e6 : undefined})
+    if (batch) batch.rank = rank
+    else this.reorderBatches.set(endpoint, {first: id, rank})
+    return id
   }
 
   /** A merchant's endpoint receives everything it selects; an app's only what its installation (not revoked) may read. */
@@ -158,10 +244,10 @@ export class Webhooks {
       if (endpoint.merchant !== scope.merchant || endpoint.env !== scope.env) continue
       if (endpointId === undefined && !endpoint.events.some((pattern) => matchesEventType(pattern, event.type))) continue
       if (!(await this.mayReceive(store, endpoint, event.type))) continue
-      await store.webhooks.enqueue(endpoint.id, event, JSON.stringify(event), this.now())
+      await this.queue(store, endpoint, event, this.now())
       queued += 1
     }
-    if (queued > 0 && this.started) setImmediate(() => this.kick())
+    if (queued > 0) this.kickSoon()
     return queued
   }
 
@@ -177,18 +263,18 @@ export class Webhooks {
   async stop(): Promise<void> {
     this.started = false
     clearInterval(this.timer)
-    this.abort.abort()
+    for (const req of this.inFlight) req.destroy(new Error('gateway stopping'))
     await Promise.allSettled([...this.busy.values()])
+    this.agents?.http.destroy()
+    this.agents?.https.destroy()
+    this.agents = undefined
   }
 
   /** Starts a delivery chain for every endpoint that has due deliveries and none running. */
   kick(): void {
     if (!this.started || !this.storage.open) return
-    this.storage.reads.webhooks.due(this.now(), BATCH).then(
-      (due) => this.startChains(due),
-      // The database closed under the poll (shutdown).
-      () => {},
-    )
+    // A rejection: the database closed under the poll (shutdown).
+    this.startChains(this.now()).catch(() => {})
   }
 
   /** The earliest pending attempt's due time on the gateway clock. */
@@ -207,77 +293,120 @@ export class Webhooks {
       if (!this.started || !this.storage.open) break
       const round = this.attemptsMade
       await Promise.allSettled([...this.busy.values()])
-      const due = await this.storage.reads.webhooks.due(upTo, BATCH)
-      if (due.length === 0) break
-      this.startChains(due)
+      if (!(await this.startChains(upTo))) break
       await Promise.allSettled([...this.busy.values()])
       if (this.attemptsMade === round) break
     }
     return this.attemptsMade - before
   }
 
-  private startChains(due: DueDelivery[]): void {
-    const byEndpoint = new Map<string, DueDelivery[]>()
-    for (const row of due) {
-      if (this.busy.has(row.endpoint)) continue
-      const rows = byEndpoint.get(row.endpoint) ?? []
-      rows.push(row)
-      byEndpoint.set(row.endpoint, rows)
-    }
-    for (const [endpoint, rows] of byEndpoint) {
+  /**
+   * One chain per endpoint with deliveries due by `upTo` and no chain running: each endpoint's deliveries
+   * go one at a time, in order, and never wait for another endpoint's. Answers whether any endpoint had some.
+   */
+  private async startChains(upTo: number): Promise<boolean> {
+    const endpoints = await this.storage.reads.webhooks.dueEndpoints(upTo)
+    for (const endpoint of endpoints) {
+      if (this.busy.has(endpoint)) continue
       const chain = (async () => {
-        for (const row of rows) {
-          if (!this.started) return
-          await this.deliver(row).catch(() => {})
+        // The chain runs while its endpoint has due deliveries (up to the clock's pinned moment during an advance).
+        for (;;) {
+          if (!this.started || !this.storage.open) return
+          // The gateway's now: the pinned moment during an advance, so nothing due later is sent early.
+          const rows = await this.storage.reads.webhooks.dueFor(endpoint, this.now(), BATCH)
+          if (rows.length === 0) return
+          for (const row of rows) {
+            if (!this.started) return
+            await this.deliver(row).catch(() => {})
+          }
         }
-      })().finally(() => {
-        this.busy.delete(endpoint)
-        // More may have come due while this chain ran.
-        if (this.started) setImmediate(() => this.kick())
-      })
+      })()
+        .catch(() => {})
+        .finally(() => {
+          this.busy.delete(endpoint)
+          // A delivery queued as the chain found none left finds it gone: look again.
+          this.kickSoon()
+        })
       this.busy.set(endpoint, chain)
     }
+    return endpoints.length > 0
+  }
+
+  /** Keep-alive connections per scheme, made on the first delivery. */
+  private agents?: {http: HttpAgent; https: HttpsAgent}
+  private readonly inFlight = new Set<ClientRequest>()
+
+  /**
+   * POSTs one delivery with node:http(s) (fetch's per-request streams, abort signals and errors cost more
+   * than the request itself here) and answers the receiver's status; rejects with what went wrong.
+   */
+  private post(url: string, headers: Record<string, string>, body: string): Promise<number> {
+    this.agents ??= {http: new HttpAgent({keepAlive: true}), https: new HttpsAgent({keepAlive: true})}
+    const target = new URL(url)
+    const https = target.protocol === 'https:'
+    return new Promise<number>((resolve, reject) => {
+      const req = (https ? httpsRequest : httpRequest)(
+        target,
+        {method: 'POST', headers: {...headers, 'content-length': String(Buffer.byteLength(body))}, agent: https ? this.agents!.https : this.agents!.http},
+        (res) => {
+          res.on('error', reject)
+          res.on('end', () => resolve(res.statusCode ?? 0))
+          res.resume()
+        },
+      )
+      const timer = setTimeout(() => req.destroy(Object.assign(new Error('timed out'), {name: 'TimeoutError'})), DELIVERY_TIMEOUT_MS)
+      this.inFlight.add(req)
+      req.on('close', () => {
+        clearTimeout(timer)
+        this.inFlight.delete(req)
+      })
+      req.on('error', reject)
+      req.end(body)
+    })
   }
 
   private async deliver(row: DueDelivery): Promise<void> {
     const endpoint = await this.storage.reads.webhooks.endpoint(row.endpoint)
     if (!endpoint) return
     const attempt = row.attempts + 1
+    if (attempt <= row.fail_attempts) {
+      // A fault rule fails this attempt as a timeout would, without sending it: the retry schedule runs on.
+      await this.record(row, attempt, {status: null, error: `timeout (injected by fault ${row.fault})`, injected: true})
+      return
+    }
     // Signed with the wall clock, not the test clock: receivers check the timestamp against their own time.
-    const signed = signWebhookPayload(row.body, endpoint.secret)
+    const signed = signWebhookPayload(row.body, this.signingSecrets(endpoint))
     let status: number | null = null
     let error: string | null = null
-    // One controller per attempt, its timer and stop listener removed after: AbortSignal.any would hang a
-    // listener per attempt on the worker's long-lived signal, which slows every later attempt.
-    const attemptAbort = new AbortController()
-    const timer = setTimeout(() => attemptAbort.abort(new DOMException('timed out', 'TimeoutError')), DELIVERY_TIMEOUT_MS)
-    const stop = () => attemptAbort.abort()
-    this.abort.signal.addEventListener('abort', stop, {once: true})
     try {
-      const res = await fetch(endpoint.url, {
-        method: 'POST',
-        headers: {'content-type': 'application/json', [SIGNATURE_HEADER]: signed.header, 'user-agent': `payapp-gateway/${SDK_VERSION}`},
-        body: signed.body,
-        redirect: 'manual',
-        signal: attemptAbort.signal,
-      })
-      status = res.status
-      await res.body?.cancel().catch(() => {})
+      status = await this.post(
+        endpoint.url,
+        {
+          'content-type': 'application/json',
+          [SIGNATURE_HEADER]: signed.header,
+          [DELIVERY_ID_HEADER]: String(row.id),
+          'user-agent': `payapp-gateway/${SDK_VERSION}`,
+        },
+        signed.body,
+      )
     } catch (err) {
-      if (this.abort.signal.aborted) return
+      // Stopping: the attempt stays due for the next start.
+      if (!this.started) return
       error = describeFailure(err)
-    } finally {
-      clearTimeout(timer)
-      this.abort.signal.removeEventListener('abort', stop)
     }
+    await this.record(row, attempt, {status, error})
+  }
+
+  /** Logs an attempt and schedules the next one on the gateway clock, or ends the delivery (delivered or given up). */
+  private async record(row: DueDelivery, attempt: number, result: {status: number | null; error: string | null; injected?: boolean}): Promise<void> {
     if (!this.storage.open) return
     const now = this.now()
-    const delivered = status !== null && status >= 200 && status < 300
+    const delivered = result.status !== null && result.status >= 200 && result.status < 300
     const next = delivered || attempt >= MAX_ATTEMPTS ? null : now + BACKOFF_SECONDS[attempt - 1]
     await this.storage.write(async (tx) => {
       // The endpoint may have been deleted while the request was out: then there is nothing to record.
       if (!(await tx.webhooks.endpoint(row.endpoint))) return
-      await tx.webhooks.recordAttempt(row.id, attempt, now, {status, error, next, delivered})
+      await tx.webhooks.recordAttempt(row.id, attempt, now, {...result, next, delivered})
     })
     this.attemptsMade += 1
   }

@@ -26,7 +26,14 @@ describe('browser: hosted checkout in Chromium', function () {
       if (url.pathname === '/embed') {
         const src = url.searchParams.get('src') ?? ''
         res.end(`<!doctype html><title>Shop</title><h1>Shop with an embedded checkout</h1>
-<script>window.addEventListener('message', (e) => window.recordMessage({origin: e.origin, data: e.data}))</script>
+<script>
+// Kept in the tab's sessionStorage, written in the handler itself: it survives the top window's move to /thanks.
+window.addEventListener('message', (e) => {
+  const seen = JSON.parse(sessionStorage.getItem('messages') || '[]');
+  seen.push({origin: e.origin, data: e.data});
+  sessionStorage.setItem('messages', JSON.stringify(seen));
+});
+</script>
 <iframe id="checkout" onload="window.frameLoaded = true" src="${src.replace(/"/g, '&quot;')}" width="520" height="720"></iframe>`)
         return
       }
@@ -87,8 +94,6 @@ describe('browser: hosted checkout in Chromium', function () {
   it('embeds in an iframe on another origin: pays inside it, posts the outcome to the embedding page and moves the top window', async () => {
     const item = await sellable(acct, {unit_amount: 2400, name: 'Wool Scarf'})
     const co = await checkout(acct, {product_id: item.product.id, success_url: `${shop.url}/thanks`, cancel_url: `${shop.url}/cart`})
-    const messages: Array<{origin: string; data: any}> = []
-    await page.exposeFunction('recordMessage', (m: {origin: string; data: any}) => messages.push(m))
     await page.goto(`${shop.url}/embed?src=${encodeURIComponent(co.embed_url)}`)
     const frame = page.frameLocator('#checkout')
     await frame.getByRole('button', {name: 'Decline'}).click()
@@ -98,6 +103,10 @@ describe('browser: hosted checkout in Chromium', function () {
 
     await frame.getByRole('button', {name: /^Pay/}).click()
     await page.waitForURL(`${shop.url}/thanks`)
+    // What the shop page's handler saw before the top window moved, read back on the shop's /thanks page (same
+    // origin, same tab). Not a Playwright binding: its call is handled after a yield and dropped once the calling
+    // page's context is gone, and the embed page moves the top window right after posting `paid`.
+    const messages = (await page.evaluate(() => JSON.parse((globalThis as unknown as {sessionStorage: {getItem(k: string): string | null}}).sessionStorage.getItem('messages') ?? '[]'))) as Array<{origin: string; data: any}>
     const gatewayOrigin = new URL(gw.url).origin
     const outcomes = messages.filter((m) => m.data?.type === 'payapp.checkout').map((m) => [m.origin, m.data.outcome, m.data.session_id])
     expect(outcomes).to.deep.equal([

@@ -8,6 +8,7 @@ import {expect} from 'chai'
 
 import {applyPlan, exportCatalog, Pacer, parseCatalog, planCatalog, serializeCatalog, type CatalogClient} from '../../src/cli/services/catalog/index.js'
 import {AppClient, StoreClient, type ClientOptions} from '@payapp/sdk'
+import {storeProduct} from '../helpers/catalog.js'
 import {TestGateway, type Account} from '../helpers/gateway.js'
 
 const TEE = `
@@ -61,13 +62,6 @@ async function apply(c: CatalogClient, text: string, opts: {prune?: boolean; bas
   const plan = await planCatalog(c, file(text), opts)
   const result = await applyPlan(c, plan, {concurrency: 4})
   return {plan, result}
-}
-
-async function storeProduct(acct: Account, key: string) {
-  const list = (await acct.store('GET', '/products?limit=100')).body.data as any[]
-  const matches = list.filter((p) => p.metadata.catalog_key === key)
-  expect(matches, `products with key ${key}`).to.have.length(1)
-  return (await acct.store('GET', `/products/${matches[0].id}`)).body
 }
 
 describe('catalog plan and apply (service, over HTTP)', function () {
@@ -160,7 +154,6 @@ describe('catalog plan and apply (service, over HTTP)', function () {
     expect(notUnchanged(plan).map((ch) => `${ch.action} ${ch.kind} ${ch.key.replace(/price_\w+/, 'ID')}`)).to.deep.equal([
       'replace price tee-eur',
       'update variant TEE-S-RED',
-      'archive price tee-eur (ID, replaced)',
     ])
     // Writes in order: create (as default), move the variant on the old price, then deactivate the old one.
     const writes = c.rec.writes.slice(before)
@@ -175,20 +168,30 @@ describe('catalog plan and apply (service, over HTTP)', function () {
     expect(notUnchanged(await planCatalog(c, file(TEE.replace('unit_amount: 2500', 'unit_amount: 2700'))))).to.deep.equal([])
   })
 
-  it('finishes a replace a killed run left half done (two prices with one key)', async () => {
+  it('finishes a replace a killed run left half done (the new price holds the key, the old one is still active)', async () => {
     const acct = await gw.account()
     const c = client(gw, acct)
     await apply(c, TEE)
-    const tee = await storeProduct(acct, 'tee')
-    // The first write of the replace landed, nothing after it.
-    await acct.store('POST', `/products/${tee.id}/prices`, {body: {currency: 'eur', unit_amount: 2700, lookup_key: 'tee-eur', set_as_default: true}})
-    const {plan, result} = await apply(c, TEE.replace('unit_amount: 2500', 'unit_amount: 2700'))
+    const old = (await storeProduct(acct, 'tee')).prices.find((p: any) => p.lookup_key === 'tee-eur')
+    // A run killed after the new price landed: every later write (variant move, old price retired) never happens.
+    const killed = client(gw, acct)
+    killed.variants.update = (() => Promise.reject(new Error('killed'))) as unknown as typeof killed.variants.update
+    killed.products.prices.update = (() => Promise.reject(new Error('killed'))) as unknown as typeof killed.products.prices.update
+    const edited = TEE.replace('unit_amount: 2500', 'unit_amount: 2700')
+    expect((await apply(killed, edited)).result.ok).to.equal(false)
+    const half = await storeProduct(acct, 'tee')
+    expect(half.prices.filter((p: any) => p.lookup_key === 'tee-eur').map((p: any) => p.unit_amount)).to.deep.equal([2700])
+    expect(half.prices.find((p: any) => p.id === old.id)).to.include({active: true, lookup_key: null})
+
+    const {plan, result} = await apply(c, edited)
     expect(result.ok).to.equal(true)
-    expect(plan.summary).to.include({create: 0, replace: 0})
+    expect(plan.summary).to.include({create: 0, replace: 1, archive: 0})
+    expect(plan.destructive).to.equal(false)
     const after = await storeProduct(acct, 'tee')
-    expect(after.prices.filter((p: any) => p.lookup_key === 'tee-eur')).to.have.length(1)
-    expect(after.prices.filter((p: any) => p.unit_amount === 2700)).to.have.length(1)
+    expect(after.prices.filter((p: any) => p.active && p.unit_amount !== 900).map((p: any) => p.unit_amount)).to.deep.equal([2700])
+    expect(after.prices.find((p: any) => p.id === old.id)).to.include({active: false})
     expect(after.variants.find((v: any) => v.sku === 'TEE-S-RED').price).to.equal(after.default_price)
+    expect(notUnchanged(await planCatalog(c, file(edited)))).to.deep.equal([])
   })
 
   it('deletes and recreates a variant whose option combination changed; removes values and groups where the guards allow, explains where not', async () => {
@@ -320,7 +323,7 @@ describe('catalog apply against real rate limits', function () {
     const c = client(gw, acct, 'app', {onResponse: pacer.observe})
     const plan = await planCatalog(c, file(catalogue(5)))
     const result = await applyPlan(c, plan, {pacer, concurrency: 4})
-    expect(result).to.include({ok: true, failed: 0, done: 20})
+    expect(result).to.include({ok: true, failed: 0, done: 25})
     expect(pacer.waits).to.be.greaterThan(0)
     expect(notUnchanged(await planCatalog(c, file(catalogue(5))))).to.deep.equal([])
   })
@@ -330,7 +333,7 @@ describe('catalog apply against real rate limits', function () {
     const c = client(gw, acct)
     const plan = await planCatalog(c, file(catalogue(4)))
     const result = await applyPlan(c, plan, {concurrency: 4})
-    expect(result).to.include({ok: true, failed: 0, done: 16})
+    expect(result).to.include({ok: true, failed: 0, done: 20})
     expect(c.rec.statuses).to.include(429)
     const products = (await acct.store('GET', '/products?limit=100')).body.data
     expect(products).to.have.length(4)

@@ -6,7 +6,7 @@ import {join} from 'node:path'
 import {expect} from 'chai'
 
 import {parseRateLimit} from '../../src/cli/services/gateway-start.js'
-import {BIN, ROOT, runCli, tempHome} from '../helpers/cli.js'
+import {BIN, ROOT, runCli, startCli, tempHome} from '../helpers/cli.js'
 import {TestGateway, type Account} from '../helpers/gateway.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'payapp-catalog-cli-'))
@@ -24,6 +24,10 @@ const bigCatalogue = (n: number) =>
     (_, i) =>
       `  - {key: k${i}, name: Product ${i}, prices: [{key: k${i}-eur, currency: eur, unit_amount: ${1000 + i}}], options: {Size: [S, M]}, variants: [{sku: K${i}-S, options: {Size: S}, track_inventory: true, stock_qty: ${i}}, {sku: K${i}-M, options: {Size: M}}]}\n`,
   ).join('')
+
+/** n products of 2 changes each (the product with its inline price counts as two). */
+const products = (n: number, prefix = 'r') =>
+  'products:\n' + Array.from({length: n}, (_, i) => `  - {key: ${prefix}${i}, name: R${i}, prices: [{key: ${prefix}${i}-eur, currency: eur, unit_amount: ${1000 + i}}]}\n`).join('')
 
 async function allProducts(acct: Account): Promise<any[]> {
   const out: any[] = []
@@ -60,7 +64,8 @@ describe('payapp catalog (CLI processes)', function () {
     const lines = applied.stdout.trim().split('\n').map((l) => JSON.parse(l))
     expect(lines.slice(0, -1).every((l) => l.status === 'done')).to.equal(true)
     expect(lines.slice(0, -1).map((l) => l.key)).to.include.members(['k0', 'k1', 'K0-S', 'K1-M'])
-    expect(lines.at(-1)).to.deep.include({summary: {done: 8, failed: 0, skipped: 0, plan: plan.json().summary}})
+    expect(lines.slice(0, -1)).to.have.length(10)
+    expect(lines.at(-1)).to.deep.include({summary: {done: 10, failed: 0, skipped: 0, total: 10, writes: 8, plan: plan.json().summary, converged: true, remaining: []}})
 
     const again = await runCli(['catalog', 'plan', file], {env})
     expect(again.code).to.equal(0)
@@ -72,7 +77,7 @@ describe('payapp catalog (CLI processes)', function () {
     const storeEnv = {PAYAPP_SECRET_KEY: acct.secretKey, PAYAPP_BASE_URL: gw.url}
     const applied = await runCli(['catalog', 'apply', '-'], {env: storeEnv, input: bigCatalogue(2)})
     expect(applied.code, applied.stderr).to.equal(0)
-    expect(applied.stdout).to.match(/^Applied 8 changes\./)
+    expect(applied.stdout).to.match(/^Applied 10 of 10 changes\. Plan was: 10 to create/)
     const exported = await runCli(['catalog', 'export', '--format', 'csv'], {env})
     expect(exported.code, exported.stderr).to.equal(0)
     expect(exported.stdout.split('\n')[0]).to.contain('option:Size')
@@ -117,7 +122,7 @@ describe('payapp catalog (CLI processes)', function () {
   it('survives kill -9 in the middle of a 200-product apply: the re-run finishes with no duplicates and the store equals the file', async () => {
     const file = writeCatalog('big.yaml', bigCatalogue(200))
     const home = tempHome()
-    // Killed once a good share of the writes (800 in all) has landed.
+    // Killed once a good share of the changes (1,000 in all: a product and its inline price count as two) has landed.
     const killedAfter = await new Promise<number>((resolve, reject) => {
       const child = spawn(process.execPath, [BIN, 'catalog', 'apply', file, '--json', '--concurrency', '8'], {
         cwd: ROOT,
@@ -136,13 +141,13 @@ describe('payapp catalog (CLI processes)', function () {
       child.on('error', reject)
       child.on('close', (code, signal) => (signal === 'SIGKILL' ? resolve(done) : reject(new Error(`apply ended before the kill: ${code}`))))
     })
-    expect(killedAfter).to.be.within(250, 799)
+    expect(killedAfter).to.be.within(250, 999)
 
     const rerun = await runCli(['catalog', 'apply', file, '--json'], {env, timeoutMs: 50_000})
     expect(rerun.code, rerun.stderr).to.equal(0)
     const summary = JSON.parse(rerun.stdout.trim().split('\n').at(-1)!).summary
     expect(summary.failed).to.equal(0)
-    expect(summary.done).to.be.lessThan(800 - 200)
+    expect(summary.done).to.be.at.most(1000 - killedAfter)
 
     const products = await allProducts(acct)
     const keys = products.map((p) => p.metadata.catalog_key)
@@ -155,6 +160,59 @@ describe('payapp catalog (CLI processes)', function () {
 
     const after = await runCli(['catalog', 'plan', file, '--json'], {env})
     expect(after.json().summary).to.include({create: 0, update: 0, replace: 0, delete: 0, archive: 0, unchanged: 1000})
+  })
+
+  it('a catalogue file that is not there: exit 2 and where it was looked for, no ENOENT', async () => {
+    const res = await runCli(['catalog', 'plan', join(dir, 'nope.yaml')], {env})
+    expect(res.code).to.equal(2)
+    expect(res.stderr).to.contain(`${join(dir, 'nope.yaml')}: no such file`)
+    expect(res.stderr).not.to.contain('ENOENT')
+  })
+
+  it('without a TTY, a long apply prints a progress line every few seconds, and a summary counting what the plan counted', async () => {
+    const file = writeCatalog('slow.yaml', products(6))
+    // Two writes a second: six products take about three seconds.
+    const res = await runCli(['catalog', 'apply', file, '--rate', '120'], {env})
+    expect(res.code, res.stderr).to.equal(0)
+    const progress = res.stderr.split('\n').filter((l) => /^progress: \d+\/12 changes/.test(l))
+    expect(progress.length, res.stderr).to.be.at.least(1)
+    expect(res.stdout).to.contain('Applied 12 of 12 changes. Plan was: 12 to create')
+  })
+
+  for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+    it(`${signal} stops taking new writes, says how many of how many landed, exits ${code}; a re-run finishes`, async () => {
+      const file = writeCatalog(`stop-${signal}.yaml`, products(10, signal.toLowerCase()))
+      const home = tempHome()
+      const run = startCli(['catalog', 'apply', file, '--rate', '240'], home, env)
+      const exited = new Promise<number | null>((resolve) => run.child.on('exit', (c) => resolve(c)))
+      // Stop once some writes landed.
+      for (let i = 0; i < 100 && !(await acct.store('GET', '/products?limit=1')).body.data.length; i++) await new Promise((r) => setTimeout(r, 50))
+      run.child.kill(signal)
+      expect(await exited, run.stderr()).to.equal(code)
+      const m = run.stderr().match(new RegExp(`Stopped by ${signal}: (\\d+) of 20 changes landed.*Run the same command again to finish the rest`))
+      expect(m, run.stderr()).to.not.equal(null)
+      expect(Number(m![1])).to.be.within(1, 19)
+      const again = await runCli(['catalog', 'apply', file], {env})
+      expect(again.code, again.stderr).to.equal(0)
+      expect((await acct.store('GET', '/products?limit=100')).body.data).to.have.length(10)
+    })
+  }
+
+  it('a wait for a 429 that holds every request in flight is printed once, with the documented attempt count', async () => {
+    const file = writeCatalog('limited.yaml', products(8, 'l'))
+    const fault = {merchant: acct.merchant.id, route: 'POST /products', status: 429, retry_after: 1, count: 8}
+    expect((await gw.admin('POST', '/faults', fault)).status).to.equal(201)
+    try {
+      const res = await runCli(['catalog', 'apply', file, '--rate', 'off', '--concurrency', '8'], {env})
+      expect(res.code, res.stderr).to.equal(0)
+      const waits = res.stderr.split('\n').filter((l) => l.startsWith('rate limited'))
+      expect(waits, res.stderr).to.have.length(1)
+      expect(waits[0]).to.match(/attempt 2\/9\)$/)
+    } finally {
+      await gw.admin('DELETE', '/faults')
+    }
+    const help = await runCli(['catalog', 'apply', '--help'])
+    expect(help.stdout).to.match(/--max-retries=<value>[\s\S]*\[default: 8\]/)
   })
 })
 

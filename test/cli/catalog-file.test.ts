@@ -1,6 +1,6 @@
 import {expect} from 'chai'
 
-import {CatalogFileError, catalogJsonSchema, parseCatalog, serializeCatalog} from '../../src/cli/services/catalog/index.js'
+import {CatalogFileError, catalogJsonSchema, loadCatalog, parseCatalog, serializeCatalog} from '../../src/cli/services/catalog/index.js'
 
 function problems(text: string, format: 'yaml' | 'csv' | 'json', source = 'catalog.' + format): string[] {
   try {
@@ -124,7 +124,33 @@ describe('catalog files', () => {
     expect(parseCatalog(serializeCatalog(file, 'csv'), 'csv', 'again.csv')).to.deep.equal(file)
 
     const bad = csv.replace('T-2,5,true', 'T-2,five,true')
-    expect(problems(bad, 'csv')).to.deep.equal(['line 3: products[0].variants[1].stock_qty: Invalid input: expected number, received string'])
+    expect(problems(bad, 'csv')).to.deep.equal(["line 3, column stock_qty: 'five' must be a whole number"])
+  })
+
+  it('says a CSV error in the file\'s own terms: line, column header as written, value, and what it must be', () => {
+    const csv = [
+      CSV_HEADER + ',option: Size',
+      'tee,Tee,,,,tee-eur,eur,2500,,T-1,5,true,,,S',
+      'cap,Cap,,,maybe,cap-eur,EURO,25.5,fortnight,,,,,,',
+      'mug,Mug,,,,mug-eur,eur,100,,,,,,,',
+    ].join('\n')
+    const found = problems(csv, 'csv', 'shop/catalog.csv')
+    expect(found).to.deep.include.members([
+      "line 3, column store_visible: 'maybe' must be true or false",
+      "line 3, column price_unit_amount: '25.5' must be a whole number",
+      "line 4, column price_unit_amount: '100' must be at least 250 minor units",
+    ])
+    expect(found).to.include("line 3, column price_currency: 'EURO' must be a 3-letter lowercase ISO currency code")
+    expect(found.join('\n')).to.match(/line 3, column price_recurring_interval: 'fortnight' must be one of day, week, month, year/)
+    expect(found.join('\n')).not.to.match(/products\[|prices\[|Invalid input/)
+  })
+
+  it('names an unknown CSV column as unknown, with the column it is probably meant to be', () => {
+    const csv = ['product_key,nam,price_key,price_currency,price_unit_amount,colour', 'tee,Tee,tee-eur,eur,2500,red'].join('\n')
+    expect(problems(csv, 'csv')).to.deep.equal([
+      "line 1: unknown column 'nam' (did you mean 'name'?)",
+      "line 1: unknown column 'colour' (an option group's column is 'option:<group>', e.g. 'option:colour')",
+    ])
   })
 
   it('publishes the format as JSON Schema with the create schemas\' fields', () => {
@@ -134,5 +160,14 @@ describe('catalog files', () => {
     expect(product.properties).to.include.keys('statement_descriptor', 'tax_code', 'prices', 'options', 'variants')
     expect(product.properties.prices.items.properties).to.include.keys('unit_amount', 'recurring', 'default')
     expect(product.properties.variants.items.properties).to.include.keys('sku', 'stock_qty', 'features', 'image')
+  })
+
+  it('a catalogue file that is not there is named with where it was looked for, not ENOENT', async () => {
+    const err = await loadCatalog('no-such-dir/catalog.yaml').then(() => undefined, (e: unknown) => e)
+    expect(err).to.be.instanceOf(CatalogFileError)
+    expect((err as Error).message).to.equal(`no-such-dir/catalog.yaml: no such file (looked for ${process.cwd()}/no-such-dir/catalog.yaml)`)
+    const dir = await loadCatalog('test').then(() => undefined, (e: unknown) => e)
+    expect((err as Error).message + (dir as Error).message).not.to.contain('ENOENT')
+    expect((dir as Error).message).to.equal('test: is a directory, not a catalogue file')
   })
 })

@@ -191,14 +191,18 @@ describe('catalogue commands', function () {
       const page1 = (await many.app('GET', '/products?limit=100')).body
       expect(all.data.slice(0, 100)).to.deep.equal(page1.data)
 
-      const human = ok(await runCli(['products', 'list', '--all'], {env: {...env, ...manyEnv}}))
-      expect(cells(human.stdout)).to.have.length(106)
-      expect(human.stderr).to.equal('')
+      const allHuman = ok(await runCli(['products', 'list', '--all'], {env: {...env, ...manyEnv}}))
+      expect(cells(allHuman.stdout)).to.have.length(106)
+      expect(allHuman.stderr).to.equal('')
 
-      // --limit beyond one page collects pages up to the limit.
-      const capped = ok(await runCli(['products', 'list', '--limit', '101', '--json'], {env: {...env, ...manyEnv}})).json()
-      expect(capped.data).to.have.length(101)
-      expect(capped.has_more).to.equal(true)
+      // The spec's page is 1 to 100 items: a larger --limit is a usage error before any request (--all pages through).
+      const tooMany = await runCli(['products', 'list', '--limit', '500', '--json'], {env: {...env, ...manyEnv}})
+      expect(tooMany.code).to.equal(2)
+      expect(tooMany.json().error).to.include({code: 'invalid_usage'})
+      expect(tooMany.json().error.message).to.match(/--limit[\s\S]*less than or equal to 100/)
+      const human = await runCli(['products', 'list', '--limit', '101'], {env: {...env, ...manyEnv}})
+      expect(human.code).to.equal(2)
+      expect(human.stderr).to.match(/^Error: Parsing --limit[\s\S]*100 but received: 101/)
     })
 
     it('get: a block, the option groups and a variants table; the API object with --json', async function () {

@@ -266,6 +266,17 @@ describe('the CLI as a new user meets it', function () {
       expect(topic.stderr).to.include('Did you mean "subscription-links list"?')
     })
 
+    it('a mistyped flag says which flag of the command was meant, and exits 2', async function () {
+      const res = await runCli(['products', 'list', '--limt', '5'])
+      expect(res.code).to.equal(2)
+      expect(res.stdout).to.equal('')
+      expect(res.stderr).to.equal('Error: Nonexistent flag: --limt (did you mean --limit?)\nSee more help with --help\n')
+      const json = await runCli(['products', 'list', '--json', '--jsno'])
+      expect(json.json().error).to.include({code: 'invalid_usage', message: 'Nonexistent flag: --jsno (did you mean --json?)\nSee more help with --help'})
+      const far = await runCli(['products', 'list', '--zzzzzzzzz'])
+      expect(far.stderr, 'no guess when nothing is close').to.equal('Error: Nonexistent flag: --zzzzzzzzz\nSee more help with --help\n')
+    })
+
     it('payapp version says what --version says; -h works; autocomplete is there', async function () {
       const [version, flag, json] = await Promise.all([runCli(['version']), runCli(['--version']), runCli(['version', '--json'])])
       expect(version.code).to.equal(0)

@@ -5,7 +5,7 @@ import {join} from 'node:path'
 import {createInterface} from 'node:readline'
 
 import {mask} from '../../src/cli/credentials.js'
-import {BIN, ROOT, runCli, tempHome, type CliResult} from '../helpers/cli.js'
+import {BIN, ROOT, runCli, startCli, tempHome, type CliResult} from '../helpers/cli.js'
 import {TestGateway} from '../helpers/gateway.js'
 import {block} from '../helpers/human.js'
 
@@ -120,6 +120,46 @@ describe('payapp gateway tokens create, gateway reset, and the seeded local prof
       expect(again.code, again.stderr).to.equal(0)
       expect(again.json()).to.deep.equal({object: 'sandbox_reset', merchant: id, deleted_objects: 0})
     })
+  })
+
+  it('gateway start --help names the four APIs it serves, the merchant API among them', async function () {
+    const res = await cli(['gateway', 'start', '--help'])
+    expect(res.code, res.stderr).to.equal(0)
+    // Help wraps to the terminal's width: compare the words.
+    expect(res.stdout.replace(/\s+/g, ' ')).to.include('Serves the App API (/v1/app), the store API (/v1/store), the merchant API (/v1) and the admin API (/_admin)')
+  })
+
+  it('gateway start --seed shows every credential masked and names --json as the way to the full values', async function () {
+    const home = tempHome()
+    const db = join(home, 'gateway.sqlite')
+    const human = startCli(['gateway', 'start', '--seed', '--port', '0', '--db', db, '--no-save-profile'], home)
+    let shown = ''
+    try {
+      shown = await new Promise<string>((resolve, reject) => {
+        let out = ''
+        human.child.stdout!.on('data', (d) => {
+          out += d
+          if (out.includes('Press Ctrl-C')) resolve(out)
+        })
+        human.child.once('exit', (code) => reject(new Error(`exited ${code}: ${out}${human.stderr()}`)))
+      })
+    } finally {
+      expect(await human.stop()).to.equal(0)
+    }
+    // The same database: a restart with --seed --json prints the same credentials in full.
+    const json = startCli(['gateway', 'start', '--seed', '--port', '0', '--db', db, '--no-save-profile', '--json'], home)
+    let started
+    try {
+      started = JSON.parse(await json.firstLine)
+    } finally {
+      await json.stop()
+    }
+    const secrets = [started.admin_key, ...(['test', 'live'] as const).flatMap((env) => [started.seed.installations[env].token, started.seed.secret_keys[env].secret_key])]
+    for (const secret of secrets) {
+      expect(secret).to.match(/^(adm|app_test|app_live|sk_test|sk_live)_\w{20,}$/)
+      expect(shown).to.include(mask(secret)).and.not.include(secret)
+    }
+    expect(shown).to.include('Credentials are masked here; "payapp gateway start --seed --json" prints them in full on its first line.')
   })
 
   describe('gateway start --seed, then the printed next step', function () {

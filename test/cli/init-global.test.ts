@@ -3,13 +3,13 @@ import {copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirS
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
-import {appEnv, ROOT, runProcess} from '../helpers/cli.js'
+import {appEnv, localSqlitePrebuilds, ROOT, runProcess} from '../helpers/cli.js'
 import {startSdkRegistry} from '../helpers/sdk-registry.js'
 
 /**
  * A user's path: payapp installed globally (`npm install -g` of the packed tarball, into a temp prefix),
  * `payapp init`, then `npm install` of the generated app offline. payapp is not on npm, so the app must
- * link the installed payapp rather than ask the registry for `payapp@^0.1.0` (E404).
+ * get the installed payapp and its SDK, packed into its vendor/, rather than ask the registry for `payapp@^0.1.0` (E404).
  */
 describe('payapp init from a globally installed payapp', function () {
   this.timeout(300_000)
@@ -48,10 +48,12 @@ describe('payapp init from a globally installed payapp', function () {
     const dir = join(tmp, 'global-app')
     const init = await runProcess(bin, ['init', 'global-app', '--template', 'minimal', '--dir', dir, '--json'], tmp, env)
     expect(init.code, init.output).to.equal(0)
-    expect(JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).dependencies).to.deep.equal({payapp: `file:${installed}`})
+    const version = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')).version
+    expect(JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).dependencies).to.deep.equal({'@payapp/sdk': `file:vendor/payapp-sdk-${version}.tgz`, payapp: `file:vendor/payapp-${version}.tgz`})
 
-    // What the user types: no --ignore-scripts, and --offline proves nothing is asked of the registry.
-    const install = await runProcess('npm', ['install', '--offline', '--no-audit', '--no-fund'], dir, env)
+    // What the user types: no --ignore-scripts, and --offline proves nothing is asked of the registry
+    // (better-sqlite3's binary from this checkout's build, as a user downloads the prebuilt one).
+    const install = await runProcess('npm', ['install', '--offline', '--no-audit', '--no-fund'], dir, {...env, npm_config_better_sqlite3_local_prebuilds: localSqlitePrebuilds(tmp)})
     expect(install.code, install.output).to.equal(0)
     expect(install.output).not.to.include('E404')
 

@@ -1,4 +1,6 @@
 import {expect} from 'chai'
+import fc from 'fast-check'
+import stringWidth from 'string-width'
 import {PassThrough} from 'node:stream'
 
 import {date, money, spinner, table} from '../../src/cli/output.js'
@@ -38,6 +40,33 @@ describe('output', function () {
       for (const line of out.split('\n')) expect([...line].length).to.be.at.most(40)
       expect(out).to.contain('…')
       expect(out.split('\n')[1].startsWith('prod_1  ')).to.equal(true)
+    })
+
+    it('lines columns up by the width a terminal gives CJK and emoji (two cells), not by characters', function () {
+      const out = table(
+        [
+          {name: 'Tシャツ', stock: 3},
+          {name: '☕ Mug 👍🏽', stock: 12},
+          {name: 'Flag 🇩🇪', stock: 1},
+        ],
+        ['name', 'stock'],
+        {maxWidth: 0},
+      )
+      // Widths 7, 9 and 7 cells: the column is 9 wide, then the two-space gap.
+      expect(out.split('\n')).to.deep.equal(['NAME       STOCK', 'Tシャツ    3', '☕ Mug 👍🏽  12', 'Flag 🇩🇪    1'])
+    })
+
+    it('for any cells of wide, combined and plain characters, the next column starts at the same screen column on every line', function () {
+      const graphemes = fc.constantFrom('a', 'Z', ' ', '日', 'ｼ', '☕', '👍🏽', '👨‍👩‍👧', '🇩🇪', 'e\u0301', '✔️')
+      const cell = fc.array(graphemes, {maxLength: 8}).map((parts) => parts.join('').trim())
+      fc.assert(
+        fc.property(fc.array(cell, {minLength: 1, maxLength: 6}), fc.option(fc.integer({min: 14, max: 40}), {nil: 0}), (names, maxWidth) => {
+          const lines = table(names.map((name) => ({name, end: '|'})), ['name', 'end'], {maxWidth}).split('\n')
+          const starts = lines.map((line) => stringWidth(line.slice(0, line.lastIndexOf('|') === -1 ? line.indexOf('END') : line.lastIndexOf('|'))))
+          expect(new Set(starts).size, lines.join('\n')).to.equal(1)
+          if (maxWidth) for (const line of lines) expect(stringWidth(line), line).to.be.at.most(maxWidth)
+        }),
+      )
     })
 
     it('keeps one line per row and shows missing values as blanks', function () {

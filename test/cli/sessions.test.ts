@@ -51,6 +51,15 @@ describe('payapp sessions and merchant refunds', function () {
     expect(JSON.parse(gone.stdout).error).to.include({code: 'session_expired', status: 410})
   })
 
+  it("sessions create --line-items … --currency eur: free items take the session's currency", async () => {
+    const items = JSON.stringify([{name: 'Tea', quantity: 2, amount: 500}])
+    const created = ok(await cli(['sessions', 'create', '--line-items', items, '--currency', 'eur', '--json'])).json()
+    expect(created).to.include({amount: 1000, currency: 'eur'})
+    const none = await cli(['sessions', 'create', '--line-items', items, '--json'])
+    expect(none.code).to.not.equal(0)
+    expect(none.json().error).to.include({code: 'parameter_missing', param: 'currency'})
+  })
+
   it('refunds a payment and reads its refunds', async () => {
     const created = (await suite.acct.v1('POST', '/checkout/sessions', {body: {amount: 3000, currency: 'eur', customer_name: 'Ada Buyer', customer_email: 'ada@example.com'}})).body
     const payment = (await pay(suite.gw, created.id)).body.payment

@@ -128,6 +128,20 @@ describe('merchant API', () => {
       expect(expectError(await acct.v1('POST', '/checkout/sessions', {body: {line_items: [{quantity: 1, amount: 500, currency: 'eur'}]}}), 400, 'parameter_missing').param).to.equal('line_items[0].name')
     })
 
+    it("free line items take the session's currency: an item currency must equal it, none anywhere names currency", async () => {
+      const s = await session({currency: 'eur', line_items: [{name: 'Tea', quantity: 2, amount: 500}, {name: 'Cup', amount: 750, currency: 'eur'}]})
+      expect(s).to.include({amount: 1750, currency: 'eur'})
+      expect(s.line_items.map((l: {currency: string}) => l.currency)).to.deep.equal(['eur', 'eur'])
+      const mismatch = expectError(await acct.v1('POST', '/checkout/sessions', {body: {currency: 'eur', line_items: [{name: 'Tea', amount: 500}, {name: 'Cup', amount: 750, currency: 'usd'}]}}), 400, 'currency_mismatch')
+      expect(mismatch.param).to.equal('line_items[1].currency')
+      expect(expectError(await acct.v1('POST', '/checkout/sessions', {body: {line_items: [{name: 'Tea', amount: 500}]}}), 400, 'parameter_missing').param).to.equal('currency')
+      // An update's free items take the session's currency too.
+      const relined = await acct.v1('PATCH', `/checkout/sessions/${s.id}`, {body: {line_items: [{name: 'Pot', amount: 2000}]}})
+      expect(relined.status, relined.text).to.equal(200)
+      expect(relined.body).to.include({amount: 2000, currency: 'eur'})
+      expect(expectError(await acct.v1('PATCH', `/checkout/sessions/${s.id}`, {body: {line_items: [{name: 'Pot', amount: 2000, currency: 'usd'}]}}), 400, 'currency_mismatch').param).to.equal('line_items[0].currency')
+    })
+
     it('derives variant lines from the price and applies the variant rules', async () => {
       const item = await sellable(acct, {unit_amount: 1200, sku: 'TEA-1'})
       const s = await session({line_items: [{variant: item.variant.id, quantity: 3}], reference: 'r-1'})

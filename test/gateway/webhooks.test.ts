@@ -1,4 +1,7 @@
 /** Webhook delivery over real HTTP to a local receiver: signing, scoping, filtering, retries, the outbox. */
+import {createServer, type ServerResponse} from 'node:http'
+import type {AddressInfo} from 'node:net'
+
 import {expect} from 'chai'
 
 import {verifyWebhook} from '@payapp/sdk/webhooks-node'
@@ -203,6 +206,30 @@ describe('gateway: webhooks', () => {
       expect(rx.got.filter((r) => r.event.data.object.id === 'prod_rolled_back')).to.have.length(0)
     } finally {
       await rx.close()
+    }
+  })
+
+  it("delivers to one endpoint while another's backlog waits on a receiver that does not answer", async () => {
+    const acct = await gw.account('test')
+    // A receiver that takes every request and never answers: its endpoint's chain waits on the first.
+    const hung: ServerResponse[] = []
+    const stuck = createServer((_req, res) => void hung.push(res))
+    await new Promise<void>((resolve) => stuck.listen(0, '127.0.0.1', resolve))
+    const fast = await receiver()
+    try {
+      const stuckUrl = `http://127.0.0.1:${(stuck.address() as AddressInfo).port}/hooks`
+      await endpoint({merchant: acct.merchant.id, env: 'test', url: stuckUrl, events: ['product.created']})
+      // More waiting deliveries than the worker reads at once (100), all queued before the other endpoint's.
+      for (let i = 0; i < 110; i++) await acct.store('POST', '/products', {body: {name: `Backlog ${i}`}})
+      await until(() => hung.length === 1, 'the stuck endpoint holding its first delivery')
+      await endpoint({merchant: acct.merchant.id, env: 'test', url: fast.url, events: ['product.created']})
+      await acct.store('POST', '/products', {body: {name: 'Not held up'}})
+      await until(() => fast.got.length === 1, 'the other endpoint delivered at once', 2000)
+      expect(fast.got[0].event.data.object.name).to.equal('Not held up')
+    } finally {
+      stuck.closeAllConnections()
+      await new Promise<void>((resolve) => stuck.close(() => resolve()))
+      await fast.close()
     }
   })
 

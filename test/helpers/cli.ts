@@ -2,8 +2,8 @@
  * Runs the real CLI (`bin/run.js`, the built dist/) as a child process, the way a user or CI does:
  * no TTY, a private config directory, the file credential store, and env vars for the rest.
  */
-import {spawn, type ChildProcess} from 'node:child_process'
-import {mkdtempSync} from 'node:fs'
+import {execFileSync, spawn, type ChildProcess} from 'node:child_process'
+import {mkdirSync, mkdtempSync, readFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {dirname, join} from 'node:path'
 import {createInterface} from 'node:readline'
@@ -160,4 +160,18 @@ export function appEnv(home: string): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {...process.env, XDG_CONFIG_HOME: join(home, 'config'), XDG_DATA_HOME: join(home, 'data'), PAYAPP_KEYCHAIN: 'off', NO_COLOR: '1'}
   for (const key of Object.keys(env)) if (key.startsWith('PAYAPP_') && key !== 'PAYAPP_KEYCHAIN') delete env[key]
   return env
+}
+
+/**
+ * A folder with this checkout's build of better-sqlite3's native module, packed as the prebuilt binary npm users
+ * download: pass it as `npm_config_better_sqlite3_local_prebuilds` and an offline install of payapp (or an app
+ * that depends on it) takes it from there (prebuild-install) instead of compiling for minutes.
+ */
+export function localSqlitePrebuilds(dir: string): string {
+  const sqlite = JSON.parse(readFileSync(join(ROOT, 'node_modules', 'better-sqlite3', 'package.json'), 'utf8'))
+  const prebuilds = join(dir, 'prebuilds')
+  mkdirSync(prebuilds, {recursive: true})
+  const name = `better-sqlite3-v${sqlite.version}-node-v${process.versions.modules}-${process.platform}-${process.arch}.tar.gz`
+  execFileSync('tar', ['-czf', join(prebuilds, name), '-C', join(ROOT, 'node_modules', 'better-sqlite3'), 'build/Release/better_sqlite3.node'])
+  return prebuilds
 }

@@ -57,6 +57,9 @@ function validatorFor(ajv: Ajv2020, schema: Json): ValidateFunction {
   return v
 }
 
+/** A validator of any schema of the document (its `#/components/` refs resolved), compiled once per schema. */
+export const documentValidator = (schema: Json): ValidateFunction => validatorFor(load().ajv, schema)
+
 const resolve = (doc: Json, node: Json): Json => (typeof node.$ref === 'string' ? (node.$ref.slice(2).split('/').reduce((n: Json, k: string) => n[k], doc) as Json) : node)
 
 export function checkResponse(method: string, route: string | undefined, status: number, contentType: string, body: string): string | undefined {

@@ -30,11 +30,11 @@ export type Receiver = Awaited<ReturnType<typeof receiver>>
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-/** Polls `probe` until it gives something truthy, failing after `ms`. */
-export async function until<T>(probe: () => T | undefined | false, what: string, ms = 3000): Promise<T> {
+/** Polls `probe` (sync or async) until it gives something truthy, failing after `ms`. */
+export async function until<T>(probe: () => T | undefined | false | Promise<T | undefined | false>, what: string, ms = 3000): Promise<T> {
   const deadline = Date.now() + ms
   for (;;) {
-    const value = probe()
+    const value = await probe()
     if (value) return value
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
     await sleep(20)

@@ -4,6 +4,7 @@ import {join} from 'node:path'
 import {promisify} from 'node:util'
 
 import {expect} from 'chai'
+import type {z} from 'zod'
 
 import {DOOR_PREFIX, endpoints, type Door, type EndpointDef} from '@payapp/sdk/endpoints'
 import {eventTypes} from '@payapp/sdk/events'
@@ -19,6 +20,44 @@ const bin = (name: string) => join(ROOT, 'node_modules', '.bin', name)
 type Json = Record<string, any>
 const doc = openapiDocument() as Json
 const entries = Object.entries(endpoints) as [string, EndpointDef][]
+
+/**
+ * For every JSON request body, a type assertion that the keys openapi-typescript makes required are exactly
+ * the keys the zod model requires (a field with a default is optional to a caller), at the top level and
+ * in `line_items`.
+ */
+function requiredKeyChecks(): string {
+  const lines = [
+    'type RequiredKeys<T> = {[K in keyof T]-?: {} extends Pick<T, K> ? never : K}[keyof T]',
+    'type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false',
+    'const same = <A, B>(ok: Same<A, B>) => ok',
+  ]
+  const keysOf = (schema: z.ZodType) => {
+    const shape = (schema as z.ZodObject).shape as Record<string, z.ZodType> | undefined
+    if (!shape) return undefined
+    const required = Object.entries(shape).filter(([, f]) => !f.safeParse(undefined).success).map(([k]) => JSON.stringify(k))
+    return required.length > 0 ? required.join(' | ') : 'never'
+  }
+  const seen = new Set<string>()
+  for (const [id, def] of entries) {
+    const ref = doc.paths[DOOR_PREFIX[def.doors[0] as Door] + def.path]?.[def.method.toLowerCase()]?.requestBody?.content?.['application/json']?.schema?.$ref
+    if (!def.body || typeof ref !== 'string' || seen.has(ref)) continue
+    seen.add(ref)
+    const keys = keysOf(def.body)
+    const type = `components['schemas'][${JSON.stringify(ref.split('/').pop())}]`
+    const shapes = def.body.meta() as {oneOf?: unknown; anyOf?: unknown} | undefined
+    // A body of several shapes is a union; its members are checked by the values below.
+    if (keys && !shapes?.oneOf && !shapes?.anyOf) lines.push(`same<RequiredKeys<${type}>, ${keys}>(true) // ${id}`)
+  }
+  // Each shape of the session create, without the fields the gateway defaults (mode, quantity).
+  lines.push(`export const sessions: components['schemas']['CheckoutSessionCreate'][] = [
+  {line_items: [{name: 'Tea', amount: 500, currency: 'eur'}]},
+  {amount: 1999, currency: 'eur', customer_name: 'Ada', customer_email: 'ada@example.com'},
+  {mode: 'subscription', line_items: [{price_id: 'price_1'}]},
+]`)
+  lines.push(`export const evidence: components['schemas']['OrderEvidenceCreate'] = {note: 'Left at the door'}`)
+  return lines.join('\n')
+}
 
 describe('OpenAPI document', () => {
   it('is committed as docs/openapi.json exactly as generated (run `npm run openapi` after changing the model)', () => {
@@ -123,9 +162,38 @@ type Completed = webhooks['checkout.session.completed']['post']['requestBody']['
 export const status = (e: Completed): string => e.data.object.status
 export const error = (e: components['schemas']['ErrorEnvelope']): string => e.error.request_id
 export {list}
+${requiredKeyChecks()}
 `,
     )
     await run(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '--noEmit', '--strict', '--module', 'nodenext', '--skipLibCheck', join(dir, 'use.ts')], {cwd: dir})
+  })
+
+  it('says what the gateway enforces: amount bounds, the currency enum, image and URL formats, the refunds filter, binary uploads', () => {
+    const checkout = doc.components.schemas.CheckoutSessionCreate
+    expect(checkout.properties.amount).to.include({minimum: 250, maximum: 99_999_999})
+    expect(checkout.properties.currency).to.deep.equal({$ref: '#/components/schemas/Currency'})
+    expect(doc.components.schemas.Currency.enum).to.include.members(['eur', 'usd', 'jpy']).and.not.include('xyz')
+    expect(checkout.properties.success_url.format).to.equal('uri')
+    expect(checkout.properties.line_items.items.properties.image_url.format).to.equal('uri')
+    const image = new RegExp(doc.components.schemas.ProductCreate.properties.images.items.pattern)
+    expect(['https://cdn.example/a.png', 'files/mer_1/a.png'].every((s) => image.test(s))).to.equal(true)
+    expect(['a.png', 'ftp://x/a.png', 'https://'].some((s) => image.test(s))).to.equal(false)
+    const filter = doc.paths['/v1/refunds'].get.parameters.find((p: Json) => p.name === 'filter')
+    expect(filter).to.include({in: 'query', required: true, style: 'form', explode: true})
+    expect(filter.schema.oneOf.map((s: Json) => s.required)).to.deep.equal([['charge'], ['payment_intent']])
+    expect(doc.paths['/v1/app/files'].post.requestBody.content['multipart/form-data'].schema.properties.file.format).to.equal('binary')
+  })
+
+  it('leaves immutable fields out of update bodies (strict bodies then refuse them, as the gateway does)', () => {
+    for (const [name, fields] of [
+      ['PriceUpdate', ['currency', 'unit_amount', 'recurring', 'type', 'product']],
+      ['VariantUpdate', ['options']],
+      ['SubscriptionLinkUpdate', ['amount', 'currency', 'interval', 'interval_count']],
+    ] as const) {
+      const body = doc.components.schemas[name]
+      expect(body.additionalProperties, name).to.equal(false)
+      for (const field of fields) expect(body.properties, `${name}.${field}`).to.not.have.property(field)
+    }
   })
 
   describe('response conformance hook', () => {

@@ -6,8 +6,8 @@ import {fileURLToPath} from 'node:url'
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
 
-/** The only packages an app pulls in by importing the SDK; the CLI's and the gateway's stay out. */
-const ALLOWED_PACKAGES = new Set(['zod', 'got'])
+/** The only package an app pulls in by importing the SDK; the CLI's and the gateway's stay out, and so does every Node built-in (browsers, workerd). */
+const ALLOWED_PACKAGES = new Set(['zod'])
 
 /** Every `import … from`, `export … from`, bare `import '…'` and literal `import('…')`. */
 const SPECIFIER = /(?:^|[\s;])(?:import|export)\s[^'"]*?\sfrom\s*['"]([^'"]+)['"]|(?:^|[\s;])import\s*['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)/gm
@@ -32,7 +32,9 @@ function importGraph(entry: string, fromSource: boolean): Graph {
       if (spec.startsWith('.')) {
         const target = resolve(dirname(file), spec)
         queue.push(fromSource ? target.replace(/\.js$/, '.ts') : target)
-      } else if (!spec.startsWith('node:')) {
+      } else if (spec.startsWith('node:')) {
+        packages.add(spec)
+      } else {
         packages.add(spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!)
       }
     }
@@ -43,17 +45,17 @@ function importGraph(entry: string, fromSource: boolean): Graph {
 function expectSelfContained(graph: Graph, dir: string) {
   const outside = graph.files.map((f) => relative(join(ROOT, dir), f)).filter((f) => f.startsWith('..'))
   expect(outside, 'files outside the SDK').to.deep.equal([])
-  expect([...graph.packages].filter((p) => !ALLOWED_PACKAGES.has(p)), 'packages beyond zod and got').to.deep.equal([])
+  expect([...graph.packages].filter((p) => !ALLOWED_PACKAGES.has(p)), 'packages and built-ins beyond zod').to.deep.equal([])
 }
 
 describe('sdk/import graph', () => {
-  it('packages/sdk/src/index.ts reaches only its own files, node: builtins, zod and got', () => {
+  it('packages/sdk/src/index.ts reaches only its own files and zod, no Node built-in', () => {
     const graph = importGraph(join(ROOT, 'packages/sdk/src/index.ts'), true)
     expect(graph.files.map((f) => relative(ROOT, f))).to.include.members(['packages/sdk/src/client.ts', 'packages/sdk/src/admin.ts', 'packages/sdk/src/transport.ts'])
     expectSelfContained(graph, 'packages/sdk/src')
   })
 
-  it('the built @payapp/sdk loads only its dist, node: builtins, zod and got', function () {
+  it('the built @payapp/sdk loads only its dist and zod, no Node built-in', function () {
     this.timeout(20_000)
     const entry = join(ROOT, 'packages/sdk/dist/index.js')
     // `npm test` builds first; a bare mocha run without a build has nothing to check here.

@@ -19,6 +19,8 @@ import {
 } from '@payapp/sdk/errors'
 import {SDK_VERSION, Transport, type RequestEvent, type ResponseEvent, type TransportOptions} from '@payapp/sdk/transport'
 
+import {httpSender} from '../../src/cli/http-sender.js'
+
 const TOKEN = 'Bearer tok_test_0123456789abcdefWXYZ'
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
 
@@ -91,7 +93,12 @@ async function rejection(promise: Promise<unknown>): Promise<PayappError> {
   throw new Error('expected the request to fail')
 }
 
-describe('sdk/transport', () => {
+// Every rule, through the runtime's fetch and through the CLI's node:http sender injected as the fetch option.
+for (const [via, SENDER] of [
+  ["the runtime's fetch", undefined],
+  ["the CLI's node:http sender", httpSender],
+] as const)
+describe(`sdk/transport, via ${via}`, () => {
   let server: ScriptedServer | undefined
   afterEach(async () => {
     await server?.close()
@@ -101,7 +108,7 @@ describe('sdk/transport', () => {
   async function setup(script: Step[], opts: Partial<TransportOptions> = {}) {
     server = await scriptedServer(script)
     const sleeps = recordSleeps()
-    const transport = new Transport({baseUrl: server.baseUrl, authorization: TOKEN, sleep: sleeps.sleep, ...opts})
+    const transport = new Transport({baseUrl: server.baseUrl, authorization: TOKEN, sleep: sleeps.sleep, fetch: SENDER, ...opts})
     return {transport, requests: server.requests, delays: sleeps.delays}
   }
 
@@ -123,8 +130,26 @@ describe('sdk/transport', () => {
       expect(requests[0]!.headers).not.to.have.property('idempotency-key')
     })
 
-    it('reads the SDK version from package.json', () => {
-      expect(SDK_VERSION).to.match(/^\d+\.\d+\.\d+/).and.not.equal('0.0.0')
+    it("carries the package's version, as package.json says", async () => {
+      const {readFile} = await import('node:fs/promises')
+      const pkg = JSON.parse(await readFile(new URL('../../packages/sdk/package.json', import.meta.url), 'utf8')) as {version: string}
+      expect(SDK_VERSION).to.equal(pkg.version)
+    })
+
+    it('sends through the injected fetch, with the request it would send', async () => {
+      const {transport, requests} = await setup([{status: 200, body: {id: 'x'}}])
+      const seen: {url: string; init: RequestInit}[] = []
+      const injected = new Transport({baseUrl: server!.baseUrl, authorization: TOKEN, fetch: async (url, init) => (seen.push({url, init}), fetch(url, init))})
+      await injected.request({method: 'POST', path: '/products', body: {name: 'Mug'}, query: {expand: 'price'}})
+      expect(seen).to.have.length(1)
+      expect(seen[0]!.url).to.equal(`${server!.baseUrl}/products?expand=price`)
+      expect(seen[0]!.init).to.include({method: 'POST', body: '{"name":"Mug"}', redirect: 'manual'})
+      expect(requests).to.have.length(1)
+      expect(transport).to.be.instanceOf(Transport)
+    })
+
+    it('refuses a fetch option that is not a function', () => {
+      expect(() => new Transport({baseUrl: 'http://127.0.0.1:1', fetch: 'nope' as never})).to.throw(InvalidRequestError, /fetch/)
     })
 
     it('sends a JSON body and omits Authorization when none is configured', async () => {
@@ -316,7 +341,7 @@ describe('sdk/transport', () => {
 
     it('waits for real with the default delays when no sleep is injected', async () => {
       server = await scriptedServer([{status: 503}, {status: 200, body: {ok: true}}])
-      const transport = new Transport({baseUrl: server.baseUrl})
+      const transport = new Transport({baseUrl: server.baseUrl, fetch: SENDER})
       const started = Date.now()
       const res = await transport.request({method: 'GET', path: '/merchant'})
       expect(res.data).to.deep.equal({ok: true})
@@ -366,24 +391,24 @@ describe('sdk/transport', () => {
       expect(err.message).to.include('timed out after 150 ms')
     })
 
-    it('retries a refused connection and reports it', async () => {
+    it("loopbackRefused 'retry': retries a refused connection and reports it", async () => {
       const closed = await scriptedServer([{status: 200}])
       const baseUrl = closed.baseUrl
       await closed.close()
       const {delays, sleep} = recordSleeps()
-      const transport = new Transport({baseUrl, authorization: TOKEN, sleep, maxRetries: 2})
+      const transport = new Transport({baseUrl, authorization: TOKEN, sleep, maxRetries: 2, loopbackRefused: 'retry', fetch: SENDER})
       const err = await rejection(transport.request({method: 'GET', path: '/merchant'}))
       expect(err).to.be.instanceOf(ConnectionError)
       expect(err.code).to.equal('ECONNREFUSED')
       expect(delays).to.deep.equal([1000, 2000])
     })
 
-    it("loopbackRefused 'fail': a refused connection to this machine is final at once (nothing listens there)", async () => {
+    it('by default, a refused connection to this machine is final at once (nothing listens there)', async () => {
       const closed = await scriptedServer([{status: 200}])
       await closed.close()
       const {delays, sleep} = recordSleeps()
       const events: ResponseEvent[] = []
-      const transport = new Transport({baseUrl: closed.baseUrl, authorization: TOKEN, sleep, loopbackRefused: 'fail', onResponse: (e) => events.push(e)})
+      const transport = new Transport({baseUrl: closed.baseUrl.replace('127.0.0.1', 'localhost'), authorization: TOKEN, sleep, onResponse: (e) => events.push(e), fetch: SENDER})
       const err = await rejection(transport.request({method: 'GET', path: '/merchant'}))
       expect(err).to.be.instanceOf(ConnectionError)
       expect(err.code).to.equal('ECONNREFUSED')
@@ -442,6 +467,24 @@ describe('sdk/transport', () => {
       expect(err).to.be.instanceOf(APIError)
       expect(err.statusCode).to.equal(502)
       expect(err.requestId).to.equal('req_1')
+      expect(err.message).to.equal('HTTP 502: Bad gateway')
+    })
+
+    it("builds the message of a body that is not the platform's envelope from the status and the body's start", async () => {
+      const nginx = '<html>\r\n<head><title>502 Bad Gateway</title><style>body {color: red}</style></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>'
+      const cases: [Step, string][] = [
+        [{status: 502, raw: nginx}, 'HTTP 502: 502 Bad Gateway 502 Bad Gateway nginx'],
+        [{status: 422, body: {detail: [{loc: ['body', 'name'], msg: 'field required'}]}}, 'HTTP 422: {"detail":[{"loc":["body","name"],"msg":"field required"}]}'],
+        [{status: 400, raw: 'x'.repeat(500)}, `HTTP 400: ${'x'.repeat(200)}…`],
+        [{status: 503}, 'HTTP 503 with an empty body'],
+      ]
+      for (const [step, message] of cases) {
+        const {transport} = await setup([step], {maxRetries: 0})
+        const err = await rejection(transport.request({method: 'GET', path: '/merchant'}))
+        expect(err.message).to.equal(message)
+        await server!.close()
+        server = undefined
+      }
     })
 
     it('rejects a successful response that is not JSON', async () => {

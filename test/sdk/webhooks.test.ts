@@ -132,6 +132,13 @@ describe('sdk/webhooks', () => {
       expect(err.message).to.include('pass the raw request body (string or Buffer), not the parsed JSON')
       expect(err.message).to.include("express.raw({type: 'application/json'})")
     }
+    const message = (parsed: unknown) => failure(() => verifyWebhook(parsed as string, header, SECRET, {now: NOW})).message.split(':')[0]
+    expect([event, 42, undefined, null].map(message)).to.deep.equal([
+      'Webhook payload is an object',
+      'Webhook payload is a number',
+      'Webhook payload is undefined',
+      'Webhook payload is null',
+    ])
   })
 
   it('rejects a correctly signed body that is not a JSON object', () => {

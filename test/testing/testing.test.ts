@@ -81,6 +81,16 @@ describe('payapp/testing: startGateway in-process', () => {
       expect(stdout).to.match(/# fail 0/)
     })
 
+    it('CommonJS: require(\'payapp/testing\') from a .cjs file, and with no ES module on the require path (as Jest loads it)', async () => {
+      const file = 'docs/examples/testing/commonjs.test.cjs'
+      // Jest's module system cannot load an ES module; Node's --no-experimental-require-module refuses one the same way.
+      for (const flags of [[], ['--no-experimental-require-module']]) {
+        const {stdout} = await run(process.execPath, [...flags, '--test', '--test-reporter=tap', file], {cwd: ROOT})
+        expect(stdout, flags.join(' ')).to.match(/# pass 1/)
+        expect(stdout, flags.join(' ')).to.match(/# fail 0/)
+      }
+    })
+
     it('vitest', async () => {
       // vitest is a devDependency: run as `npx vitest run FILE` would, with no config file of ours.
       const vitest = join(ROOT, 'node_modules/vitest/vitest.mjs')

@@ -4,7 +4,8 @@
  * An app pays for the SDK on every start: as tsc's files, `import('@payapp/sdk')` linked some 30 modules
  * and built every zod schema (~150) and node:crypto before its first call. So both module systems get bundles
  * in which a schema is built when first read (lazy-schemas.js; the endpoint, admin and event tables name theirs through
- * functions), and builtins load on first use (LAZY_BUILTINS):
+ * functions). The sources import no Node built-in (the check at the end fails the build if one appears), so the same
+ * files load in Node, Deno, Bun, workerd and browsers:
  *
  * - ESM: dist/bundle/sdk.js (every module of src/, each as a namespace export) and dist/bundle/webhooks.js (the
  *   modules webhooks-edge.ts needs, no node builtins), sharing chunks. Each of tsc's dist/<module>.js is then
@@ -29,25 +30,32 @@ const SRC = join(root, 'src')
 const dist = join(root, 'dist')
 
 /**
- * Builtins loaded on first use (the first call that needs them), through getters over `process.getBuiltinModule`
- * (read at each call, so nock's patches of node:http still apply): node:http (with net and streams, some 40 internal
- * modules) for the first request, node:crypto for idempotency keys and webhook signatures, node:fs/promises for
- * uploads, node:timers/promises for retries' back-off. An app that imports the SDK for its types, errors or
- * webhook verification never loads the HTTP stack.
+ * The SDK's version, written into src/version.ts (a literal in every build, so no runtime reads a file for it at
+ * import) when package.json's version moved on; the bundles below read it from there (its declaration says `string`).
  */
-const LAZY_BUILTINS = ['node:http', 'node:crypto', 'node:fs/promises', 'node:timers/promises']
-const lazyBuiltins = {
-  name: 'lazy-builtins',
-  setup(build) {
-    build.onResolve({filter: /^node:/}, (args) => (LAZY_BUILTINS.includes(args.path) ? {path: args.path, namespace: 'lazy-builtin'} : undefined))
-    build.onLoad({filter: /.*/, namespace: 'lazy-builtin'}, async (args) => {
-      const keys = Object.keys(await import(args.path)).filter((key) => key !== 'default')
-      const contents =
-        `let real; const load = () => (real ??= process.getBuiltinModule(${JSON.stringify(args.path)}));\n` +
-        `for (const key of ${JSON.stringify(keys)}) Object.defineProperty(exports, key, {enumerable: true, get: () => load()[key]});\n`
-      return {contents, loader: 'js'}
-    })
-  },
+const {version} = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
+const versionFile = join(SRC, 'version.ts')
+const versionSource = readFileSync(versionFile, 'utf8')
+const versionLiteral = /export const SDK_VERSION: string = '([^']*)'/
+if (!versionLiteral.test(versionSource)) throw new Error(`${versionFile}: no SDK_VERSION literal to write the version into`)
+if (versionSource.match(versionLiteral)[1] !== version) {
+  writeFileSync(versionFile, versionSource.replace(versionLiteral, `export const SDK_VERSION: string = '${version}'`))
+  // tsc compiled the old literal before this script ran.
+  const compiled = join(dist, 'version.js')
+  writeFileSync(compiled, readFileSync(compiled, 'utf8').replace(/SDK_VERSION = '[^']*'/, `SDK_VERSION = '${version}'`))
+}
+
+/**
+ * What a bundler picks for a page or a Worker (the `browser` condition: esbuild --platform=browser, Vite, webpack,
+ * wrangler): tsc's ES modules as they are, one file a module, copied before the facades below replace them. An app's
+ * bundler follows only what the page reaches and drops the rest (the OpenAPI builder, the admin and event schemas,
+ * the deep paths): less than half the gzipped size of the facades' bundle, which an app's bundler keeps whole.
+ */
+rmSync(join(dist, 'browser'), {recursive: true, force: true})
+for (const file of tsFiles(dist, '.js')) {
+  const to = join(dist, 'browser', relative(dist, file))
+  mkdirSync(dirname(to), {recursive: true})
+  cpSync(file, to)
 }
 
 /**
@@ -62,15 +70,15 @@ const common = {
   platform: 'node',
   target: 'node20',
   external: ['zod', ...builtinModules.map((name) => `node:${name}`)],
-  plugins: [lazySchemas({modules: LAZY_MODULES, root}), lazyBuiltins],
+  plugins: [lazySchemas({modules: LAZY_MODULES, root})],
   logLevel: 'warning',
 }
 
-function tsFiles(dir) {
+function tsFiles(dir, ext = '.ts') {
   return readdirSync(dir, {withFileTypes: true}).flatMap((entry) => {
     const path = join(dir, entry.name)
-    if (entry.isDirectory()) return tsFiles(path)
-    return entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts') ? [path] : []
+    if (entry.isDirectory()) return tsFiles(path, ext)
+    return entry.name.endsWith(ext) && !entry.name.endsWith('.d.ts') ? [path] : []
   })
 }
 
@@ -132,14 +140,11 @@ await build({
   outdir: out,
   outExtension: {'.js': '.cjs'},
   format: 'cjs',
-  // import.meta.url has no CommonJS equivalent in esbuild's output: supply it from __filename.
-  define: {'import.meta.url': 'importMetaUrl'},
-  banner: {js: "const importMetaUrl = require('node:url').pathToFileURL(__filename).href;"},
 })
 
 // Declarations: the same files, read as CommonJS because of the package.json beside them.
 for (const entry of readdirSync(dist, {withFileTypes: true})) {
-  if (entry.name === 'cjs' || entry.name === 'bundle') continue
+  if (entry.name === 'cjs' || entry.name === 'bundle' || entry.name === 'browser') continue
   if (entry.isDirectory()) cpSync(join(dist, entry.name), join(out, entry.name), {recursive: true, filter: (f) => !f.endsWith('.js') || f.endsWith('.d.ts')})
   else if (entry.name.endsWith('.d.ts')) cpSync(join(dist, entry.name), join(out, entry.name))
 }
@@ -156,4 +161,15 @@ for (const file of [...readdirSync(join(dist, 'bundle')).map((f) => join(dist, '
   if (!code.includes('var __toESM = ')) continue
   if (!code.includes(DEFAULT_EXPORT)) throw new Error(`${file}: esbuild's __toESM changed; update DEFAULT_EXPORT in scripts/build.js`)
   writeFileSync(file, code.replace(DEFAULT_EXPORT, DEFAULT_EXPORT.replace('enumerable: true', 'enumerable: false')))
+}
+
+/**
+ * What an app bundles for a browser, an edge function or Lambda must not need Node: no built-in, no `process`
+ * global, no `import.meta.url` (undefined once an ES module is bundled to CommonJS) in any file of the builds.
+ */
+const NODE_ONLY = /\bfrom\s*["']node:|\brequire\(["']node:|\bimport\(["']node:|import\.meta\.url|(?<![.\w])process\./
+for (const file of [...readdirSync(join(dist, 'bundle')).map((f) => join(dist, 'bundle', f)), ...tsFiles(join(dist, 'browser'), '.js'), ...readdirSync(out).filter((f) => f.endsWith('.cjs')).map((f) => join(out, f))]) {
+  // Comments may name what the code avoids (tsc's files keep them).
+  const match = NODE_ONLY.exec(readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\/|^\s*\/\/.*$/gm, ''))
+  if (match) throw new Error(`${file}: "${match[0]}" would not load outside Node; the SDK reaches the runtime through src/runtime.ts`)
 }

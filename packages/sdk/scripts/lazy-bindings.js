@@ -43,9 +43,10 @@ export function lazyBindings(code) {
       if (edit) edit.text = `${node.key.name}: ${edit.text}`
     }
     if (node.type === 'ExportSpecifier' && lazy.has(node.local.name)) {
+      // The whole specifier (`a` or `a as b`) is rewritten, in place of the edit of its local name if there is one.
       const edit = edits.find((e) => e.identifier === node.local)
       const exported = node.exported.name
-      if (edit) edit.text = `${node.local.name}$ as ${exported}`
+      if (edit) Object.assign(edit, {start: node.start, end: node.end, text: `${node.local.name}$ as ${exported}`})
       else edits.push({start: node.start, end: node.end, text: `${node.local.name}$ as ${exported}`})
       lazyExports.push(exported)
     }

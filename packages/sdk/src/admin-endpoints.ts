@@ -62,7 +62,14 @@ export const adminEndpoints = lazyTable({
     body: () => admin.adminSandboxReset,
     ...ok,
   }),
-  'events.list': adminRoute('GET', '/events', () => commerce.event, 'Events the gateway emitted, newest first (what webhooks deliver)', {query: () => admin.adminEventsQuery, list: true}),
+  'events.list': adminRoute('GET', '/events', () => commerce.event, 'Events the gateway emitted, newest first (what webhooks deliver), by type, time and delivery state', {
+    query: () => admin.adminEventsQuery,
+    list: true,
+  }),
+  'events.resendMany': adminRoute('POST', '/events/resend', () => admin.adminEventsResendResult, 'Queue again every logged event a filter selects (type, time, delivery state), oldest first', {
+    body: () => admin.adminEventsResend,
+    ...ok,
+  }),
   'events.resend': adminRoute('POST', '/events/{id}/resend', () => admin.adminEventResendResult, 'Queue a logged event again: to one endpoint, or every endpoint that selects it', {
     body: () => admin.adminEventResend,
     ...ok,
@@ -73,7 +80,20 @@ export const adminEndpoints = lazyTable({
   }),
   'webhookEndpoints.list': adminRoute('GET', '/webhook_endpoints', () => admin.adminWebhookEndpoint, "The merchant's endpoints, secrets masked", {query: () => admin.adminMerchantQuery, list: true}),
   'webhookEndpoints.delete': adminRoute('DELETE', '/webhook_endpoints/{id}', () => admin.adminWebhookEndpointDeleted, 'Delete an endpoint and stop its deliveries'),
-  'webhookEndpoints.deliveries': adminRoute('GET', '/webhook_endpoints/{id}/deliveries', () => admin.adminWebhookDeliveryAttempt, "An endpoint's delivery attempts, oldest first", {list: true}),
+  'webhookEndpoints.deliveries': adminRoute(
+    'GET',
+    '/webhook_endpoints/{id}/deliveries',
+    () => admin.adminWebhookDeliveryAttempt,
+    "An endpoint's delivery attempts in the order they were made, with what fault rules injected",
+    {list: true},
+  ),
+  'webhookEndpoints.rotateSecret': adminRoute(
+    'POST',
+    '/webhook_endpoints/{id}/rotate_secret',
+    () => admin.adminWebhookEndpoint,
+    'A new signing secret (in full, once); the previous one keeps signing as a second v1 until it expires (default 24 h on the gateway clock, 0: at once)',
+    {body: () => admin.adminWebhookSecretRotate, ...ok},
+  ),
 
   'checkouts.complete': adminRoute('POST', '/checkouts/{session_id}/complete', () => admin.adminCheckoutCompletion, 'Play the buyer: pay (default) or decline an open checkout session', {
     body: () => admin.adminCheckoutComplete,
@@ -92,7 +112,7 @@ export const adminEndpoints = lazyTable({
     ...ok,
   }),
 
-  'faults.create': adminRoute('POST', '/faults', () => admin.adminFault, 'Make matching API requests answer 429/500/503 or late, before they run (nothing is written)', {
+  'faults.create': adminRoute('POST', '/faults', () => admin.adminFault, 'Make matching API requests answer 429/500/503 or late, before they run (nothing is written), or webhook deliveries duplicated, delayed, reordered or failed', {
     body: () => admin.adminFaultCreate,
   }),
   'faults.list': adminRoute('GET', '/faults', () => admin.adminFault, 'The fault rules, with their hits and remaining counts', {list: true}),

@@ -38,7 +38,7 @@ export type {
 
 /** The client options that apply to the admin API (ClientOptions documents each). */
 export interface GatewayAdminOptions
-  extends Pick<ClientOptions, 'baseUrl' | 'maxRetries' | 'timeout' | 'totalTimeout' | 'loopbackRefused' | 'onRequest' | 'onResponse'> {
+  extends Pick<ClientOptions, 'baseUrl' | 'maxRetries' | 'timeout' | 'totalTimeout' | 'loopbackRefused' | 'fetch' | 'onRequest' | 'onResponse'> {
   /** The admin key the gateway printed at start (`gw.adminKey` in tests). */
   adminKey: string
   /** Default 0 (not ClientOptions' 4): a local gateway that fails will not succeed a second later. */
@@ -120,6 +120,8 @@ export class GatewayAdmin {
     /** Queues an event again: to one endpoint, or to every endpoint of its merchant and environment that selects it. */
     resend: (eventId: string, body: z.input<typeof admin.adminEventResend> = {}, opts?: RequestOptions) =>
       this.call('events.resend', {params: {id: eventId}, body, opts}),
+    /** Queues again every logged event the filter selects (`delivery: 'failed'`, `since`, `type`…), oldest first. */
+    resendMany: (body: admin.AdminEventsResend, opts?: RequestOptions) => this.call('events.resendMany', {body, opts}),
   }
 
   readonly webhookEndpoints = {
@@ -128,8 +130,14 @@ export class GatewayAdmin {
     /** The merchant's endpoints, secrets masked. */
     list: (merchantId: string, opts?: RequestOptions) => this.call('webhookEndpoints.list', {query: {merchant: merchantId}, opts}),
     delete: (endpointId: string, opts?: RequestOptions) => this.call('webhookEndpoints.delete', {params: {id: endpointId}, opts}),
-    /** The attempt log, oldest first. */
+    /** The attempt log in the order attempts were made, with what fault rules injected (`fault`, `injected`). */
     deliveries: (endpointId: string, opts?: RequestOptions) => this.call('webhookEndpoints.deliveries', {params: {id: endpointId}, opts}),
+    /**
+     * A new signing secret, in full this once; the previous one keeps signing (a second `v1`) for
+     * `expire_previous_in_seconds` of gateway-clock time (default 24 h; 0 ends it at once).
+     */
+    rotateSecret: (endpointId: string, body: admin.AdminWebhookSecretRotate = {}, opts?: RequestOptions) =>
+      this.call('webhookEndpoints.rotateSecret', {params: {id: endpointId}, body, opts}),
   }
 
   readonly checkouts = {

@@ -4,7 +4,7 @@
  * and 405s from it; the SDK's namespaces call through it; the CLI's commands and the scope-matrix test
  * iterate it. The gateway's admin API has its own table in admin-endpoints.ts.
  */
-import {z} from 'zod'
+import * as z from 'zod'
 
 import * as billing from './schemas/billing.js'
 import * as catalog from './schemas/catalog.js'

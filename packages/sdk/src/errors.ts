@@ -33,7 +33,8 @@ export class PayappError extends Error {
 
   constructor(fields: PayappErrorFields) {
     super(fields.message, fields.cause === undefined ? undefined : {cause: fields.cause})
-    this.name = new.target.name
+    // Each class names itself in a literal: a minifier renames classes, so new.target.name would say 'si' in a browser bundle.
+    this.name = 'PayappError'
     this.statusCode = fields.statusCode
     this.type = fields.type
     this.code = fields.code
@@ -62,34 +63,57 @@ export class PayappError extends Error {
 }
 
 /** 400, 405, 410, 413, 422: the request itself is wrong; retrying it unchanged cannot help. */
-export class InvalidRequestError extends PayappError {}
+export class InvalidRequestError extends PayappError {
+  override name = 'InvalidRequestError'
+}
 /** 401: missing, malformed, revoked or wrong-mode credential. */
-export class AuthenticationError extends PayappError {}
+export class AuthenticationError extends PayappError {
+  override name = 'AuthenticationError'
+}
 /** 402: payment declined or plan limit reached. */
-export class PaymentRequiredError extends PayappError {}
+export class PaymentRequiredError extends PayappError {
+  override name = 'PaymentRequiredError'
+}
 /** 403: the credential lacks the scope (type `insufficient_scope`) or the origin is not allowed. */
-export class PermissionError extends PayappError {}
+export class PermissionError extends PayappError {
+  override name = 'PermissionError'
+}
 /** 404: no such object for this credential's merchant and environment. */
-export class NotFoundError extends PayappError {}
+export class NotFoundError extends PayappError {
+  override name = 'NotFoundError'
+}
 /** 409: a state conflict such as `out_of_stock` or `variant_exists`. */
-export class ConflictError extends PayappError {}
+export class ConflictError extends PayappError {
+  override name = 'ConflictError'
+}
 /** 409 with type `idempotency_error`: the key was reused with another body, or is still in flight. */
-export class IdempotencyError extends ConflictError {}
+export class IdempotencyError extends ConflictError {
+  override name = 'IdempotencyError'
+}
 /** 429 (and 503 `rate_limiter_unavailable`): slow down; `retryAfter` says for how long. */
 export class RateLimitError extends PayappError {
+  override name = 'RateLimitError'
   /** Seconds to wait, from the `Retry-After` header (the spec's default is 1). */
   get retryAfter(): number {
     return parseRetryAfter(this.headers['retry-after']) ?? 1
   }
 }
 /** 5xx: the service failed; safe to retry with the same idempotency key. */
-export class APIError extends PayappError {}
+export class APIError extends PayappError {
+  override name = 'APIError'
+}
 /** No HTTP response at all: refused, reset, timed out or DNS failure. */
-export class ConnectionError extends PayappError {}
+export class ConnectionError extends PayappError {
+  override name = 'ConnectionError'
+}
 /** A response arrived but its body does not match the expected shape. */
-export class ResponseValidationError extends PayappError {}
+export class ResponseValidationError extends PayappError {
+  override name = 'ResponseValidationError'
+}
 /** A webhook signature, timestamp or payload failed verification. */
-export class SignatureVerificationError extends PayappError {}
+export class SignatureVerificationError extends PayappError {
+  override name = 'SignatureVerificationError'
+}
 
 /** The first value of a header that may repeat. */
 export function headerValue(value: string | string[] | undefined): string | undefined {
@@ -112,6 +136,18 @@ interface Envelope {
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined)
 
+/**
+ * A body that is not the platform's envelope (a proxy's 502 page, another service's JSON) as a message:
+ * the status and the body's first 200 characters, an HTML page's tags dropped, whitespace folded.
+ */
+function messageOf(statusCode: number, body: unknown): string {
+  const text = typeof body === 'string' ? body : body === undefined ? '' : JSON.stringify(body)
+  const plain = /^\s*</.test(text) ? text.replace(/<(script|style)\b[\s\S]*?<\/\1>/gi, ' ').replace(/<[^>]*>/g, ' ') : text
+  const start = plain.replace(/\s+/g, ' ').trim()
+  if (start === '') return `HTTP ${statusCode} with an empty body`
+  return `HTTP ${statusCode}: ${start.length > 200 ? `${start.slice(0, 200)}…` : start}`
+}
+
 /** The one mapping from an HTTP error response to an error class. */
 export function errorFromResponse(statusCode: number, body: unknown, headers: ErrorHeaders = {}): PayappError {
   const envelope = (body && typeof body === 'object' ? (body as Envelope).error : undefined) ?? {}
@@ -121,7 +157,7 @@ export function errorFromResponse(statusCode: number, body: unknown, headers: Er
     type,
     code: str(envelope.code),
     param: str(envelope.param),
-    message: str(envelope.message) ?? `HTTP ${statusCode} with no error message`,
+    message: str(envelope.message) ?? messageOf(statusCode, body),
     requestId: str(envelope.request_id) ?? headerValue(headers['x-request-id']),
     headers,
     raw: body,

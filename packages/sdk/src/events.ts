@@ -3,7 +3,7 @@
  * The gateway can only emit a type listed here (Platform.emit takes an `EventType`); the OpenAPI
  * document's `webhooks` section and `TypedEvent` derive from it.
  */
-import {z} from 'zod'
+import * as z from 'zod'
 
 import {lazyTable, type Schema} from './endpoints.js'
 import * as billing from './schemas/billing.js'

@@ -7,7 +7,7 @@
  * Generic over doors: every door in DOOR_PREFIX gets its paths, with the credentials DOOR_AUTH names.
  * Loaded lazily (by `payapp openapi` and the gateway's `GET /openapi.json`), never at CLI start-up.
  */
-import {z} from 'zod'
+import * as z from 'zod'
 
 import {DOOR_PREFIX, endpoints, pathParams, type Door, type EndpointDef} from './endpoints.js'
 import {eventTypes, type EventDef} from './events.js'
@@ -118,14 +118,54 @@ const toJsonOptions = (io: 'input' | 'output') =>
     io,
     unrepresentable: 'any',
     uri: (id: string) => `#/components/schemas/${id}`,
-    override: (ctx: {jsonSchema: Json}) => {
+    override: (ctx: {zodSchema: z.core.$ZodType; jsonSchema: Json}) => {
       const format = ctx.jsonSchema.format
       if (typeof format === 'string' && !STANDARD_FORMATS.has(format)) delete ctx.jsonSchema.format
       // z.int()'s safe-integer bounds say nothing a reader needs (and make mocks print -9007199254740991).
       if (ctx.jsonSchema.minimum === Number.MIN_SAFE_INTEGER) delete ctx.jsonSchema.minimum
       if (ctx.jsonSchema.maximum === Number.MAX_SAFE_INTEGER) delete ctx.jsonSchema.maximum
+      if (io === 'input') asRequest(ctx.zodSchema, ctx.jsonSchema)
     },
   }) as const
+
+/** Whether a string schema trims its input (`.trim()`): one of its overwrite checks turns ' a ' into 'a'. */
+function trims(schema: z.core.$ZodType): boolean {
+  if (!(schema instanceof z.ZodString)) return false
+  return (schema._zod.def.checks ?? []).some((check) => {
+    const def = check._zod.def as {check: string; tx?: (s: string) => unknown}
+    return def.check === 'overwrite' && def.tx?.(' a ') === 'a'
+  })
+}
+
+/**
+ * A request schema as generators read it. A field the gateway fills in when absent keeps its default in
+ * words only: openapi-typescript (default settings) makes every field with a `default` required, so valid
+ * calls would not type-check. A field a request may never send (an immutable field of an update) is left
+ * out, so a strict body refuses it as the gateway does, and named in the object's description. A trimmed
+ * string's minimum length gets a pattern, since '  ' is too short once trimmed.
+ */
+function asRequest(schema: z.core.$ZodType, json: Json): void {
+  // A trimmed string's minimum counts what is left after trimming: say it with a pattern too.
+  const min = json.minLength
+  if (typeof min === 'number' && min > 0 && json.pattern === undefined && trims(schema)) {
+    json.pattern = min === 1 ? '\\S' : `^\\s*\\S[\\s\\S]{${min - 2},}\\S\\s*$`
+  }
+  if ('default' in json) {
+    const text = typeof json.description === 'string' ? json.description : ''
+    if (!/default/i.test(text)) json.description = `${text ? `${text}. ` : ''}Default: ${JSON.stringify(json.default)}`
+    delete json.default
+  }
+  if (!(schema instanceof z.ZodObject) || typeof json.properties !== 'object' || json.properties === null) return
+  const immutable = Object.entries(schema.shape as Record<string, z.ZodType>)
+    .filter(([, field]) => catalog.isImmutable(field))
+    .map(([name]) => name)
+  if (immutable.length === 0) return
+  const properties = json.properties as Json
+  for (const name of immutable) delete properties[name]
+  if (Array.isArray(json.required)) json.required = json.required.filter((name: string) => !immutable.includes(name))
+  const text = typeof json.description === 'string' ? `${json.description}. ` : ''
+  json.description = `${text}Immutable, refused with a 400: ${immutable.join(', ')}`
+}
 
 /** Collects the named components of one direction (input or output) and renders schemas against them. */
 class Components {
@@ -170,6 +210,18 @@ class Components {
   }
 }
 
+/** The `oneOfQueryFields` of a query as one `form`-exploded parameter: each field alone, exactly one of them. */
+function oneOfParameter(group: {name: string; fields: readonly string[]}, shape: Record<string, z.ZodType>, inputs: Components): Json {
+  const description = `One of: ${group.fields.join(', ')}`
+  const oneOf = group.fields.map((name) => ({
+    type: 'object',
+    properties: {[name]: inputs.inlined(shape[name]!)},
+    required: [name],
+    additionalProperties: false,
+  }))
+  return {name: group.name, in: 'query', required: true, style: 'form', explode: true, description, schema: {oneOf}}
+}
+
 const errorResponseRef = (status: number) => ({$ref: `#/components/responses/${ERROR_RESPONSES[status].name}`})
 
 const operationId = (door: Door, id: string) => door + pascal(id)
@@ -181,6 +233,8 @@ export function openapiDocument(opts: OpenApiOptions = {}): Json {
   const taken = new Set<string>(['ErrorEnvelope', 'Event'])
   const outputs = new Components('output', names, taken, '')
   const inputs = new Components('input', names, taken, 'Input')
+  // One component for the supported currencies, referenced by every request field that takes one.
+  inputs.ref(common.currency)
   const listEnvelopes: Record<string, Json> = {}
 
   const listOf = (item: z.ZodType, fallback: string): Json => {
@@ -206,10 +260,14 @@ export function openapiDocument(opts: OpenApiOptions = {}): Json {
 
       const parameters: Json[] = pathParams(def.path).map((name) => ({name, in: 'path', required: true, schema: {type: 'string'}}))
       const query = def.list ? (def.query ? common.listQuery.extend(def.query.shape) : common.listQuery) : def.query
+      const oneOf = def.query && common.oneOfQueryFields.get(def.query)
       for (const [name, field] of Object.entries(query?.shape ?? {}) as [string, z.ZodType][]) {
+        if (oneOf?.fields.includes(name)) continue
         const schema = inputs.inlined(field)
         parameters.push({name, in: 'query', required: !field.safeParse(undefined).success, schema, ...(field.description ? {description: field.description} : {})})
       }
+      // Fields of which a request sends one: one exploded object parameter (`?charge=…`) whose schema is a oneOf.
+      if (oneOf && query) parameters.push(oneOfParameter(oneOf, query.shape as Record<string, z.ZodType>, inputs))
       if (isWrite(def)) parameters.push({$ref: '#/components/parameters/IdempotencyKey'})
 
       const success = def.created ? '201' : '200'
@@ -252,15 +310,18 @@ export function openapiDocument(opts: OpenApiOptions = {}): Json {
             'multipart/form-data': {
               schema: {
                 type: 'object',
-                properties: {file: {type: 'string', contentMediaType: 'application/octet-stream', description: 'The file, at most 5 MB'}},
+                // `format: binary` is what generators read as a file (a Blob); contentMediaType is 3.1's own word for it.
+                properties: {file: {type: 'string', format: 'binary', contentMediaType: 'application/octet-stream', description: 'The file, at most 5 MB'}},
                 required: ['file'],
               },
             },
           },
         }
       } else if (def.body) {
+        // Required when the model refuses {}, or its JSON Schema names the shapes a body must take.
+        const shapes = def.body.meta() as {oneOf?: unknown; anyOf?: unknown} | undefined
         operation.requestBody = {
-          required: !def.body.safeParse({}).success,
+          required: !def.body.safeParse({}).success || shapes?.oneOf !== undefined || shapes?.anyOf !== undefined,
           content: {'application/json': {schema: inputs.ref(def.body, `${pascal(id)}Body`)}},
         }
       }

@@ -1,17 +1,10 @@
 /**
  * The one place that speaks HTTP. All transport policy lives here: headers, idempotency keys,
  * timeouts, which failures are retried and how long to wait, and how a response becomes data or a
- * typed error. Each attempt is one node:http(s) request on the runtime's keep-alive agent (see `send`):
- * with retries, redirects and error mapping all decided below, an HTTP library's per-request option
- * merging and hooks were most of the CPU a request cost (got 14: ~420 µs against ~150 µs).
+ * typed error. Each attempt is one call of the runtime's `fetch` (or the one passed as the `fetch`
+ * option): the same code runs in Node, Deno, Bun, workerd and browsers, and nothing here touches a
+ * Node built-in or `process`, at load or at call.
  */
-import {randomUUID} from 'node:crypto'
-import {existsSync, readFileSync} from 'node:fs'
-import http from 'node:http'
-import {dirname, join} from 'node:path'
-import {setTimeout as delay} from 'node:timers/promises'
-import {fileURLToPath} from 'node:url'
-
 import {
   ConnectionError,
   InvalidRequestError,
@@ -24,10 +17,28 @@ import {
 } from './errors.js'
 import {isLoopbackHost} from './hosts.js'
 import {mask} from './mask.js'
+import {isBrowser, randomUUID, runtimeName, warn} from './runtime.js'
+import {SDK_VERSION} from './version.js'
+
+export {SDK_VERSION}
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'PUT'
-/** Response headers as node:http gives them; the same shape errors carry. */
+/** Response headers by lower-case name; the same shape errors carry. */
 export type ResponseHeaders = ErrorHeaders
+
+/** What the transport reads of an answer: a `Response` has it, and so can a sender that never loads one. */
+export interface FetchResponse {
+  status: number
+  headers: {forEach(callback: (value: string, name: string) => void): void}
+  text(): Promise<string>
+}
+
+/**
+ * The `fetch` the transport sends with: the runtime's by default. Any function with fetch's call shape
+ * works (a wrapper that adds tracing, a proxy agent's, undici's, a test double); the transport never
+ * follows redirects (`redirect: 'manual'`) and reads the whole body as text.
+ */
+export type Fetch = (url: string, init: RequestInit) => Promise<FetchResponse>
 
 export interface RequestEvent {
   method: HttpMethod
@@ -73,13 +84,16 @@ export interface TransportOptions {
   /** Milliseconds for the whole call, every attempt and wait included; default unbounded (retries are). A retry that would end past it is not made. */
   totalTimeout?: number
   /**
-   * A refused connection to a loopback address (127.0.0.1, ::1, localhost): `'retry'` (default) like any
-   * refused connection, or `'fail'` at once, for interactive tools where it means a local server is not running.
+   * A refused connection to a loopback address (127.0.0.1, ::1, localhost): `'fail'` (default) at once, as
+   * nothing listens there and nothing will within the backoff; or `'retry'` like any refused connection,
+   * for a script that starts a local server at the same time as its first call.
    */
   loopbackRefused?: 'retry' | 'fail'
+  /** The `fetch` to send with; default the runtime's `globalThis.fetch`, looked up per request. */
+  fetch?: Fetch
   /** Backoff base and cap; default 1000 → 1 s, 2 s, 4 s, 8 s, capped at 8000. */
   retryDelays?: {initialMs?: number; maxMs?: number}
-  /** Appended after `payapp-sdk/<version> node/<version>`, e.g. `my-app/1.2.0`. */
+  /** Appended after `payapp-sdk/<version> <runtime>/<version>`, e.g. `my-app/1.2.0`; not sent from browsers, which set their own. */
   userAgent?: string
   /** Extra headers sent on every request. */
   headers?: Record<string, string>
@@ -92,7 +106,7 @@ export interface TransportOptions {
 }
 
 /** The settings a client passes to its transport as given (credentials and baseUrl are the client's to make). */
-const PASSED_THROUGH = ['maxRetries', 'timeout', 'totalTimeout', 'loopbackRefused', 'retryDelays', 'userAgent', 'headers', 'onRequest', 'onResponse'] as const satisfies readonly (keyof TransportOptions)[]
+const PASSED_THROUGH = ['maxRetries', 'timeout', 'totalTimeout', 'loopbackRefused', 'fetch', 'retryDelays', 'userAgent', 'headers', 'onRequest', 'onResponse'] as const satisfies readonly (keyof TransportOptions)[]
 export type TransportOption = (typeof PASSED_THROUGH)[number]
 
 /** The pass-through settings out of a client's (or the admin API's) options, and nothing else of them (no credential). */
@@ -137,35 +151,14 @@ export const DEFAULT_MAX_DELAY_MS = 8000
 /** Longest `Retry-After` we honour; a larger value is capped rather than blocking a caller for minutes. */
 export const MAX_RETRY_AFTER_MS = 60_000
 
+/** No response and no cause given (browsers, workerd): the connection failed somewhere. */
+const NETWORK_ERROR = 'ENETWORK'
+
 /** Failures where the request most likely never completed, so sending it again (same key) is safe. */
-const RETRYABLE_CONNECTION_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'EPIPE', 'EAI_AGAIN'])
+const RETRYABLE_CONNECTION_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'EPIPE', 'EAI_AGAIN', NETWORK_ERROR])
 
 /** Methods that create or change state; the spec dedupes them by `Idempotency-Key`. */
 const KEYED_METHODS = new Set<HttpMethod>(['POST', 'PATCH'])
-
-/**
- * Reads the version of the package that contains this file: @payapp/sdk from its src/ (tsx) or dist/, or
- * payapp where the CLI's bundle carries the SDK inside (payapp pins the @payapp/sdk of its own version).
- */
-function readSdkVersion(): string {
-  let dir = dirname(fileURLToPath(import.meta.url))
-  for (;;) {
-    const file = join(dir, 'package.json')
-    if (existsSync(file)) {
-      try {
-        const pkg = JSON.parse(readFileSync(file, 'utf8')) as {name?: unknown; version?: unknown}
-        if ((pkg.name === '@payapp/sdk' || pkg.name === 'payapp') && typeof pkg.version === 'string') return pkg.version
-      } catch {
-        // An unreadable package.json on the way up is not ours; keep climbing.
-      }
-    }
-    const parent = dirname(dir)
-    if (parent === dir) return '0.0.0'
-    dir = parent
-  }
-}
-
-export const SDK_VERSION = readSdkVersion()
 
 /** `Bearer tok_…abcd`: keeps the scheme and masks the credential by the one masking rule (mask.ts). */
 export function redactAuthorization(value: string): string {
@@ -212,13 +205,31 @@ function positiveTimeout(value: number | undefined, fallback: number, name = 'ti
   return value ?? fallback
 }
 
-function errorCode(err: unknown): string | undefined {
-  return err && typeof err === 'object' && typeof (err as {code?: unknown}).code === 'string'
-    ? (err as {code: string}).code
-    : undefined
+/**
+ * A failed attempt with no response, as one code. Each runtime's fetch says it differently: Node's
+ * `TypeError('fetch failed')` carries the socket's error as `cause` (an AggregateError when several
+ * addresses were tried), Bun sets `code: 'ConnectionRefused'`, Deno puts the OS message in its own, and
+ * a browser says nothing beyond `TypeError` (NETWORK_ERROR).
+ */
+export function failureCode(err: unknown): string {
+  const chain: {code?: unknown; message?: unknown}[] = []
+  const walk = (e: unknown, depth: number): void => {
+    if (!e || typeof e !== 'object' || depth > 5 || chain.includes(e)) return
+    chain.push(e)
+    walk((e as {cause?: unknown}).cause, depth + 1)
+    const inner = (e as {errors?: unknown}).errors
+    if (Array.isArray(inner)) for (const one of inner) walk(one, depth + 1)
+  }
+  walk(err, 0)
+  const codes = chain.flatMap((e) => (typeof e.code === 'string' ? [e.code] : []))
+  const text = [...codes, ...chain.map((e) => String(e.message ?? ''))].join('\n')
+  if (/ECONNREFUSED|ConnectionRefused|connection refused/i.test(text)) return 'ECONNREFUSED'
+  if (/ECONNRESET|UND_ERR_SOCKET|ConnectionClosed|other side closed|connection reset|socket hang up/i.test(text)) return 'ECONNRESET'
+  if (/UND_ERR_(CONNECT|HEADERS|BODY)_TIMEOUT/.test(text)) return 'ETIMEDOUT'
+  return codes.find((code) => !/^ERR_INVALID|^ABORT_ERR$/.test(code)) ?? NETWORK_ERROR
 }
 
-/** A failed attempt with no response: the socket's error (`code`: ECONNRESET, ECONNREFUSED, …), or our timeout. */
+/** A failed attempt with no response (`code` as failureCode gives it), or our timeout. */
 type SendError = Error & {code?: string; timedOut?: boolean}
 
 type Outcome =
@@ -246,8 +257,9 @@ function retryDecision(outcome: Outcome, retriesDone: number, policy: RetryPolic
 
   if (outcome.kind === 'error') {
     const code = outcome.error.timedOut ? 'ETIMEDOUT' : (outcome.error.code ?? '')
-    // Nothing listens on this machine's port: the caller chose to hear that at once rather than after the backoff.
-    if (code === 'ECONNREFUSED' && policy.refusedIsFinal) return {retry: false}
+    // Nothing listens on this machine's port, and nothing will within the backoff: say so at once. (A browser
+    // names no cause, and a failure on this machine is a refusal or a CORS refusal, neither of which a retry fixes.)
+    if ((code === 'ECONNREFUSED' || code === NETWORK_ERROR) && policy.refusedIsFinal) return {retry: false}
     // Reset, refused, timed out: the request probably never completed, and the key makes a repeat harmless.
     if (RETRYABLE_CONNECTION_CODES.has(code)) return {retry: true, reason: `connection error ${code}`}
     // DNS failures (ENOTFOUND), TLS errors and the like will not fix themselves within seconds.
@@ -288,17 +300,18 @@ function parseBody(text: string): {body: unknown; isJson: boolean} {
 
 export class Transport {
   readonly #baseUrl: string
-  readonly #target: Target
   readonly #authorization?: string
   readonly #maxRetries: number
   readonly #timeout: number
   readonly #totalTimeout?: number
-  /** `loopbackRefused: 'fail'` and baseUrl is this machine: decided once, every request goes to that host. */
+  /** baseUrl is this machine and `loopbackRefused` is not `'retry'`: decided once, every request goes to that host. */
   readonly #refusedIsFinal: boolean
   readonly #initialDelayMs: number
   readonly #maxDelayMs: number
-  readonly #userAgent: string
+  /** Absent in browsers: theirs is sent, and a header of ours would have to be allowed by every CORS preflight. */
+  readonly #userAgent?: string
   readonly #headers: Record<string, string>
+  readonly #fetch?: Fetch
   readonly #onRequest?: (e: RequestEvent) => void
   readonly #onResponse?: (e: ResponseEvent) => void
   readonly #sleep?: (ms: number) => Promise<void>
@@ -313,19 +326,21 @@ export class Transport {
     if (base.protocol !== 'http:' && base.protocol !== 'https:') {
       throw new InvalidRequestError({message: `baseUrl must be http(s), got ${base.protocol}`, code: 'invalid_option', param: 'baseUrl'})
     }
+    if (opts.fetch !== undefined && typeof opts.fetch !== 'function') {
+      throw new InvalidRequestError({message: 'fetch must be a function with the call shape of fetch', code: 'invalid_option', param: 'fetch'})
+    }
     this.#baseUrl = opts.baseUrl.replace(/\/+$/, '')
-    // An IPv6 literal keeps its brackets in a URL, not in a hostname to connect to.
-    this.#target = {protocol: base.protocol, hostname: base.hostname.replace(/^\[(.*)\]$/, '$1'), port: base.port}
     this.#authorization = opts.authorization
     this.#maxRetries = nonNegativeInt(opts.maxRetries, DEFAULT_MAX_RETRIES, 'maxRetries')
     this.#timeout = positiveTimeout(opts.timeout, DEFAULT_TIMEOUT_MS)
     this.#totalTimeout = opts.totalTimeout === undefined ? undefined : positiveTimeout(opts.totalTimeout, 0, 'totalTimeout')
-    this.#refusedIsFinal = opts.loopbackRefused === 'fail' && isLoopbackHost(this.#target.hostname)
+    this.#refusedIsFinal = opts.loopbackRefused !== 'retry' && isLoopbackHost(base.hostname)
     this.#initialDelayMs = nonNegativeInt(opts.retryDelays?.initialMs, DEFAULT_INITIAL_DELAY_MS, 'retryDelays.initialMs')
     this.#maxDelayMs = nonNegativeInt(opts.retryDelays?.maxMs, DEFAULT_MAX_DELAY_MS, 'retryDelays.maxMs')
     const extra = opts.userAgent?.trim()
-    this.#userAgent = `payapp-sdk/${SDK_VERSION} node/${process.versions.node}${extra ? ` ${extra}` : ''}`
+    this.#userAgent = isBrowser() ? undefined : `payapp-sdk/${SDK_VERSION} ${runtimeName()}${extra ? ` ${extra}` : ''}`
     this.#headers = lowerKeys(opts.headers)
+    this.#fetch = opts.fetch
     this.#onRequest = opts.onRequest
     this.#onResponse = opts.onResponse
     this.#sleep = opts.sleep
@@ -342,6 +357,11 @@ export class Transport {
     if (req.method === 'GET' && (req.body !== undefined || req.form !== undefined)) {
       throw new InvalidRequestError({message: 'a GET request cannot have a body; use query', code: 'invalid_option', param: 'body'})
     }
+    // Looked up per call, so a fetch replaced after the client was made (instrumentation, test doubles) is used.
+    const fetch = this.#fetch ?? (globalThis.fetch as Fetch | undefined)
+    if (typeof fetch !== 'function') {
+      throw new InvalidRequestError({message: 'this runtime has no global fetch: pass one as the fetch option', code: 'invalid_option', param: 'fetch'})
+    }
     const maxRetries = nonNegativeInt(req.maxRetries, this.#maxRetries, 'maxRetries')
     const timeout = positiveTimeout(req.timeout, this.#timeout)
     const totalTimeout = req.totalTimeout === undefined ? this.#totalTimeout : positiveTimeout(req.totalTimeout, 0, 'totalTimeout')
@@ -356,18 +376,16 @@ export class Transport {
     const displayQuery = this.#onRequest ? redactQuery(url.searchParams) : ''
 
     // Serialised once so every retry sends identical bytes (the server fingerprints the body per key).
-    const payload = req.form !== undefined ? await encodeForm(req.form) : req.body === undefined ? undefined : {bytes: Buffer.from(JSON.stringify(req.body)), type: 'application/json'}
+    const payload = req.form !== undefined ? await encodeForm(req.form) : req.body === undefined ? undefined : {bytes: JSON.stringify(req.body), type: 'application/json'}
 
     const callHeaders = lowerKeys(req.headers)
     const headers: Record<string, string> = {
       accept: 'application/json',
-      'accept-encoding': 'gzip, deflate, br',
       ...this.#headers,
-      'user-agent': this.#userAgent,
+      ...(this.#userAgent === undefined ? {} : {'user-agent': this.#userAgent}),
       ...(this.#authorization === undefined ? {} : {authorization: this.#authorization}),
       ...(payload ? {'content-type': payload.type} : {}),
       ...callHeaders,
-      ...(payload ? {'content-length': String(payload.bytes.length)} : {}),
     }
     // Generated once per logical call and reused on every retry, so the server can dedupe them. A key in
     // the transport-wide headers is ignored: shared by every call, it would make each a replay of the first.
@@ -389,6 +407,7 @@ export class Transport {
 
     const maxAttempts = maxRetries + 1
     const policy: RetryPolicy = {maxRetries, refusedIsFinal: this.#refusedIsFinal, signal: req.signal}
+    const href = url.href
     for (let attempt = 1; ; attempt++) {
       if (req.signal?.aborted) throw aborted(req.method, displayUrl, req.signal)
       if (this.#onRequest) {
@@ -400,7 +419,7 @@ export class Transport {
       const attemptTimeout = Math.max(1, Math.min(timeout, Math.round(deadline - started)))
       let outcome: Outcome
       try {
-        const res = await send(this.#target, url.pathname + url.search, req.method, headers, payload?.bytes, attemptTimeout, req.signal)
+        const res = await send(fetch, href, req.method, headers, payload?.bytes, attemptTimeout, req.signal)
         outcome = {kind: 'response', status: res.status, headers: res.headers, text: res.text, ...parseBody(res.text)}
       } catch (err) {
         if (req.signal?.aborted) throw aborted(req.method, displayUrl, req.signal, err)
@@ -423,7 +442,7 @@ export class Transport {
         requestId,
         headers: outcome.kind === 'response' ? outcome.headers : undefined,
         elapsedMs,
-        errorCode: outcome.kind === 'error' ? (errorCode(outcome.error) ?? outcome.error.name) : undefined,
+        errorCode: outcome.kind === 'error' ? (outcome.error.code ?? outcome.error.name) : undefined,
         retry: decision.retry ? {delayMs, reason: decision.reason} : undefined,
       })
 
@@ -432,7 +451,8 @@ export class Transport {
         continue
       }
       if (outcome.kind === 'error') throw connectionError(outcome.error, req.method, displayUrl, attempt, attemptTimeout)
-      if (outcome.status >= 300) throw errorFromResponse(outcome.status, outcome.body, outcome.headers)
+      // 0 is a browser's opaque answer to a redirect (never followed: it could replay a POST or carry the key away).
+      if (outcome.status >= 300 || outcome.status < 200) throw errorFromResponse(outcome.status, outcome.body, outcome.headers)
       if (!outcome.isJson) {
         throw new ResponseValidationError({
           message: `Expected a JSON response from ${req.method} ${displayUrl}, got ${String(outcome.headers['content-type'] ?? 'no content-type')}`,
@@ -454,11 +474,17 @@ export class Transport {
 
   async #wait(ms: number, signal?: AbortSignal): Promise<void> {
     if (this.#sleep) return this.#sleep(ms)
-    try {
-      await delay(ms, undefined, signal ? {signal} : undefined)
-    } catch {
-      // Aborted mid-wait: the loop's abort check reports it.
-    }
+    // Ends early when the caller aborts; the loop's abort check then reports it.
+    await new Promise<void>((resolve) => {
+      if (signal?.aborted) return resolve()
+      const done = () => {
+        clearTimeout(timer)
+        signal?.removeEventListener('abort', done)
+        resolve()
+      }
+      const timer = setTimeout(done, ms)
+      signal?.addEventListener('abort', done, {once: true})
+    })
   }
 
   /** A throwing logging hook must not turn a completed payment call into a failure. */
@@ -467,7 +493,7 @@ export class Transport {
     try {
       hook(event)
     } catch (err) {
-      process.emitWarning(`payapp transport hook threw: ${err instanceof Error ? err.message : String(err)}`)
+      warn(`payapp transport hook threw: ${err instanceof Error ? err.message : String(err)}`)
     }
   }
 }
@@ -489,68 +515,50 @@ function connectionError(err: SendError, method: HttpMethod, url: string, attemp
   return new ConnectionError({message: `Could not reach the API: ${method} ${url} ${what}${tries}`, type: 'connection_error', code, cause: err})
 }
 
-/** The multipart encoding of `form` (boundary included), as the platform's fetch would send it; once per call, so retries send identical bytes. */
-async function encodeForm(form: FormData): Promise<{bytes: Buffer; type: string}> {
+/** The multipart encoding of `form` (boundary included), as fetch would send it; once per call, so retries send identical bytes. */
+async function encodeForm(form: FormData): Promise<{bytes: Uint8Array<ArrayBuffer>; type: string}> {
   const encoded = new Response(form)
-  return {bytes: Buffer.from(await encoded.arrayBuffer()), type: encoded.headers.get('content-type') ?? 'multipart/form-data'}
+  return {bytes: new Uint8Array(await encoded.arrayBuffer()), type: encoded.headers.get('content-type') ?? 'multipart/form-data'}
 }
-
-/** Where requests go, parsed once: Node's URL-to-options conversion per request was a tenth of a request's CPU. */
-interface Target {
-  protocol: string
-  hostname: string
-  port: string
-}
-
-let https: typeof import('node:https') | undefined
 
 /**
- * One attempt: the request on node:http(s)'s global agent (keep-alive by default since Node 19), the
- * whole response read as text. Never follows a redirect: an API does not send one, and following it
- * could replay a POST or carry the token to another host. `timeoutMs` bounds the attempt from start
- * to the last byte of the body. Called through the module objects, so nock's patches apply.
+ * One attempt: a fetch, the whole response read as text (fetch decompresses it). Never follows a redirect:
+ * an API does not send one, and following it could replay a POST or carry the token to another host.
+ * `timeoutMs` bounds the attempt from start to the last byte of the body.
  */
 async function send(
-  target: Target,
-  path: string,
+  fetch: Fetch,
+  url: string,
   method: HttpMethod,
   headers: Record<string, string>,
-  body: Buffer | undefined,
+  body: string | Uint8Array<ArrayBuffer> | undefined,
   timeoutMs: number,
   signal: AbortSignal | undefined,
 ): Promise<{status: number; headers: ResponseHeaders; text: string}> {
-  const client = target.protocol === 'https:' ? (https ??= (await import('node:https')).default) : http
-  return new Promise((resolve, reject) => {
-    const req = client.request({...target, path, method, headers, signal})
-    const timer = setTimeout(() => req.destroy(Object.assign(new Error(`timed out after ${timeoutMs} ms`), {code: 'ETIMEDOUT', timedOut: true})), timeoutMs)
-    const fail = (err: Error) => {
-      clearTimeout(timer)
-      reject(err)
-    }
-    req.on('error', fail)
-    req.once('response', (res) => {
-      const chunks: Buffer[] = []
-      res.on('data', (chunk: Buffer) => chunks.push(chunk))
-      res.on('error', fail)
-      res.once('end', () => {
-        clearTimeout(timer)
-        decode(Buffer.concat(chunks), res.headers['content-encoding']).then(
-          (text) => resolve({status: res.statusCode ?? 0, headers: res.headers, text}),
-          reject,
-        )
-      })
+  const controller = new AbortController()
+  let timedOut = false
+  const timer = setTimeout(() => {
+    timedOut = true
+    controller.abort()
+  }, timeoutMs)
+  const onAbort = () => controller.abort(signal?.reason)
+  if (signal?.aborted) onAbort()
+  else signal?.addEventListener('abort', onAbort, {once: true})
+  try {
+    const res = await fetch(url, {method, headers, body, signal: controller.signal, redirect: 'manual'})
+    const text = await res.text()
+    const out: ResponseHeaders = {}
+    res.headers.forEach((value, name) => {
+      out[name] = value
     })
-    req.end(body)
-  })
-}
-
-/** A compressed body (we send `accept-encoding: gzip, deflate, br`) as text; zlib loads only when one arrives. */
-async function decode(raw: Buffer, encoding: string | undefined): Promise<string> {
-  const coding = encoding?.trim().toLowerCase()
-  if (!coding || coding === 'identity') return raw.toString('utf8')
-  const zlib = await import('node:zlib')
-  if (coding === 'gzip' || coding === 'x-gzip') return zlib.gunzipSync(raw).toString('utf8')
-  if (coding === 'deflate') return zlib.inflateSync(raw).toString('utf8')
-  if (coding === 'br') return zlib.brotliDecompressSync(raw).toString('utf8')
-  return raw.toString('utf8')
+    return {status: res.status, headers: out, text}
+  } catch (err) {
+    if (timedOut) throw Object.assign(new Error(`timed out after ${timeoutMs} ms`), {code: 'ETIMEDOUT', timedOut: true, cause: err})
+    const code = failureCode(err)
+    const message = err instanceof Error ? err.message : String(err)
+    throw Object.assign(new Error(message, {cause: err}), {code})
+  } finally {
+    clearTimeout(timer)
+    signal?.removeEventListener('abort', onAbort)
+  }
 }

@@ -34,7 +34,8 @@ export function fail(code: string, message: string, cause?: unknown): SignatureV
 }
 
 export function notRaw(rawBody: unknown): SignatureVerificationError {
-  const got = rawBody === null ? 'null' : rawBody === undefined ? 'undefined' : `a ${typeof rawBody}`
+  const type = typeof rawBody
+  const got = rawBody === null ? 'null' : type === 'undefined' ? 'undefined' : `${type === 'object' ? 'an' : 'a'} ${type}`
   return fail('payload_not_raw', `Webhook payload is ${got}: ${NOT_RAW_HINT}`)
 }
 
@@ -95,7 +96,7 @@ export function parseEvent(text: string): WebhookEvent {
 
 const encoder = new TextEncoder()
 
-function hexBytes(hex: string): Uint8Array<ArrayBuffer> {
+export function hexBytes(hex: string): Uint8Array<ArrayBuffer> {
   const bytes = new Uint8Array(hex.length / 2)
   for (let i = 0; i < bytes.length; i++) bytes[i] = parseInt(hex.slice(i * 2, i * 2 + 2), 16)
   return bytes

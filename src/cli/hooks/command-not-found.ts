@@ -5,20 +5,10 @@
  * script fails fast with the fix in its log. (@oclif/plugin-not-found prompts only and exits 127.)
  */
 import type {Hook} from '@oclif/core'
-import levenshtein from 'fast-levenshtein'
 
+import {closestId} from '../did-you-mean.js'
 import {ExitCode} from '../exit-codes.js'
 import {canPrompt, confirm} from '../prompt.js'
-
-/** The closest of `candidates` to `typed`, unless even that is too far to be a typo. */
-export function closestId(typed: string, candidates: readonly string[]): string | undefined {
-  let best: {id: string; distance: number} | undefined
-  for (const id of candidates) {
-    const distance = levenshtein.get(typed, id)
-    if (!best || distance < best.distance) best = {id, distance}
-  }
-  return best && best.distance <= Math.max(2, Math.ceil(typed.length / 2)) ? best.id : undefined
-}
 
 const hook: Hook.CommandNotFound = async function (opts) {
   const {config} = opts

@@ -87,27 +87,41 @@ export interface SdkChoice {
   sdkVersion?: string
 }
 
+/** Where the generated app's vendored tarballs go, relative to the app (committed with it). */
+export const VENDOR_DIR = 'vendor'
+
+/** The app's dependencies on payapp: `payapp`, and `@payapp/sdk` where it is not on a registry either. */
+export type PayappDependencies = {payapp: string; '@payapp/sdk'?: string}
+
 /**
- * How the generated app depends on payapp. payapp is not published on npm, so by default the app links
- * the very payapp that generated it (`file:` its package root, a checkout or a global install alike) and
- * installs offline; `--sdk-version` asks the registry instead, `--sdk-path` links another copy.
+ * How the generated app depends on payapp. payapp is not published on npm, so by default the app depends on
+ * the tarballs of the payapp that generated it, copied into its vendor/ (`tarballs`, see pack.ts): they travel
+ * with the app, so `npm install` works on a CI runner too, and a tarball is installed as built, never rebuilt.
+ * `--sdk-version` asks the registry instead (for when a release exists), `--sdk-path` links another copy.
  */
-export function payappDependency(root: string, choice: SdkChoice = {}): string {
+export function payappDependencies(choice: SdkChoice, tarballs?: {payapp: string; sdk: string}): PayappDependencies {
   if (choice.sdkPath && choice.sdkVersion) throw usageError('Pass --sdk-path or --sdk-version, not both', '--sdk-version')
-  if (choice.sdkVersion) return choice.sdkVersion
-  return `file:${resolve(choice.sdkPath ?? root)}`
+  if (choice.sdkVersion) return {payapp: choice.sdkVersion}
+  if (choice.sdkPath) return {payapp: `file:${resolve(choice.sdkPath)}`}
+  if (!tarballs) throw new Error('payappDependencies: vendored tarballs expected')
+  // payapp asks for @payapp/sdk at its exact version, which the vendored SDK satisfies: npm looks for it nowhere else.
+  return {'@payapp/sdk': `file:${VENDOR_DIR}/${tarballs.sdk}`, payapp: `file:${VENDOR_DIR}/${tarballs.payapp}`}
 }
 
 /**
- * The variables every template may use: payapp's version and dependency spec, its Node engine, and
- * the versions of the dev tools payapp itself is built with (so a TypeScript app installs from the same
- * versions, offline from npm's cache where payapp was installed).
+ * The variables every template may use: payapp's version and dependency specs (`payappDependency`, and
+ * `payappDependencies`, the object to use as a whole; `vendored` when they are tarballs in vendor/), its Node engine, and the versions of the dev tools
+ * payapp itself is built with (so a TypeScript app installs from the same versions, offline from npm's cache
+ * where payapp was installed).
  */
-export function templateVariables(pjson: {version: string; engines?: unknown; devDependencies?: unknown}, dependency: string): Record<string, string> {
+export function templateVariables(pjson: {version: string; engines?: unknown; devDependencies?: unknown}, dependencies: PayappDependencies): Record<string, unknown> {
   const dev = (pjson.devDependencies ?? {}) as Record<string, string>
   return {
     payappVersion: pjson.version,
-    payappDependency: dependency,
+    payappDependency: dependencies.payapp,
+    payappDependencies: dependencies,
+    // payapp and its SDK are tarballs in the app's vendor/ (READMEs say to commit them).
+    vendored: dependencies.payapp.startsWith(`file:${VENDOR_DIR}/`),
     nodeEngine: (pjson.engines as Record<string, string> | undefined)?.node ?? '>=20',
     tsxVersion: dev.tsx ?? '^4.0.0',
     typescriptVersion: dev.typescript ?? '^5.0.0',
@@ -149,7 +163,11 @@ async function isNonEmptyDir(dir: string): Promise<boolean> {
 function handlebars(): typeof Handlebars {
   // An isolated environment, so helpers registered here never leak into other users of handlebars.
   const hb = Handlebars.create()
-  hb.registerHelper('json', (value: unknown) => JSON.stringify(value))
+  // {{json value}} on one line; {{json value 2}} pretty-printed for a place indented by 2 spaces.
+  hb.registerHelper('json', (value: unknown, ...rest: unknown[]) => {
+    const indent = rest.length > 1 ? Number(rest[0]) : 0
+    return indent ? JSON.stringify(value, null, 2).replaceAll('\n', `\n${' '.repeat(indent)}`) : JSON.stringify(value)
+  })
   return hb
 }
 

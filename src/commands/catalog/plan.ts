@@ -1,6 +1,6 @@
 import {Args, Flags} from '@oclif/core'
 
-import {CatalogCommand, catalogFlags} from '../../cli/catalog-command.js'
+import {CatalogCommand, catalogFlags, catalogRetryFlag} from '../../cli/catalog-command.js'
 import {planTable} from '../../cli/services/catalog/view.js'
 
 export default class CatalogPlan extends CatalogCommand<typeof CatalogPlan> {
@@ -13,6 +13,7 @@ With --json: {changes: [{action, kind, key, fields?, reason?}], summary: {create
   static override flags = {
     prune: Flags.boolean({description: 'Plan to archive products and delete variants that are not in the file.'}),
     ...catalogFlags,
+    ...catalogRetryFlag,
   }
 
   async run() {

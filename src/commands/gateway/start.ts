@@ -9,7 +9,7 @@ import {parseRateLimit, readFaultFile, saveSeedProfile} from '../../cli/services
 
 export default class GatewayStart extends BaseCommand<typeof GatewayStart> {
   static override summary = 'Run the reference gateway (the platform on localhost) until interrupted.'
-  static override description = `Serves the App API (/v1/app), the store API (/v1/store) and the admin API (/_admin) with SQLite storage.
+  static override description = `Serves the App API (/v1/app), the store API (/v1/store), the merchant API (/v1) and the admin API (/_admin) with SQLite storage.
 With --json, the first line on stdout, printed once connections are accepted, is one JSON object with url, admin_key and, with --seed, the seeded credentials.
 With --seed, a demo merchant with a sample catalogue in both environments is created (once per database), and the profile named by --profile (default "local") gets what every command needs for it: the base URL, the test and live tokens and secret keys, the admin key (stored like the tokens) and the merchant, so "products list", "listen", "trigger" and "gateway tokens create" work with --profile local alone.
 The profile is written when it is new or already points at this gateway's URL; a profile that points elsewhere is changed only with consent (a prompt on a terminal, or --save-profile); --no-save-profile never writes it.`
@@ -95,7 +95,7 @@ The profile is written when it is new or already points at this gateway's URL; a
     } else {
       this.log(`payapp gateway listening on ${gateway.url}`)
       this.log(`  database   ${gateway.db}`)
-      this.log(`  admin key  ${mask(gateway.adminKey)}  (full value: --json, or pass --admin-key)`)
+      this.log(`  admin key  ${mask(gateway.adminKey)}`)
       this.log(`  rate limit ${flags['rate-limit']}`)
       if (faults?.length) this.log(`  faults     ${faults.length} rule${faults.length === 1 ? '' : 's'} from ${flags.faults}`)
       if (gateway.seed) {
@@ -109,6 +109,8 @@ The profile is written when it is new or already points at this gateway's URL; a
           this.log(`\n${saved.note}`)
         }
       }
+      // The one way to the full values, on purpose: the --json line (a restart on the same database prints the same ones).
+      this.log(`Credentials are masked here; "payapp gateway start${gateway.seed ? ' --seed' : ''} --json" prints them in full on its first line.`)
       this.log('Press Ctrl-C to stop.')
     }
 

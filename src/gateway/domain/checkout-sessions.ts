@@ -3,7 +3,9 @@
  * states; `/v1/checkout/sessions`). Rules, in the spec's order:
  * - a raw-amount payment (secret keys only) needs `amount` (≥ 250), `currency`, `customer_name` (2–120)
  *   and `customer_email`; publishable keys and subscription mode must send `line_items`;
- * - a free line item has `name`, `amount`, `currency` (one currency per session); `price_id` and
+ * - a free line item has `name` and `amount`; the session's `currency` is its currency (the spec's line
+ *   item has none), a sent item `currency` must equal it (`currency_mismatch`), and with no currency
+ *   anywhere the request is 400 naming `currency`; an update keeps the session's currency; `price_id` and
  *   `product_id` are catalogue links, checked to exist; the charged amount is `amount × quantity`;
  * - variant line items: (1) `variant` is a variant of the merchant; (2) `variant` and `price_id` in one
  *   session are 400; (3) the variant's product and its price must be active, the price one-time, and
@@ -64,11 +66,10 @@ async function variantItem(tx: Tx, scope: Scope, item: SessionLineItemInput, par
   return {variant, line: item.image_url ? {...line, image_url: item.image_url} : line}
 }
 
-/** A free line: name, amount and currency sent; price_id and product_id are links that must exist. */
+/** A free line: name and amount sent, currency sent or the session's (filled in by paymentLines); price_id and product_id are links that must exist. */
 async function freeLine(tx: Tx, scope: Scope, item: SessionLineItemInput, param: string): Promise<SessionLine> {
   if (item.name === undefined) throw missing(`${param}.name`, 'a line item without variant needs name')
   if (item.amount === undefined) throw missing(`${param}.amount`, 'a line item without variant needs amount')
-  if (item.currency === undefined) throw missing(`${param}.currency`, 'a line item without variant needs currency')
   const price = item.price_id === undefined ? undefined : await tx.get('price', scope, item.price_id)
   if (item.price_id !== undefined && !price) throw notFound('price', item.price_id, 'price_not_found', `${param}.price_id`)
   if (item.product_id !== undefined && !await tx.get('product', scope, item.product_id)) throw notFound('product', item.product_id, 'resource_missing', `${param}.product_id`)
@@ -76,7 +77,7 @@ async function freeLine(tx: Tx, scope: Scope, item: SessionLineItemInput, param:
     name: item.name,
     quantity: item.quantity,
     amount: item.amount,
-    currency: item.currency,
+    currency: item.currency ?? '',
     price_id: item.price_id ?? null,
     product_id: item.product_id ?? price?.product ?? null,
     variant_id: null,
@@ -85,8 +86,11 @@ async function freeLine(tx: Tx, scope: Scope, item: SessionLineItemInput, param:
   }
 }
 
-/** Every line-item rule of a payment-mode session (variant rules 1–6 and 8). */
-async function paymentLines(tx: Tx, scope: Scope, items: SessionLineItemInput[]): Promise<Lines> {
+/**
+ * Every line-item rule of a payment-mode session (variant rules 1–6 and 8). `sessionCurrency`: the
+ * session's `currency` (sent at creation, kept on update); without it the first line that has one decides.
+ */
+async function paymentLines(tx: Tx, scope: Scope, items: SessionLineItemInput[], sessionCurrency: string | undefined): Promise<Lines> {
   const hasVariant = items.some((i) => i.variant !== undefined)
   if (hasVariant && items.some((i) => i.price_id !== undefined)) {
     throw invalid('parameters_exclusive', 'variant and price_id cannot be combined in one session: a variant brings its own price', 'line_items')
@@ -109,9 +113,11 @@ async function paymentLines(tx: Tx, scope: Scope, items: SessionLineItemInput[])
     }
     lines.push(line)
   }
-  const currency = lines[0]!.currency
-  const other = lines.findIndex((l) => l.currency !== currency)
-  if (other >= 0) throw invalid('currency_mismatch', `Every line item must be in one currency (${currency})`, `line_items[${other}].currency`)
+  const currency = sessionCurrency ?? lines.find((l) => l.currency !== '')?.currency
+  if (currency === undefined) throw missing('currency', "line items without variant are in the session's currency")
+  const other = lines.findIndex((l) => l.currency !== '' && l.currency !== currency)
+  if (other >= 0) throw invalid('currency_mismatch', `Every line item is in the session's currency (${currency}); omit an item's currency or send the same`, `line_items[${other}].currency`)
+  for (const l of lines) if (l.currency === '') l.currency = currency
   const amount = lines.reduce((sum, l) => sum + l.amount * l.quantity, 0)
   checkTotal(amount, 'line_items')
   return {lines, amount, currency, reserve}
@@ -162,7 +168,7 @@ export async function createCheckoutSession(tx: Tx, scope: Scope, body: CreateBo
     lines = await subscriptionLines(tx, scope, body.line_items)
   } else if (body.line_items) {
     if (body.amount !== undefined) throw invalid('parameters_exclusive', 'Send a raw amount or line_items, not both: the amount is their total', 'amount')
-    lines = await paymentLines(tx, scope, body.line_items)
+    lines = await paymentLines(tx, scope, body.line_items, body.currency)
   } else {
     if (body.amount === undefined) throw missing('amount', 'a payment without line_items charges a raw amount')
     if (body.currency === undefined) throw missing('currency', 'a raw-amount payment needs it')
@@ -246,7 +252,7 @@ async function applyLines(tx: Tx, scope: Scope, session: SessionDoc, items: Sess
     await moveStock(tx, scope, session.reservation.variant_id, {reserved: -session.reservation.quantity})
     session.reservation = null
   }
-  const lines = await paymentLines(tx, scope, items)
+  const lines = await paymentLines(tx, scope, items, session.currency)
   if (lines.reserve) {
     // Re-read: the release above may have changed the variant's counts.
     const variant = (await tx.get('variant', scope, lines.reserve.variant.id))!

@@ -9,7 +9,7 @@ import type {EventType} from '@payapp/sdk/events'
 import type {Scope as ScopeName} from '@payapp/sdk/schemas/common'
 import type {Env, EventDoc, Kind, Scope} from '../storage/documents.js'
 import type {Job, Store} from '../storage/storage.js'
-import type {WebhookEndpointDoc} from '../webhooks.js'
+import type {WebhookEndpointDoc, Webhooks} from '../webhooks.js'
 
 /** A value that is not a promise: an event's object must be awaited before it is logged. */
 export type NotAPromise<T> = T extends PromiseLike<unknown> ? never : T
@@ -51,6 +51,8 @@ export interface EndpointOps {
   get(id: string): Promise<WebhookEndpointDoc | undefined>
   list(merchant: string): Promise<WebhookEndpointDoc[]>
   remove(id: string): Promise<boolean>
-  deliveries(id: string): Promise<Array<{object: 'webhook_delivery_attempt'; delivery: number; event: string; type: string; attempt: number; attempted: number; status: number | null; error: string | null; next_attempt: number | null; delivered: boolean}>>
+  deliveries(id: string): ReturnType<Webhooks['deliveries']>
   resend(scope: Scope, event: EventDoc, endpoint?: string): Promise<number>
+  /** A new signing secret; the replaced one keeps signing for `expirePreviousIn` seconds of clock time. */
+  rotateSecret(id: string, expirePreviousIn: number, secret?: string): Promise<WebhookEndpointDoc | undefined>
 }

@@ -1,15 +1,23 @@
 /**
  * Fault injection, for apps that test their retry and error handling against the gateway: rules set
- * through the admin API (`/_admin/faults`) or `gateway start --faults FILE` make matching API requests
- * answer 429, 500 or 503 in the spec's envelope (with `Retry-After` on 429 and 503), or answer late.
+ * through the admin API (`/_admin/faults`) or `gateway start --faults FILE`.
  *
- * The rules live in memory (they are test set-up, not platform data). app.ts applies them in a hook
- * before the route runs, so a faulted request writes nothing and never reaches its Idempotency-Key:
- * a retry with the same key runs as if the fault had never happened.
+ * - `scope: "api"` (the default): matching API requests answer 429, 500 or 503 in the spec's envelope
+ *   (with `Retry-After` on 429 and 503), or answer late. app.ts applies them in a hook before the route
+ *   runs, so a faulted request writes nothing and never reaches its Idempotency-Key: a retry with the
+ *   same key runs as if the fault had never happened.
+ * - `scope: "webhooks"`: matching deliveries misbehave as the spec warns a receiver they may (not
+ *   exactly-once, not in order, retried on failure): duplicated, held until the gateway clock has moved
+ *   `delay_seconds`, reordered within their request or clock step, or failed for their first attempts.
+ *   webhooks.ts asks `forDelivery` as it queues each delivery; the delivery log says what was injected.
+ *
+ * The rules live in memory (they are test set-up, not platform data). Each rule draws from its own
+ * seeded generator, so the same seed strikes the same requests or deliveries every run.
  */
 import type {z} from 'zod'
 
 import {endpoints} from '@payapp/sdk/endpoints'
+import {matchesEventType} from '@payapp/sdk/webhooks-node'
 import {adminFaultCreate, type AdminFault} from '@payapp/sdk/schemas/admin'
 import {ApiError, invalid, notFound} from '../errors.js'
 import {newId} from '../ids.js'
@@ -63,6 +71,13 @@ interface Compiled {
   draw: () => number
 }
 
+/** One delivery about to be queued, as a webhook rule matches it. */
+export interface DeliveryTarget {
+  merchant: string
+  endpoint: string
+  type: string
+}
+
 export class Faults {
   private readonly rules = new Map<string, Compiled>()
 
@@ -75,11 +90,13 @@ export class Faults {
   /** Validates and adds a rule (the admin API has checked the body's shape). */
   add(input: FaultInput): FaultRule {
     const body = adminFaultCreate.parse(input)
-    const matcher = compileRoute(body.route)
-    const status = body.status ?? (body.latency_ms !== undefined && body.error === undefined ? null : 500)
+    const webhooks = body.scope === 'webhooks'
+    const matcher = webhooks ? {} : compileRoute(body.route)
+    const status = webhooks ? null : (body.status ?? (body.latency_ms !== undefined && body.error === undefined ? null : 500))
     const rule: FaultRule = {
       id: newId('flt', 16),
       object: 'fault',
+      scope: body.scope,
       merchant: body.merchant ?? null,
       route: body.route ?? null,
       status,
@@ -90,6 +107,12 @@ export class Faults {
       remaining: body.count ?? null,
       retry_after: status === 429 || status === 503 ? (body.retry_after ?? 1) : null,
       seed: body.seed ?? null,
+      endpoint: body.endpoint ?? null,
+      event_type: webhooks ? (body.event_type ?? '*') : null,
+      duplicate: body.duplicate ?? false,
+      delay_seconds: body.delay_seconds ?? null,
+      reorder: body.reorder ?? false,
+      fail_attempts: body.fail_attempts ?? null,
       hits: 0,
       created: this.now(),
     }
@@ -115,20 +138,44 @@ export class Faults {
     return n
   }
 
-  /** Whether any rule could need the request's merchant (so the credential is worth reading). */
-  get byMerchant(): boolean {
-    for (const c of this.rules.values()) if (c.rule.merchant) return true
+  /** Whether any API rule exists (requests are checked only then). */
+  get forApi(): boolean {
+    for (const c of this.rules.values()) if (c.rule.scope === 'api') return true
     return false
   }
 
-  /** The first rule that strikes this request, if any; it consumes the rule's draw and count. */
+  /** Whether any API rule could need the request's merchant (so the credential is worth reading). */
+  get byMerchant(): boolean {
+    for (const c of this.rules.values()) if (c.rule.scope === 'api' && c.rule.merchant) return true
+    return false
+  }
+
+  /** The first API rule that strikes this request, if any; it consumes the rule's draw and count. */
   strike(req: {method: string; pattern: string; path: string; endpoint?: string; merchant?: string}): FaultRule | undefined {
     for (const {rule, matcher, draw} of this.rules.values()) {
-      if (rule.remaining === 0) continue
+      if (rule.scope !== 'api' || rule.remaining === 0) continue
       if (rule.merchant && rule.merchant !== req.merchant) continue
       if (matcher.endpoint && matcher.endpoint !== req.endpoint) continue
       if (matcher.method && matcher.method !== req.method) continue
       if (matcher.paths && !matcher.paths.includes(req.pattern) && !matcher.paths.includes(req.path)) continue
+      if (rule.probability < 1 && draw() >= rule.probability) continue
+      if (rule.remaining !== null) rule.remaining--
+      rule.hits++
+      return rule
+    }
+    return undefined
+  }
+
+  /**
+   * The first webhook rule that strikes this delivery (oldest rule first), if any; like `strike`, it
+   * consumes the rule's draw and count, so a seed picks the same deliveries every run.
+   */
+  forDelivery(target: DeliveryTarget): FaultRule | undefined {
+    for (const {rule, draw} of this.rules.values()) {
+      if (rule.scope !== 'webhooks' || rule.remaining === 0) continue
+      if (rule.merchant && rule.merchant !== target.merchant) continue
+      if (rule.endpoint && rule.endpoint !== target.endpoint) continue
+      if (!matchesEventType(rule.event_type ?? '*', target.type)) continue
       if (rule.probability < 1 && draw() >= rule.probability) continue
       if (rule.remaining !== null) rule.remaining--
       rule.hits++

@@ -6,7 +6,10 @@
  * - after creation only active, nickname, tax_behavior, lookup_key and metadata change (the update
  *   schema rejects the rest with `price_immutable`);
  * - the product's default price cannot be archived (400 `price_is_default`); `set_as_default` makes a
- *   new price the default, and an active product with an active price always has an active default.
+ *   new price the default, and an active product with an active price always has an active default;
+ * - one active price per merchant, environment and lookup_key (409 `lookup_key_exists`, a unique index in
+ *   storage): `transfer_lookup_key: true` on create moves the key from the price holding it in the same
+ *   write, so a reader looking prices up by key never sees two, nor none.
  */
 import type {z} from 'zod'
 
@@ -20,7 +23,7 @@ import {mergeMetadata, stamp} from './shared.js'
 type PriceCreate = z.output<typeof catalog.priceCreate>
 type PriceUpdate = z.output<typeof catalog.priceUpdate>
 
-export type PriceInput = Omit<PriceCreate, 'set_as_default' | 'metadata' | 'active' | 'recurring'> & {
+export type PriceInput = Omit<PriceCreate, 'set_as_default' | 'transfer_lookup_key' | 'metadata' | 'active' | 'recurring'> & {
   recurring?: PriceCreate['recurring']
   metadata: Record<string, string>
   active?: boolean
@@ -36,8 +39,24 @@ export async function requirePrice(tx: Tx, scope: Scope, product: ProductDoc, id
 /** A product's prices, newest first. */
 export const pricesOf = async (tx: Tx, scope: Scope, productId: string) => (await tx.all('price', scope, productId)).reverse()
 
+/** The active prices holding a lookup_key, other than `self`. */
+async function holdersOf(tx: Tx, scope: Scope, key: string, self?: string): Promise<PriceDoc[]> {
+  const holders: PriceDoc[] = []
+  for (const id of await tx.ids('price', scope, [{field: 'lookup_key', eq: key}])) {
+    const price = id === self ? undefined : await tx.get('price', scope, id)
+    if (price?.active) holders.push(price)
+  }
+  return holders
+}
+
+async function checkLookupKey(tx: Tx, scope: Scope, key: string, self?: string): Promise<void> {
+  const [holder] = await holdersOf(tx, scope, key, self)
+  if (holder) throw conflict('lookup_key_exists', `The active price ${holder.id} already has the lookup_key '${key}'; send transfer_lookup_key: true to move it`, 'lookup_key')
+}
+
 /** Stores a price without the default-price rules: for a product's inline price, which becomes its default. */
 export async function insertPrice(tx: Tx, scope: Scope, product: ProductDoc, input: PriceInput): Promise<PriceDoc> {
+  if (input.lookup_key && (input.active ?? true)) await checkLookupKey(tx, scope, input.lookup_key)
   const price: PriceDoc = {
     ...stamp(tx, scope, 'price', newId('price', 24)),
     product: product.id,
@@ -77,9 +96,17 @@ async function setDefaultPrice(tx: Tx, scope: Scope, product: ProductDoc, price:
 
 export async function createPrice(tx: Tx, scope: Scope, product: ProductDoc, body: PriceCreate): Promise<PriceDoc> {
   if (!product.active) throw productArchived(product)
-  const {set_as_default, ...input} = body
+  const {set_as_default, transfer_lookup_key, ...input} = body
   const active = input.active ?? true
   if (set_as_default && !active) throw invalid('parameters_exclusive', 'An archived price cannot be the default price', 'set_as_default')
+  if (transfer_lookup_key && !input.lookup_key) throw invalid('parameter_missing', 'transfer_lookup_key needs the lookup_key to move', 'lookup_key')
+  if (transfer_lookup_key && active) {
+    for (const holder of await holdersOf(tx, scope, input.lookup_key!)) {
+      holder.lookup_key = null
+      await tx.save(holder)
+      await tx.emit(scope, 'price.updated', holder)
+    }
+  }
   const price = insertPrice(tx, scope, product, {...input, metadata: input.metadata ?? {}})
   // An active product with an active price always has an active default price.
   if (set_as_default || (active && await lacksActiveDefault(tx, scope, product))) await setDefaultPrice(tx, scope, product, await price)
@@ -91,6 +118,8 @@ export async function updatePrice(tx: Tx, scope: Scope, product: ProductDoc, pri
     throw invalid('price_is_default', `${price.id} is the default price of ${product.id}; set another default_price_id first`, 'active')
   }
   if (body.active === true && !price.active && !product.active) throw productArchived(product)
+  const key = body.lookup_key !== undefined ? body.lookup_key : price.lookup_key
+  if (key && (body.active ?? price.active) && (key !== price.lookup_key || !price.active)) await checkLookupKey(tx, scope, key, price.id)
   if (body.active !== undefined) price.active = body.active
   if (body.nickname !== undefined) price.nickname = body.nickname
   if (body.tax_behavior !== undefined) price.tax_behavior = body.tax_behavior

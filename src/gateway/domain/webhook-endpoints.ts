@@ -8,7 +8,7 @@
 import type {z} from 'zod'
 
 import {mask} from '@payapp/sdk/mask'
-import type {adminWebhookEndpointCreate} from '@payapp/sdk/schemas/admin'
+import type {adminWebhookEndpointCreate, adminWebhookSecretRotate} from '@payapp/sdk/schemas/admin'
 import {notFound} from '../errors.js'
 import type {Tx} from './context.js'
 import type {WebhookEndpointDoc} from '../webhooks.js'
@@ -31,10 +31,24 @@ export async function listWebhookEndpoints(tx: Tx, merchant: string) {
   return {object: 'list' as const, has_more: false, data}
 }
 
-export async function requireEndpoint(tx: Tx, id: string): Promise<WebhookEndpointDoc> {
+export async function requireEndpoint(tx: Tx, id: string, param?: string): Promise<WebhookEndpointDoc> {
   const endpoint = await tx.endpoints.get(id)
-  if (!endpoint) throw notFound('webhook endpoint', id)
+  if (!endpoint) throw notFound('webhook endpoint', id, undefined, param)
   return endpoint
+}
+
+/** How long a rotated-out secret keeps signing unless the rotation says otherwise (seconds, gateway clock). */
+export const DEFAULT_SECRET_OVERLAP_SECONDS = 24 * 3600
+
+/**
+ * A new signing secret, answered in full this once (lists mask it). The secret it replaces keeps signing,
+ * as a second `v1` of each delivery's signature, for `expirePreviousIn` seconds of gateway-clock time
+ * (default 24 h, like the platforms receivers know; 0 ends it at once), so receivers can switch without
+ * dropping events.
+ */
+export async function rotateWebhookSecret(tx: Tx, id: string, body: z.output<typeof adminWebhookSecretRotate>): Promise<WebhookEndpointDoc> {
+  await requireEndpoint(tx, id)
+  return (await tx.endpoints.rotateSecret(id, body.expire_previous_in_seconds ?? DEFAULT_SECRET_OVERLAP_SECONDS, body.secret))!
 }
 
 export async function deleteWebhookEndpoint(tx: Tx, id: string) {

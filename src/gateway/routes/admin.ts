@@ -8,7 +8,7 @@ import {advanceClock, clockView, type TestClock} from '../domain/clock.js'
 import {createApiKey, createInstallation, revokeCredential} from '../domain/credentials.js'
 import {disputePayment} from '../domain/disputes.js'
 import {requireFault} from '../domain/faults.js'
-import {listEvents, resendEvent} from '../domain/events.js'
+import {listEvents, resendEvent, resendEvents} from '../domain/events.js'
 import {completeSession, expireOpenSession, findSession} from '../domain/checkout.js'
 import {issueInvoice} from '../domain/invoices.js'
 import {adminMerchantView, createMerchant, requireMerchant, resetSandbox} from '../domain/merchants.js'
@@ -16,7 +16,7 @@ import {createPayout} from '../domain/payouts.js'
 import {refundPayment} from '../domain/refunds.js'
 import {findDoc} from '../domain/shared.js'
 import {cancelSubscription, confirmSubscription, setRenewalOutcome, subscriptionFixture, subscriptionSchedule} from '../domain/subscriptions.js'
-import {createWebhookEndpoint, deleteWebhookEndpoint, listWebhookEndpoints, webhookDeliveries} from '../domain/webhook-endpoints.js'
+import {createWebhookEndpoint, deleteWebhookEndpoint, listWebhookEndpoints, requireEndpoint, rotateWebhookSecret, webhookDeliveries} from '../domain/webhook-endpoints.js'
 import {notFound} from '../errors.js'
 import type {Tx} from '../domain/context.js'
 import type {Platform} from '../platform.js'
@@ -60,11 +60,16 @@ export const adminHandlers: AdminHandlers = {
   'sandbox.reset': ({tx, body}) => resetSandbox(tx, body.merchant),
   'events.list': ({tx, query}) => listEvents(tx, {merchant: query.merchant, env: query.env}, query),
   'events.resend': ({tx, params, body}) => resendEvent(tx, params.id, body.endpoint),
+  'events.resendMany': async ({tx, body}) => {
+    await requireMerchant(tx, body.merchant)
+    return resendEvents(tx, body)
+  },
 
   'webhookEndpoints.create': ({tx, body}) => createWebhookEndpoint(tx, body),
   'webhookEndpoints.list': ({tx, query}) => listWebhookEndpoints(tx, query.merchant),
   'webhookEndpoints.delete': ({tx, params}) => deleteWebhookEndpoint(tx, params.id),
   'webhookEndpoints.deliveries': ({tx, params}) => webhookDeliveries(tx, params.id),
+  'webhookEndpoints.rotateSecret': ({tx, params, body}) => rotateWebhookSecret(tx, params.id, body),
 
   'checkouts.complete': async ({tx, params, body}) => {
     const {scope, session} = await sessionById(tx, params.session_id)
@@ -93,6 +98,7 @@ export const adminHandlers: AdminHandlers = {
 
   'faults.create': async ({tx, gw, body}) => {
     if (body.merchant) await requireMerchant(tx, body.merchant)
+    if (body.endpoint) await requireEndpoint(tx, body.endpoint, 'endpoint')
     return gw.faults.add(body)
   },
   'faults.list': ({gw}) => ({object: 'list', has_more: false, data: gw.faults.list()}),

@@ -82,6 +82,8 @@ CREATE INDEX IF NOT EXISTS checkout_sessions_open_by_expiry ON objects (merchant
 CREATE UNIQUE INDEX IF NOT EXISTS payments_one_per_session ON objects (json_extract(data, '$.session_id'))
   WHERE kind = 'payment' AND json_extract(data, '$.session_id') IS NOT NULL AND json_extract(data, '$.status') <> 'failed';
 CREATE INDEX IF NOT EXISTS variants_by_sort_order ON objects (parent, json_extract(data, '$.sort_order')) WHERE kind = 'variant';
+-- A price's lookup_key, found by seeking (the one-active-price check before a write and its transfer).
+CREATE INDEX IF NOT EXISTS prices_by_lookup_key ON objects (merchant, env, json_extract(data, '$.lookup_key')) WHERE kind = 'price';
 -- Webhooks: endpoints per merchant and environment, and an outbox of deliveries written in the
 -- transaction of the event they carry, so a rolled-back request delivers nothing.
 CREATE TABLE IF NOT EXISTS webhook_endpoints (
@@ -91,7 +93,9 @@ CREATE TABLE IF NOT EXISTS webhook_endpoints (
   url TEXT NOT NULL,
   events TEXT NOT NULL,
   secret TEXT NOT NULL,
-  created INTEGER NOT NULL
+  created INTEGER NOT NULL,
+  installation TEXT,
+  previous_secrets TEXT
 );
 CREATE INDEX IF NOT EXISTS webhook_endpoints_by_scope ON webhook_endpoints (merchant, env);
 CREATE TABLE IF NOT EXISTS webhook_deliveries (
@@ -103,9 +107,17 @@ CREATE TABLE IF NOT EXISTS webhook_deliveries (
   attempts INTEGER NOT NULL DEFAULT 0,
   next_attempt INTEGER,
   delivered INTEGER,
-  created INTEGER NOT NULL
+  created INTEGER NOT NULL,
+  fault TEXT,
+  fail_attempts INTEGER NOT NULL DEFAULT 0,
+  effects TEXT,
+  duplicate_of INTEGER,
+  held_until INTEGER,
+  ord REAL
 );
 CREATE INDEX IF NOT EXISTS webhook_deliveries_due ON webhook_deliveries (next_attempt) WHERE next_attempt IS NOT NULL;
+CREATE INDEX IF NOT EXISTS webhook_deliveries_by_event ON webhook_deliveries (event_id);
+CREATE INDEX IF NOT EXISTS webhook_deliveries_due_by_endpoint ON webhook_deliveries (endpoint, next_attempt) WHERE next_attempt IS NOT NULL;
 CREATE TABLE IF NOT EXISTS webhook_attempts (
   delivery INTEGER NOT NULL REFERENCES webhook_deliveries(id) ON DELETE CASCADE,
   attempt INTEGER NOT NULL,
@@ -113,6 +125,7 @@ CREATE TABLE IF NOT EXISTS webhook_attempts (
   status INTEGER,
   error TEXT,
   next_attempt INTEGER,
+  injected INTEGER NOT NULL DEFAULT 0,
   PRIMARY KEY (delivery, attempt)
 );
 CREATE TABLE IF NOT EXISTS idempotency (
@@ -183,7 +196,7 @@ const WRITES: Record<string, ReadonlySet<string>> = {
   '': new Set(['insert', 'save', 'replaceIf', 'increment', 'remove', 'wipe', 'setMeta', 'saveMerchant', 'putBlob']),
   credentials: new Set(['insert', 'revoke']),
   idempotency: new Set(['claim', 'finish', 'releaseInFlight', 'prune']),
-  webhooks: new Set(['insertEndpoint', 'removeEndpoint', 'enqueue', 'recordAttempt']),
+  webhooks: new Set(['insertEndpoint', 'removeEndpoint', 'setSecrets', 'enqueue', 'recordAttempt']),
   jobs: new Set(['insert', 'remove', 'cancel']),
 }
 const TABLES = ['credentials', 'idempotency', 'webhooks', 'jobs'] as const
@@ -244,9 +257,18 @@ export class SqliteStorage implements Storage {
     db.pragma('synchronous = NORMAL')
     db.pragma('foreign_keys = ON')
     db.exec(SCHEMA)
-    // Databases from before app endpoints and publishable keys gain those columns.
+    uniqueActiveLookupKeys(db)
+    // Databases from before app endpoints, publishable keys, secret rotation and webhook faults gain those columns.
     addColumn(db, 'webhook_endpoints', 'installation')
+    addColumn(db, 'webhook_endpoints', 'previous_secrets')
     addColumn(db, 'credentials', 'origins')
+    addColumn(db, 'webhook_deliveries', 'fault')
+    addColumn(db, 'webhook_deliveries', 'fail_attempts', 'INTEGER NOT NULL DEFAULT 0')
+    addColumn(db, 'webhook_deliveries', 'effects')
+    addColumn(db, 'webhook_deliveries', 'duplicate_of', 'INTEGER')
+    addColumn(db, 'webhook_deliveries', 'held_until', 'INTEGER')
+    addColumn(db, 'webhook_deliveries', 'ord', 'REAL')
+    addColumn(db, 'webhook_attempts', 'injected', 'INTEGER NOT NULL DEFAULT 0')
     this.writer = new SqliteConnection(db, (kind) => this.touched(kind))
     // An in-memory database is one connection's; a file gets a reader that sees committed data only.
     this.reader = location === ':memory:' ? this.writer : new SqliteConnection(new Database(location, {readonly: true}), () => {})
@@ -355,10 +377,27 @@ export class SqliteStorage implements Storage {
   }
 }
 
-/** Adds a TEXT column to a table of a database created before the column existed. */
-function addColumn(db: Database.Database, table: 'webhook_endpoints' | 'credentials', column: string): void {
+/** Adds a column to a table of a database created before the column existed. */
+function addColumn(db: Database.Database, table: 'webhook_endpoints' | 'credentials' | 'webhook_deliveries' | 'webhook_attempts', column: string, type = 'TEXT'): void {
   const columns = db.prepare<[], {name: string}>(`PRAGMA table_info(${table})`).all()
-  if (!columns.some((c) => c.name === column)) db.exec(`ALTER TABLE ${table} ADD COLUMN ${column} TEXT`)
+  if (!columns.some((c) => c.name === column)) db.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${type}`)
+}
+
+/**
+ * One active price per merchant, environment and lookup_key, kept by a unique partial index (the domain
+ * checks first to answer 409 lookup_key_exists; the index holds whatever path a write takes). A database
+ * from before the rule keeps the key on the newest of two active prices, as a transfer would have.
+ */
+function uniqueActiveLookupKeys(db: Database.Database): void {
+  const exists = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = 'prices_active_lookup_key'").get()
+  if (exists) return
+  const active = (t: string) => `${t}.kind = 'price' AND json_extract(${t}.data, '$.active') = 1 AND json_extract(${t}.data, '$.lookup_key') IS NOT NULL`
+  db.transaction(() => {
+    db.exec(`UPDATE objects SET data = json_set(data, '$.lookup_key', json('null')) WHERE ${active('objects')} AND EXISTS (
+      SELECT 1 FROM objects o WHERE ${active('o')} AND o.merchant = objects.merchant AND o.env = objects.env
+        AND json_extract(o.data, '$.lookup_key') = json_extract(objects.data, '$.lookup_key') AND o.seq > objects.seq)`)
+    db.exec(`CREATE UNIQUE INDEX prices_active_lookup_key ON objects (merchant, env, json_extract(data, '$.lookup_key')) WHERE ${active('objects')}`)
+  })()
 }
 
 /** One connection's synchronous statements; `SqliteStorage` serves them through the async `Store`. */
@@ -582,6 +621,12 @@ class SqliteConnection {
     revoke: (id, kind, at) => this._sql('UPDATE credentials SET revoked = ? WHERE id = ? AND kind = ? AND revoked IS NULL').run(at, id, kind).changes > 0,
     byTokenHash: (tokenHash) => this._credential('token_hash', tokenHash),
     byId: (id) => this._credential('id', id),
+    browserOrigins: () =>
+      this._sql<{value: string}>(
+        "SELECT DISTINCT o.value FROM credentials c, json_each(c.origins) o WHERE c.kind = 'publishable_key' AND c.revoked IS NULL AND c.origins IS NOT NULL",
+      )
+        .all()
+        .map((r) => r.value),
   }
 
   /** An unrevoked credential by its token hash or id, its JSON columns parsed. */
@@ -614,7 +659,8 @@ class SqliteConnection {
   }
 
   readonly webhooks: Sync<WebhookTable> = {
-    insertEndpoint: (e) => this._insertRow('webhook_endpoints', {...e, events: JSON.stringify(e.events)}),
+    insertEndpoint: (e) =>
+      this._insertRow('webhook_endpoints', {...e, events: JSON.stringify(e.events), previous_secrets: JSON.stringify(e.previous_secrets)}),
     endpoint: (id) => endpointRecord(this._sql<EndpointRow>('SELECT * FROM webhook_endpoints WHERE id = ?').get(id)),
     endpointsOf: (merchant) =>
       this._sql<EndpointRow>('SELECT * FROM webhook_endpoints WHERE merchant = ? ORDER BY created DESC, rowid DESC')
@@ -625,22 +671,70 @@ class SqliteConnection {
         .all(scope.merchant, scope.env)
         .map((row) => endpointRecord(row)!),
     removeEndpoint: (id) => this._sql('DELETE FROM webhook_endpoints WHERE id = ?').run(id).changes > 0,
-    enqueue: (endpoint, event, body, at = event.created) =>
-      this._insertRow('webhook_deliveries', {endpoint, event_id: event.id, event_type: event.type, body, next_attempt: at, created: at}),
+    setSecrets: (id, secret, previous) => {
+      this._sql('UPDATE webhook_endpoints SET secret = ?, previous_secrets = ? WHERE id = ?').run(secret, JSON.stringify(previous), id)
+    },
+    enqueue: (endpoint, event, body, at, fault) =>
+      Number(
+        this._sql(
+          `INSERT INTO webhook_deliveries (endpoint, event_id, event_type, body, next_attempt, created, fault, fail_attempts, effects, duplicate_of, held_until, ord)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        ).run(
+          endpoint,
+          event.id,
+          event.type,
+          body,
+          at,
+          at,
+          fault?.rule ?? null,
+          fault?.failAttempts ?? 0,
+          fault && fault.effects.length > 0 ? JSON.stringify(fault.effects) : null,
+          fault?.duplicateOf ?? null,
+          fault?.heldUntil ?? null,
+          fault?.ord ?? null,
+        ).lastInsertRowid,
+      ),
     nextDue: () => this._sql<{due: number | null}>('SELECT MIN(next_attempt) AS due FROM webhook_deliveries WHERE next_attempt IS NOT NULL').get()?.due ?? undefined,
-    due: (now, limit) =>
+    dueEndpoints: (now) =>
+      this._sql<{endpoint: string}>('SELECT DISTINCT endpoint FROM webhook_deliveries WHERE next_attempt IS NOT NULL AND next_attempt <= ?')
+        .all(now)
+        .map((row) => row.endpoint),
+    dueFor: (endpoint, now, limit) =>
       this._sql<DueDelivery>(
-        'SELECT id, endpoint, event_id, event_type, body, attempts FROM webhook_deliveries WHERE next_attempt IS NOT NULL AND next_attempt <= ? ORDER BY id LIMIT ?',
-      ).all(now, limit),
+        `SELECT id, endpoint, event_id, event_type, body, attempts, fault, fail_attempts FROM webhook_deliveries
+         WHERE endpoint = ? AND next_attempt IS NOT NULL AND next_attempt <= ? ORDER BY COALESCE(ord, id) LIMIT ?`,
+      ).all(endpoint, now, limit),
     recordAttempt: (delivery, attempt, at, outcome) => {
       this._sql('UPDATE webhook_deliveries SET attempts = ?, next_attempt = ?, delivered = ? WHERE id = ?').run(attempt, outcome.next, outcome.delivered ? at : null, delivery)
-      this._insertRow('webhook_attempts', {delivery, attempt, attempted: at, status: outcome.status, error: outcome.error, next_attempt: outcome.next})
+      this._insertRow('webhook_attempts', {
+        delivery,
+        attempt,
+        attempted: at,
+        status: outcome.status,
+        error: outcome.error,
+        next_attempt: outcome.next,
+        injected: outcome.injected ? 1 : 0,
+      })
     },
     attempts: (endpoint) =>
-      this._sql<DeliveryAttempt>(
-        `SELECT a.delivery, d.event_id, d.event_type, a.attempt, a.attempted, a.status, a.error, a.next_attempt
-         FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery WHERE d.endpoint = ? ORDER BY a.delivery, a.attempt`,
-      ).all(endpoint),
+      this._sql<Omit<DeliveryAttempt, 'injected' | 'effects'> & {injected: number; effects: string | null}>(
+        `SELECT a.delivery, d.event_id, d.event_type, a.attempt, a.attempted, a.status, a.error, a.next_attempt, a.injected,
+                d.fault, d.effects, d.duplicate_of, d.held_until
+         FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery WHERE d.endpoint = ? ORDER BY a.rowid`,
+      )
+        .all(endpoint)
+        .map((row) => ({...row, injected: row.injected === 1, effects: row.effects ? (JSON.parse(row.effects) as DeliveryAttempt['effects']) : []})),
+    deliveryCounts: (eventIds) => {
+      const counts = new Map<string, {delivered: number; failing: number; unattempted: number}>()
+      const rows = this._sql<{event_id: string; delivered: number; failing: number; unattempted: number}>(
+        `SELECT event_id, SUM(ok) AS delivered, SUM(NOT ok AND tried) AS failing, SUM(NOT ok AND NOT tried) AS unattempted
+         FROM (SELECT event_id, MAX(delivered IS NOT NULL) AS ok, MAX(attempts > 0) AS tried FROM webhook_deliveries
+               WHERE event_id IN (SELECT value FROM json_each(?)) GROUP BY event_id, endpoint)
+         GROUP BY event_id`,
+      ).all(JSON.stringify(eventIds))
+      for (const {event_id, ...c} of rows) counts.set(event_id, c)
+      return counts
+    },
   }
 
   readonly jobs: Sync<JobTable> = {
@@ -657,6 +751,7 @@ class SqliteConnection {
 
 }
 
-type EndpointRow = Omit<WebhookEndpointRecord, 'events'> & {events: string}
+type EndpointRow = Omit<WebhookEndpointRecord, 'events' | 'previous_secrets'> & {events: string; previous_secrets: string | null}
 
-const endpointRecord = (row: EndpointRow | undefined): WebhookEndpointRecord | undefined => row && {...row, events: JSON.parse(row.events) as string[]}
+const endpointRecord = (row: EndpointRow | undefined): WebhookEndpointRecord | undefined =>
+  row && {...row, events: JSON.parse(row.events) as string[], previous_secrets: row.previous_secrets ? (JSON.parse(row.previous_secrets) as WebhookEndpointRecord['previous_secrets']) : []}

@@ -115,6 +115,8 @@ export interface CredentialTable {
   byTokenHash(tokenHash: string): Promise<CredentialRecord | undefined>
   /** An unrevoked credential by its id (an app's webhook endpoint checks its installation's scopes). */
   byId(id: string): Promise<CredentialRecord | undefined>
+  /** Every origin an unrevoked publishable key lists, each once: the origins CORS may answer (cors.ts). */
+  browserOrigins(): Promise<string[]>
 }
 
 export interface IdempotencyRecord {
@@ -149,6 +151,22 @@ export interface WebhookEndpointRecord {
   /** An installed app's endpoint (`inst_…`): it receives only what the app's scopes may read; null for the merchant's own. */
   installation: string | null
   created: number
+  /** Secrets replaced by a rotation that still sign until `expires` (gateway clock), newest first. */
+  previous_secrets: Array<{secret: string; expires: number}>
+}
+
+/** What a webhook fault rule did to a delivery when it was queued (see domain/faults.ts). */
+export interface DeliveryFault {
+  /** The rule's id. */
+  rule: string
+  /** Attempts to record as failed (timeouts) without sending. */
+  failAttempts: number
+  /** Delivery-level effects: the copy of `duplicateOf`, held, reordered. */
+  effects: Array<'duplicate' | 'delayed' | 'reordered'>
+  duplicateOf?: number
+  heldUntil?: number
+  /** Sort key among due deliveries (default: the delivery's id); reordered ones sort newest first within their batch. */
+  ord?: number
 }
 
 export interface DueDelivery {
@@ -158,6 +176,9 @@ export interface DueDelivery {
   event_type: string
   body: string
   attempts: number
+  /** The fault rule that struck it, and how many of its first attempts fail without being sent. */
+  fault: string | null
+  fail_attempts: number
 }
 
 export interface DeliveryAttempt {
@@ -169,6 +190,12 @@ export interface DeliveryAttempt {
   status: number | null
   error: string | null
   next_attempt: number | null
+  /** The attempt was failed by a fault rule, not sent. */
+  injected: boolean
+  fault: string | null
+  effects: Array<'duplicate' | 'delayed' | 'reordered'>
+  duplicate_of: number | null
+  held_until: number | null
 }
 
 /** Webhook endpoints and an outbox of deliveries written in the transaction of the event they carry. */
@@ -180,14 +207,29 @@ export interface WebhookTable {
   endpointsIn(scope: Scope): Promise<WebhookEndpointRecord[]>
   /** Deletes the endpoint with its pending deliveries and their log. */
   removeEndpoint(id: string): Promise<boolean>
-  /** Queues a delivery, due at `at` (default: the event's creation). */
-  enqueue(endpoint: string, event: {id: string; type: string; created: number}, body: string, at?: number): Promise<void>
-  due(now: number, limit: number): Promise<DueDelivery[]>
+  /** Replaces an endpoint's secret, keeping earlier ones that still sign until their expiry. */
+  setSecrets(id: string, secret: string, previous: WebhookEndpointRecord['previous_secrets']): Promise<void>
+  /** Queues a delivery, due at `at`, as a fault rule may have changed it; answers its id. */
+  enqueue(endpoint: string, event: {id: string; type: string}, body: string, at: number, fault?: DeliveryFault): Promise<number>
+  /** Endpoints with deliveries due at or before `now`. */
+  dueEndpoints(now: number): Promise<string[]>
+  /** An endpoint's due deliveries, in delivery order (their `ord`, else their id). */
+  dueFor(endpoint: string, now: number, limit: number): Promise<DueDelivery[]>
   /** When the earliest pending attempt is due; undefined when none is. */
   nextDue(): Promise<number | undefined>
   /** Records one attempt and what follows it (the next attempt, or delivered / given up). */
-  recordAttempt(delivery: number, attempt: number, at: number, outcome: {status: number | null; error: string | null; next: number | null; delivered: boolean}): Promise<void>
+  recordAttempt(
+    delivery: number,
+    attempt: number,
+    at: number,
+    outcome: {status: number | null; error: string | null; next: number | null; delivered: boolean; injected?: boolean},
+  ): Promise<void>
   attempts(endpoint: string): Promise<DeliveryAttempt[]>
+  /**
+   * Per event (of those given that have deliveries), over the endpoints it was queued for: how many got it
+   * (some delivery succeeded), are failing (attempted, none succeeded: retrying or given up), or were not attempted yet.
+   */
+  deliveryCounts(eventIds: readonly string[]): Promise<Map<string, {delivered: number; failing: number; unattempted: number}>>
 }
 
 /** Due work on the clock (see scheduler.ts): one row per job, run once when the clock reaches `due`. */

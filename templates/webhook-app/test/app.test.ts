@@ -1,6 +1,8 @@
 /**
  * The receiver against a real gateway started in this process (payapp/testing): real sales, real signed
- * deliveries, and the gateway's own retries, made due by moving its test clock.
+ * deliveries, and the gateway's own retries, made due by moving its test clock. Webhook fault rules make
+ * the gateway deliver as the platform may (the spec: "not exactly-once and order is not guaranteed"):
+ * duplicated, reordered, failing then recovering; each order is still fulfilled exactly once.
  */
 import assert from 'node:assert/strict'
 import {once} from 'node:events'
@@ -11,11 +13,11 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {after, before, beforeEach, describe, it} from 'node:test'
 
-import {signWebhookPayload, type Order, type StoreClient} from 'payapp/sdk'
+import {MerchantClient, signWebhookPayload, type Order, type StoreClient} from 'payapp/sdk'
 import {startGateway, type TestGateway} from 'payapp/testing'
 
 import {createApp, type App} from '../src/app.js'
-import type {Actions} from '../src/handlers.js'
+import {SUBSCRIBED_EVENTS, type Actions} from '../src/handlers.js'
 
 const SECRET = 'whsec_test_webhook_app'
 const urlOf = (server: Server) => `http://127.0.0.1:${(server.address() as AddressInfo).port}`
@@ -33,6 +35,7 @@ async function eventually<T>(check: () => Promise<T | undefined> | T | undefined
 describe('webhook app against a real gateway', () => {
   let gw: TestGateway
   let store: StoreClient
+  let merchantApi: MerchantClient
   let token: string
   let merchant: string
   const dataDir = mkdtempSync(join(tmpdir(), 'webhook-app-'))
@@ -42,7 +45,9 @@ describe('webhook app against a real gateway', () => {
   before(async () => {
     gw = await startGateway()
     merchant = (await gw.defaultMerchant()).id
-    store = (await gw.secretKey()).client
+    const key = await gw.secretKey()
+    store = key.client
+    merchantApi = new MerchantClient({secretKey: key.secret_key, baseUrl: gw.url, maxRetries: 0})
     token = (await gw.installation({scopes: ['orders:read', 'products:read']})).token
   })
   after(async () => {
@@ -50,8 +55,9 @@ describe('webhook app against a real gateway', () => {
     await gw.close()
   })
   beforeEach(async () => {
-    // One endpoint per test, so earlier tests' apps receive nothing more.
+    // One endpoint per test, so earlier tests' apps receive nothing more; no fault rule carries over.
     for (const e of (await gw.admin.webhookEndpoints.list(merchant)).data) await gw.admin.webhookEndpoints.delete(e.id)
+    await gw.admin.faults.clear()
   })
 
   interface Started {
@@ -78,8 +84,10 @@ describe('webhook app against a real gateway', () => {
   }
 
   /** The gateway delivers this merchant's events to `url` signed with SECRET, as `payapp listen` sets up. */
-  const subscribe = (url: string) =>
-    gw.admin.webhookEndpoints.create({merchant, env: 'test', url: `${url}/webhooks`, secret: SECRET, events: ['checkout.session.completed', 'store.*']})
+  const subscribe = (url: string) => gw.admin.webhookEndpoints.create({merchant, env: 'test', url: `${url}/webhooks`, secret: SECRET, events: SUBSCRIBED_EVENTS})
+
+  /** A webhook fault rule on one endpoint: the gateway misbehaves on purpose, as `payapp gateway faults add --webhooks` does. */
+  const misdeliver = (endpoint: string, rule: Omit<Parameters<TestGateway['admin']['faults']['create']>[0], 'scope' | 'endpoint'>) => gw.admin.faults.create({scope: 'webhooks', endpoint, ...rule})
 
   async function sale(): Promise<{session: string; order: string}> {
     const product = await store.products.create({name: `Mug ${++n}`, price: {currency: 'eur', unit_amount: 1200}})
@@ -89,6 +97,13 @@ describe('webhook app against a real gateway', () => {
   }
 
   const attempts = async (endpoint: string, type: string) => (await gw.admin.webhookEndpoints.deliveries(endpoint)).data.filter((d) => d.type === type)
+  /** Waits until no delivery to the endpoint is left to make (each delivered or given up). */
+  const settled = (endpoint: string) =>
+    eventually(async () => {
+      const log = (await gw.admin.webhookEndpoints.deliveries(endpoint)).data
+      const last = new Map(log.map((d) => [d.delivery, d]))
+      return log.length > 0 && [...last.values()].every((d) => d.outcome !== 'retrying') ? log : undefined
+    }, 'every delivery settled')
 
   it('a paid sale is delivered, verified, re-read and fulfilled once', async () => {
     const {app, url, fulfilled} = await startApp()
@@ -193,14 +208,75 @@ describe('webhook app against a real gateway', () => {
     assert.equal(app.inbox.get('evt_tampered'), undefined)
   })
 
-  it('routes fraud_warning.* events to review (the local gateway does not emit them: a signed event stands in)', async () => {
+  it('duplicated deliveries: every event arrives twice, the order is fulfilled once', async () => {
+    const {app, url, fulfilled} = await startApp()
+    const endpoint = await subscribe(url)
+    await misdeliver(endpoint.id, {duplicate: true})
+    const {order} = await sale()
+    await eventually(async () => ((await attempts(endpoint.id, 'checkout.session.completed')).filter((d) => d.delivered).length === 2 ? true : undefined), 'both copies')
+    await app.idle()
+    assert.deepEqual(fulfilled.map((o) => o.id), [order])
+    const copies = (await settled(endpoint.id)).filter((d) => d.injected.includes('duplicate'))
+    assert.ok(copies.some((d) => d.type === 'checkout.session.completed'))
+  })
+
+  it('reordered deliveries: the sale\'s events arrive newest first, the order is fulfilled once and mirrored as paid', async () => {
+    const mirrored: string[] = []
+    const {app, url, fulfilled} = await startApp({actions: {orderChanged: (o) => void mirrored.push(o.status)}})
+    const endpoint = await subscribe(url)
+    await misdeliver(endpoint.id, {reorder: true})
+    const {order} = await sale()
+    const log = await settled(endpoint.id)
+    const emitted = (await gw.admin.events.list({merchant, order: 'asc', limit: 1000})).data.map((e) => e.id)
+    const delivered = log.map((d) => d.event)
+    // The sale's events reached the app in the reverse of the order they happened in.
+    assert.deepEqual(delivered, [...delivered].sort((a, b) => emitted.indexOf(b) - emitted.indexOf(a)))
+    assert.ok(delivered.length > 1)
+    await app.idle()
+    assert.deepEqual(fulfilled.map((o) => o.id), [order])
+    // Each handler re-read the order: whatever the order of events, the status it saw is the current one.
+    assert.ok(mirrored.length > 0 && mirrored.every((status) => status === 'paid'))
+  })
+
+  it('failing then recovering deliveries: three attempts fail, the retries on the clock deliver, the order is fulfilled once', async () => {
+    const {app, url, fulfilled} = await startApp()
+    const endpoint = await subscribe(url)
+    await misdeliver(endpoint.id, {fail_attempts: 3, event_type: 'checkout.session.completed'})
+    const {order} = await sale()
+    await eventually(async () => ((await attempts(endpoint.id, 'checkout.session.completed')).length === 1 ? true : undefined), 'the first (failed) attempt')
+    assert.equal(fulfilled.length, 0)
+    // The retries fall due 1 s, 5 s and 30 s later on the gateway's clock: move it instead of waiting.
+    for (const seconds of [1, 5, 30]) await gw.clock.advance(seconds)
+    const log = await attempts(endpoint.id, 'checkout.session.completed')
+    assert.deepEqual(log.map((d) => [d.attempt, d.outcome, d.injected]), [
+      [1, 'retrying', ['failed']],
+      [2, 'retrying', ['failed']],
+      [3, 'retrying', ['failed']],
+      [4, 'delivered', []],
+    ])
+    await app.idle()
+    assert.deepEqual(fulfilled.map((o) => o.id), [order])
+  })
+
+  it('all at once over many sales (seeded): duplicated, reordered and failing deliveries; each order fulfilled exactly once', async () => {
+    const {app, url, fulfilled} = await startApp()
+    const endpoint = await subscribe(url)
+    await misdeliver(endpoint.id, {duplicate: true, reorder: true, fail_attempts: 2, probability: 0.6, seed: 7})
+    const orders: string[] = []
+    for (let i = 0; i < 5; i++) orders.push((await sale()).order)
+    await gw.clock.advance(60)
+    await settled(endpoint.id)
+    await app.idle()
+    assert.deepEqual(fulfilled.map((o) => o.id).sort(), [...orders].sort())
+  })
+
+  it('routes fraud_warning.* events the gateway emits to review', async () => {
     const reviewed: unknown[] = []
     const {app, url} = await startApp({actions: {review: (w) => void reviewed.push(w.id)}})
-    const event = {id: 'evt_fw_1', object: 'event', type: 'fraud_warning.created', livemode: false, created: Math.floor(Date.now() / 1000), data: {object: {id: 'fw_1', object: 'fraud_warning'}}}
-    const {body, header} = signWebhookPayload(event, SECRET)
-    const res = await fetch(`${url}/webhooks`, {method: 'POST', headers: {'content-type': 'application/json', 'service-signature': header}, body})
-    assert.equal(res.status, 200)
+    await subscribe(url)
+    const warning = await merchantApi.fraudWarnings.testCreate({fraud_type: 'card_never_received'})
+    await eventually(() => (reviewed.length ? true : undefined), 'the fraud_warning.created delivery')
     await app.idle()
-    assert.deepEqual(reviewed, ['fw_1'])
+    assert.deepEqual(reviewed, [warning.id])
   })
 })

@@ -2,15 +2,28 @@
  * Turns what a caller has (a file path, bytes, a stream or a Blob) into the multipart body of
  * `POST /files`, refusing anything over the platform's 5 MB before a byte is sent.
  */
-import {readFile, stat} from 'node:fs/promises'
-import {basename, extname} from 'node:path'
-import type {Readable} from 'node:stream'
-
 import {InvalidRequestError} from '../errors.js'
+import {nodeBuiltin} from '../runtime.js'
 import {MAX_FILE_BYTES} from '../schemas/catalog.js'
 
-/** A path to read, the bytes themselves, a stream to buffer, or a Blob/File. */
-export type UploadInput = string | Buffer | Uint8Array | Readable | Blob
+/** A stream of bytes, e.g. Node's `fs.createReadStream(…)` (any Readable), or a web ReadableStream where it is async-iterable. */
+export interface ByteStream extends AsyncIterable<Uint8Array | string> {
+  /** Called to stop a stream that turned out too large (Node's Readable has it). */
+  destroy?(): void
+  /** Node's `fs.createReadStream` sets it: the default filename. */
+  path?: string | Uint8Array
+}
+
+/** A path to read (where the runtime has `node:fs`), the bytes themselves (a Buffer is a Uint8Array), a stream to buffer, or a Blob/File. */
+export type UploadInput = string | Uint8Array | ByteStream | Blob
+
+interface NodeFs {
+  stat(path: string): Promise<{isFile(): boolean; size: number}>
+  readFile(path: string): Promise<Uint8Array>
+}
+
+const basename = (path: string) => path.slice(Math.max(path.lastIndexOf('/'), path.lastIndexOf('\\')) + 1)
+const extname = (name: string) => (name.lastIndexOf('.') > 0 ? name.slice(name.lastIndexOf('.')) : '')
 
 export interface UploadMeta {
   /** Default: the path's basename, the File's name, or `file` with an extension from the content type. */
@@ -54,8 +67,9 @@ function tooLarge(size: number): InvalidRequestError {
   })
 }
 
-async function readPath(path: string): Promise<Buffer> {
+async function readPath(path: string): Promise<Uint8Array> {
   try {
+    const {stat, readFile} = nodeBuiltin<NodeFs>('node:fs/promises', 'Uploading a file by its path')
     // Checked before reading so a huge file is never loaded into memory.
     const info = await stat(path)
     if (!info.isFile()) throw new Error('not a regular file')
@@ -68,24 +82,30 @@ async function readPath(path: string): Promise<Buffer> {
   }
 }
 
-async function readStream(stream: Readable): Promise<Buffer> {
-  const chunks: Buffer[] = []
+async function readStream(stream: ByteStream): Promise<Uint8Array> {
+  const chunks: Uint8Array[] = []
   let size = 0
   for await (const chunk of stream) {
-    const buf = typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.from(chunk as Uint8Array)
-    size += buf.length
+    const buf = typeof chunk === 'string' ? new TextEncoder().encode(chunk) : chunk
+    size += buf.byteLength
     if (size > MAX_FILE_BYTES) {
       // Stop reading at once: the rest of an oversized stream would only be discarded.
-      stream.destroy()
+      stream.destroy?.()
       throw tooLarge(size)
     }
     chunks.push(buf)
   }
-  return Buffer.concat(chunks)
+  const bytes = new Uint8Array(size)
+  let at = 0
+  for (const chunk of chunks) {
+    bytes.set(chunk, at)
+    at += chunk.byteLength
+  }
+  return bytes
 }
 
-function isReadable(value: unknown): value is Readable {
-  return !!value && typeof value === 'object' && typeof (value as Readable).pipe === 'function' && Symbol.asyncIterator in value
+function isStream(value: unknown): value is ByteStream {
+  return !!value && typeof value === 'object' && Symbol.asyncIterator in value
 }
 
 /** The multipart body with one `file` field. */
@@ -100,9 +120,9 @@ export async function uploadForm(input: UploadInput, meta: UploadMeta = {}): Pro
   } else if (input instanceof Blob) {
     bytes = input
     name ??= (input as {name?: unknown}).name as string | undefined
-  } else if (isReadable(input)) {
+  } else if (isStream(input)) {
     bytes = await readStream(input)
-    name ??= typeof (input as {path?: unknown}).path === 'string' ? basename((input as unknown as {path: string}).path) : undefined
+    name ??= typeof input.path === 'string' ? basename(input.path) : undefined
   } else {
     throw new InvalidRequestError({message: 'file must be a path, a Buffer, a Readable stream or a Blob', code: 'invalid_file', param: 'file'})
   }
@@ -119,6 +139,6 @@ export async function uploadForm(input: UploadInput, meta: UploadMeta = {}): Pro
   name ??= `file${EXTENSION_BY_TYPE[type] ?? ''}`
 
   const form = new FormData()
-  form.append('file', new Blob([bytes], {type}), name)
+  form.append('file', new Blob([bytes as Uint8Array<ArrayBuffer>], {type}), name)
   return form
 }

@@ -2,7 +2,7 @@
  * The gateway's admin API (`/_admin`, `Authorization: Bearer <admin_key>`): a fixed contract that users'
  * test suites script against to set up merchants, credentials, the test clock and simulated buyers.
  */
-import {z} from 'zod'
+import * as z from 'zod'
 
 import {store} from './catalog.js'
 import {checkoutSession, dispute, invoice, order, payment, sandboxRefund, subscription} from './commerce.js'
@@ -159,41 +159,108 @@ export const adminWebhookEndpointCreate = z.strictObject({
 })
 export type AdminWebhookEndpointCreate = z.input<typeof adminWebhookEndpointCreate>
 
+/** `POST /_admin/webhook_endpoints/{id}/rotate_secret`. */
+export const adminWebhookSecretRotate = z.strictObject({
+  expire_previous_in_seconds: z
+    .number()
+    .int()
+    .min(0)
+    .max(7 * 86_400)
+    .optional()
+    .describe('Seconds of gateway-clock time the previous secret keeps signing (default 86400; 0 ends it at once)'),
+  secret: z.string().min(8).max(200).optional().describe('The new secret (default: a new random whsec_…), as when creating an endpoint'),
+})
+export type AdminWebhookSecretRotate = z.input<typeof adminWebhookSecretRotate>
+
 /** Statuses a fault may answer with: what real platforms answer when they are overloaded or failing. */
 export const FAULT_STATUSES = [429, 500, 503] as const
 
+/** Fields only an API rule takes, and fields only a webhook rule takes (`scope` tells them apart). */
+export const API_FAULT_FIELDS = ['route', 'status', 'error', 'latency_ms', 'retry_after'] as const
+export const WEBHOOK_FAULT_FIELDS = ['endpoint', 'event_type', 'duplicate', 'delay_seconds', 'reorder', 'fail_attempts'] as const
+/** What a webhook rule does to a matching delivery; one rule may do several at once. */
+export const WEBHOOK_FAULT_EFFECTS = ['duplicate', 'delay_seconds', 'reorder', 'fail_attempts'] as const
+
 /**
  * Body of `POST /_admin/faults`: a rule that makes matching API requests fail (or slow down) before
- * they run, so an app's retry and error handling can be tested on demand.
+ * they run (`scope: "api"`, the default), or makes the platform's webhook deliveries misbehave as the
+ * spec warns they may (`scope: "webhooks"`: duplicated, delayed on the gateway clock, reordered, failed
+ * for their first attempts), so an app's retry, error and webhook handling can be tested on demand.
  */
-export const adminFaultCreate = z.strictObject({
-  merchant: z.string().min(1).optional().describe("Only this merchant's requests (default: every merchant)"),
-  route: z
-    .string()
-    .min(1)
-    .max(200)
-    .optional()
-    .describe('An endpoint id (products.create) or "METHOD /path" (POST /v1/app/products, POST /products for both doors, GET /products/{id}); default: every API route'),
-  status: z
-    .number()
-    .int()
-    .refine((n) => (FAULT_STATUSES as readonly number[]).includes(n), {message: `one of ${FAULT_STATUSES.join(', ')}`})
-    .optional()
-    .describe('HTTP status to answer: 429, 500 or 503 (default 500; none with latency_ms alone, which only delays)'),
-  error: z
-    .strictObject({type: z.string().min(1).max(100), code: z.string().min(1).max(100)})
-    .optional()
-    .describe("The envelope's error type and code (default: the status's usual ones)"),
-  latency_ms: z.number().int().min(0).max(30_000).optional().describe('Delay before answering, in milliseconds (at most 30 000, the SDK\'s default timeout)'),
-  probability: z.number().min(0).max(1).default(1).describe('Chance that a matching request is faulted (default 1: every one)'),
-  count: z.number().int().min(1).optional().describe('Fault only this many matching requests, then stop (default: no limit)'),
-  retry_after: z.number().int().min(0).max(3600).optional().describe('Retry-After seconds on 429 and 503 (default 1)'),
-  seed: z.number().int().optional().describe('Seed of the random choices, so a probability below 1 faults the same requests every run'),
-})
+export const adminFaultCreate = z
+  .strictObject({
+    scope: z.enum(['api', 'webhooks']).default('api').describe('api: API requests (default); webhooks: webhook deliveries'),
+    merchant: z.string().min(1).optional().describe("Only this merchant's requests or events (default: every merchant)"),
+    route: z
+      .string()
+      .min(1)
+      .max(200)
+      .optional()
+      .describe('An endpoint id (products.create) or "METHOD /path" (POST /v1/app/products, POST /products for both doors, GET /products/{id}); default: every API route'),
+    status: z
+      .number()
+      .int()
+      .refine((n) => (FAULT_STATUSES as readonly number[]).includes(n), {message: `one of ${FAULT_STATUSES.join(', ')}`})
+      .optional()
+      .describe('HTTP status to answer: 429, 500 or 503 (default 500; none with latency_ms alone, which only delays)'),
+    error: z
+      .strictObject({type: z.string().min(1).max(100), code: z.string().min(1).max(100)})
+      .optional()
+      .describe("The envelope's error type and code (default: the status's usual ones)"),
+    latency_ms: z.number().int().min(0).max(30_000).optional().describe('Delay before answering, in milliseconds (at most 30 000, the SDK\'s default timeout)'),
+    endpoint: z.string().min(1).optional().describe('Webhooks: only deliveries to this webhook endpoint (we_…); default: every endpoint'),
+    event_type: webhookEventPattern.optional().describe('Webhooks: only events of this type, a "prefix.*" pattern or * (default *)'),
+    duplicate: z.boolean().optional().describe('Webhooks: deliver each matching event twice (same body and id, two signed attempts)'),
+    delay_seconds: z
+      .number()
+      .int()
+      .min(1)
+      .max(30 * 86_400)
+      .optional()
+      .describe("Webhooks: hold matching deliveries until the gateway clock has moved this far (a clock advance delivers them in time order)"),
+    reorder: z.boolean().optional().describe('Webhooks: deliver the matching events of one request or clock step newest first'),
+    fail_attempts: z
+      .number()
+      .int()
+      .min(1)
+      .max(7)
+      .optional()
+      .describe('Webhooks: fail the first N attempts of each matching delivery as timeouts, so retries run on the clock (7: given up)'),
+    probability: z.number().min(0).max(1).default(1).describe('Chance that a matching request or delivery is faulted (default 1: every one)'),
+    count: z.number().int().min(1).optional().describe('Fault only this many matching requests or deliveries, then stop (default: no limit)'),
+    retry_after: z.number().int().min(0).max(3600).optional().describe('Retry-After seconds on 429 and 503 (default 1)'),
+    seed: z.number().int().optional().describe('Seed of the random choices, so a probability below 1 faults the same requests or deliveries every run'),
+  })
+  .superRefine((rule, ctx) => {
+    const foreign = rule.scope === 'webhooks' ? API_FAULT_FIELDS : WEBHOOK_FAULT_FIELDS
+    for (const field of foreign) {
+      if (rule[field] !== undefined) ctx.addIssue({code: 'custom', path: [field], message: `${field} belongs to a ${rule.scope === 'webhooks' ? 'scope "api"' : 'scope "webhooks"'} rule`})
+    }
+    if (rule.scope === 'webhooks' && !WEBHOOK_FAULT_EFFECTS.some((effect) => rule[effect] !== undefined && rule[effect] !== false)) {
+      ctx.addIssue({code: 'custom', path: ['duplicate'], message: 'a webhooks rule needs at least one of duplicate, delay_seconds, reorder, fail_attempts'})
+    }
+  })
 export type AdminFaultCreate = z.input<typeof adminFaultCreate>
 
 /** `gateway start --faults FILE`: a list of rules, bare or under `faults`. */
 export const adminFaultFile = z.union([z.array(adminFaultCreate), z.strictObject({faults: z.array(adminFaultCreate)})])
+
+/** Delivery states an event may be filtered by (over every delivery of it to any endpoint). */
+export const EVENT_DELIVERY_STATES = ['delivered', 'pending', 'failed', 'none'] as const
+
+/** The filter the event log and a resend of many events share. */
+const eventFilter = {
+  type: z.string().optional().describe('An event type, or a prefix ending in * such as checkout.session.*'),
+  since: z
+    .string()
+    .optional()
+    .describe('An event id (the events after it in the log) or a time, Unix seconds or ISO 8601 (events created at or after it, gateway clock)'),
+  until: z.string().optional().describe('A time, Unix seconds or ISO 8601: events created at or before it (gateway clock)'),
+  delivery: z
+    .enum(EVENT_DELIVERY_STATES)
+    .optional()
+    .describe('failed: an endpoint has not got it after an attempt (retrying or given up); pending: an endpoint has not been tried yet; delivered: every endpoint got it; none: it was queued for no endpoint'),
+}
 
 /** Admin queries are lenient, like the platform's: an unknown env means test, a bad limit the default. */
 export const adminEventsQuery = z.object({
@@ -203,7 +270,8 @@ export const adminEventsQuery = z.object({
     .optional()
     .transform((v): 'live' | 'test' => (v === 'live' ? 'live' : 'test'))
     .describe('live or test (default)'),
-  type: z.string().optional().describe('An event type, or a prefix ending in * such as checkout.session.*'),
+  ...eventFilter,
+  order: z.enum(['asc', 'desc']).optional().describe('desc: newest first (default); asc: oldest first'),
   limit: z
     .union([z.number(), z.string()])
     .optional()
@@ -211,6 +279,15 @@ export const adminEventsQuery = z.object({
     .describe('Default 100, at most 1000'),
 })
 export type AdminEventsQuery = z.input<typeof adminEventsQuery>
+
+/** `POST /_admin/events/resend`: every logged event the filter selects, oldest first (at most 10 000). */
+export const adminEventsResend = z.strictObject({
+  merchant: z.string().min(1),
+  env: environment.default('test'),
+  endpoint: z.string().min(1).optional().describe('Webhook endpoint id (we_…); default: every endpoint that selects each event'),
+  ...eventFilter,
+})
+export type AdminEventsResend = z.input<typeof adminEventsResend>
 
 export const adminMerchantQuery = z.object({merchant: z.string().describe('Merchant id (mch_…)')})
 
@@ -305,6 +382,8 @@ export const adminWebhookEndpoint = z.looseObject({
   /** An installed app's endpoint: it receives only the events the app's scopes may read. */
   installation: z.string().nullable().optional(),
   created: timestamp,
+  /** When each earlier secret that still signs (after a rotation) stops signing, gateway clock, newest first. */
+  previous_secrets_expire: z.array(timestamp).optional(),
 })
 export type AdminWebhookEndpoint = z.output<typeof adminWebhookEndpoint>
 
@@ -324,6 +403,18 @@ export const adminWebhookDeliveryAttempt = z.looseObject({
   /** Gateway-clock time of the next attempt; null once delivered or given up. */
   next_attempt: timestamp.nullable(),
   delivered: z.boolean(),
+  /** Where the delivery stands after this attempt: delivered, retrying (next_attempt set) or failed (given up after seven). */
+  outcome: z.enum(['delivered', 'retrying', 'failed']),
+  /** The webhook fault rule that struck this delivery, or null. */
+  fault: z.string().nullable(),
+  /**
+   * What the rule did to this attempt: `duplicate` (the delivery is the extra copy of `duplicate_of`), `delayed`
+   * (held until `held_until` on the gateway clock), `reordered` (sent newest first among its request's or clock
+   * step's matching events), `failed` (recorded as a timeout without reaching the receiver).
+   */
+  injected: z.array(z.enum(['duplicate', 'delayed', 'reordered', 'failed'])),
+  duplicate_of: z.number().nullable(),
+  held_until: timestamp.nullable(),
 })
 export type AdminWebhookDeliveryAttempt = z.output<typeof adminWebhookDeliveryAttempt>
 
@@ -331,6 +422,8 @@ export type AdminWebhookDeliveryAttempt = z.output<typeof adminWebhookDeliveryAt
 export const adminFault = z.looseObject({
   id: z.string(),
   object: z.literal('fault'),
+  /** api: API requests; webhooks: webhook deliveries. */
+  scope: z.enum(['api', 'webhooks']),
   merchant: z.string().nullable(),
   route: z.string().nullable(),
   /** null: the rule only delays requests. */
@@ -343,7 +436,14 @@ export const adminFault = z.looseObject({
   remaining: z.number().nullable(),
   retry_after: z.number().nullable(),
   seed: z.number().nullable(),
-  /** Requests this rule has faulted so far. */
+  /** Webhook rules: the endpoint and event types matched, and what the rule does (null/false on API rules). */
+  endpoint: z.string().nullable(),
+  event_type: z.string().nullable(),
+  duplicate: z.boolean(),
+  delay_seconds: z.number().nullable(),
+  reorder: z.boolean(),
+  fail_attempts: z.number().nullable(),
+  /** Requests (or webhook deliveries) this rule has faulted so far. */
   hits: z.number(),
   created: timestamp,
 })
@@ -367,3 +467,14 @@ export type AdminScheduledJob = z.output<typeof adminScheduledJob>
 
 export const adminEventResendResult = z.looseObject({object: z.literal('event_resend'), event: z.string(), queued_deliveries: z.number()})
 export type AdminEventResendResult = z.output<typeof adminEventResendResult>
+
+/** What a resend of many events queued: how many events the filter selected, and deliveries in all. */
+export const adminEventsResendResult = z.looseObject({
+  object: z.literal('event_resend_batch'),
+  events: z.number(),
+  queued_deliveries: z.number(),
+  /** The oldest and newest event resent, or null when none matched. */
+  first: z.string().nullable(),
+  last: z.string().nullable(),
+})
+export type AdminEventsResendResult = z.output<typeof adminEventsResendResult>

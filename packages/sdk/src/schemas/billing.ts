@@ -3,17 +3,14 @@
  * (spec: Subscriptions, Fraud warnings). The subscription and invoice objects live in commerce.ts,
  * shared with the App API's reads.
  */
-import {z} from 'zod'
+import * as z from 'zod'
 
-import {metadata, openEnum, timestamp, uuid} from './common.js'
+import {metadata, openEnum, resource, timestamp, uuid} from './common.js'
 
 // ---------------------------------------------------------------- customers
 
 /** The merchant-side customer a subscription bills (spec: only the `cus_` prefix is shown). */
-export const customer = z.looseObject({
-  id: z.string(),
-  object: z.literal('customer'),
-  livemode: z.boolean(),
+export const customer = resource('customer', {
   name: z.string().nullable(),
   email: z.string().nullable(),
   created: timestamp,
@@ -63,10 +60,7 @@ export const FRAUD_TYPES = [
 ] as const
 export const FRAUD_WARNING_STATUSES = ['open', 'refunded', 'disputed'] as const
 
-export const fraudWarning = z.looseObject({
-  id: z.string(),
-  object: z.literal('fraud_warning'),
-  livemode: z.boolean(),
+export const fraudWarning = resource('fraud_warning', {
   charge_id: z.string().nullable(),
   payment_intent_id: z.string().nullable(),
   fraud_type: openEnum(FRAUD_TYPES).nullable(),

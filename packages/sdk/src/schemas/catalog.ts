@@ -3,16 +3,13 @@
  * Each resource is written once here; the gateway validates with the request schemas, the SDK types
  * its calls and results with them, and the CLI derives its flags from them.
  */
-import {z} from 'zod'
+import * as z from 'zod'
 
-import {amount, currency, metadata, openEnum, timestamp, uuid, webUrl, type IssueParams} from './common.js'
+import {amount, currency, metadata, openEnum, resource, timestamp, uuid, webUrl, type IssueParams} from './common.js'
 
 // ---------------------------------------------------------------- store
 
-export const store = z.looseObject({
-  id: z.string(),
-  object: z.literal('store'),
-  livemode: z.boolean(),
+export const store = resource('store', {
   slug: z.string(),
   display_name: z.string(),
   status: openEnum(['draft', 'live', 'paused']),
@@ -29,6 +26,16 @@ export const RECURRING_INTERVALS = ['day', 'week', 'month', 'year'] as const
 /** The longest billing period the platform allows per interval (one year, as the best-known APIs). */
 export const MAX_INTERVAL_COUNT: Record<(typeof RECURRING_INTERVALS)[number], number> = {day: 365, week: 52, month: 12, year: 1}
 
+/**
+ * The per-interval bound of `interval_count` (the refinement below) as JSON Schema: one branch per
+ * interval, so the OpenAPI document allows only the periods the gateway takes.
+ */
+export const periodBounds = () => ({
+  oneOf: RECURRING_INTERVALS.map((interval) => ({
+    properties: {interval: {const: interval}, interval_count: {maximum: MAX_INTERVAL_COUNT[interval]}},
+  })),
+})
+
 export const recurringInput = z
   .strictObject({
     interval: z.enum(RECURRING_INTERVALS).describe('Billing interval'),
@@ -40,21 +47,26 @@ export const recurringInput = z
     message: 'the billing period may be at most one year',
     path: ['interval_count'],
   })
+  .meta(periodBounds())
 
 export const TAX_BEHAVIORS = ['inclusive', 'exclusive', 'unspecified'] as const
 
 /** Body of `POST /products/{id}/prices`. */
-export const priceCreate = z.strictObject({
-  currency,
-  unit_amount: amount.describe('Unit price in minor units, at least 250'),
-  nickname: z.string().max(250).optional().describe('Internal label'),
-  recurring: recurringInput.optional().describe('Recurring billing; omit for a one-time price'),
-  tax_behavior: z.enum(TAX_BEHAVIORS).optional().describe('Whether the amount includes tax'),
-  lookup_key: z.string().min(1).max(200).optional().describe('Your own key for the price'),
-  set_as_default: z.boolean().optional().describe("Make it the product's default price"),
-  metadata: metadata.optional(),
-  active: z.boolean().optional().describe('false creates the price archived'),
-})
+export const priceCreate = z
+  .strictObject({
+    currency,
+    unit_amount: amount.describe('Unit price in minor units, at least 250'),
+    nickname: z.string().max(250).optional().describe('Internal label'),
+    recurring: recurringInput.optional().describe('Recurring billing; omit for a one-time price'),
+    tax_behavior: z.enum(TAX_BEHAVIORS).optional().describe('Whether the amount includes tax'),
+    lookup_key: z.string().min(1).max(200).optional().describe('Your own key for the price'),
+    set_as_default: z.boolean().optional().describe("Make it the product's default price"),
+    transfer_lookup_key: z.boolean().optional().describe('Move lookup_key from the active price holding it to this one, in the same write (else 409 lookup_key_exists)'),
+    metadata: metadata.optional(),
+    active: z.boolean().optional().describe('false creates the price archived'),
+  })
+  // The gateway's 400 parameters_exclusive (an archived price cannot be the default), as JSON Schema.
+  .meta({not: {properties: {set_as_default: {const: true}, active: {const: false}}, required: ['set_as_default', 'active']}})
 export type PriceCreate = z.input<typeof priceCreate>
 
 export const PRICE_IMMUTABLE_FIELDS = ['currency', 'unit_amount', 'recurring', 'type', 'product'] as const
@@ -93,10 +105,7 @@ export const priceUpdate = z.strictObject({
 })
 export type PriceUpdate = z.input<typeof priceUpdate>
 
-export const price = z.looseObject({
-  id: z.string(),
-  object: z.literal('price'),
-  livemode: z.boolean(),
+export const price = resource('price', {
   product: z.string(),
   unit_amount: z.number(),
   currency: z.string(),
@@ -124,9 +133,8 @@ export type Price = z.infer<typeof price>
 const imageRef = z
   .string()
   .max(2048)
-  .refine((s) => /^https?:\/\/\S+$/.test(s) || /^files\/[\w./-]+$/.test(s), {
-    message: 'must be an http(s) URL or a storage path from POST /files',
-  })
+  // A regex rather than a refinement, so the OpenAPI document carries it as the field's `pattern`.
+  .regex(/^(?:https?:\/\/\S+|files\/[\w./-]+)$/, {message: 'must be an http(s) URL or a storage path from POST /files'})
 
 export const packageDimensions = z
   .strictObject({
@@ -178,11 +186,14 @@ export const inlinePrice = z.strictObject({
 })
 
 /** Body of `POST /products`. */
-export const productCreate = z.strictObject({
-  ...productFields,
-  price: inlinePrice.optional().describe('Default price created with the product'),
-  default_price: inlinePrice.optional().describe('Synonym of price'),
-})
+export const productCreate = z
+  .strictObject({
+    ...productFields,
+    price: inlinePrice.optional().describe('Default price created with the product'),
+    default_price: inlinePrice.optional().describe('Synonym of price'),
+  })
+  // The gateway's 400 parameters_exclusive, as JSON Schema.
+  .meta({not: {required: ['price', 'default_price']}})
 export type ProductCreate = z.input<typeof productCreate>
 
 /** Body of merchant `POST /products/{id}/default_price`. */
@@ -224,7 +235,12 @@ export const optionGroupCreate = z.strictObject({
     .array(optionValueText)
     .min(1)
     .max(100)
-    .refine((vs) => new Set(vs.map((v) => v.toLowerCase())).size === vs.length, {message: 'values must be unique'})
+    .refine((vs) => new Set(vs.map((v) => v.toLowerCase())).size === vs.length, {
+      message: 'values must be unique',
+      params: {code: 'values_not_unique'} satisfies IssueParams,
+    })
+    // What JSON Schema can say of it: no exact repeats (the gateway also ignores case and surrounding spaces).
+    .meta({uniqueItems: true})
     .describe('Option values, e.g. S M L'),
 })
 export type OptionGroupCreate = z.input<typeof optionGroupCreate>
@@ -283,6 +299,8 @@ export const variantCreate = z
     path: ['stock_qty'],
     params: {code: 'stock_qty_required'} satisfies IssueParams,
   })
+  // The refinement as JSON Schema.
+  .meta({if: {properties: {track_inventory: {const: true}}, required: ['track_inventory']}, then: {required: ['stock_qty']}})
 export type VariantCreate = z.input<typeof variantCreate>
 
 /** Body of `PATCH /variants/{id}`; the option combination is immutable. */
@@ -322,10 +340,7 @@ export type Variant = z.infer<typeof variant>
 
 // ---------------------------------------------------------------- product (object)
 
-export const product = z.looseObject({
-  id: z.string(),
-  object: z.literal('product'),
-  livemode: z.boolean(),
+export const product = resource('product', {
   name: z.string(),
   description: z.string().nullable(),
   images: z.array(z.string()),
@@ -355,10 +370,7 @@ export const productArchived = z.looseObject({id: z.string(), object: z.literal(
 
 export const MAX_FILE_BYTES = 5 * 1024 * 1024
 
-export const file = z.looseObject({
-  id: z.string(),
-  object: z.literal('file'),
-  livemode: z.boolean(),
+export const file = resource('file', {
   path: z.string(),
   filename: z.string(),
   size: z.number(),

@@ -2,17 +2,14 @@
  * Money and commerce: merchant, checkout sessions, store checkouts, orders, payments, refunds,
  * disputes, payouts, balance, invoices, subscriptions, subscription links, analytics, events.
  */
-import {z} from 'zod'
+import * as z from 'zod'
 
-import {RECURRING_INTERVALS, MAX_INTERVAL_COUNT, immutableField} from './catalog.js'
-import {amount, currency, metadata, openEnum, timestamp, webUrl, type IssueParams} from './common.js'
+import {RECURRING_INTERVALS, MAX_INTERVAL_COUNT, immutableField, periodBounds} from './catalog.js'
+import {amount, currency, metadata, openEnum, resource, timestamp, webUrl, withOneOf, type IssueParams} from './common.js'
 
 // ---------------------------------------------------------------- merchant
 
-export const merchant = z.looseObject({
-  id: z.string(),
-  object: z.literal('merchant'),
-  livemode: z.boolean(),
+export const merchant = resource('merchant', {
   company: z.string(),
   country: z.string(),
   vat_number: z.string().nullable(),
@@ -71,17 +68,20 @@ export type CheckoutSession = z.infer<typeof checkoutSession>
 export const isLoopbackHost = (hostname: string) => /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/i.test(hostname)
 
 /** A redirect target: https, or http to a loopback host (the gateway refuses the latter in live mode). */
-const redirectUrl = webUrl(/^https?$/).refine((u) => !URL.canParse(u) || u.startsWith('https:') || isLoopbackHost(new URL(u).hostname), {
-  message: 'must be https (http is accepted only for localhost, 127.0.0.1 or [::1] in test mode)',
-  params: {code: 'url_not_https'} satisfies IssueParams,
-})
+const redirectUrl = webUrl(/^https?$/)
+  .refine((u) => !URL.canParse(u) || u.startsWith('https:') || isLoopbackHost(new URL(u).hostname), {
+    message: 'must be https (http is accepted only for localhost, 127.0.0.1 or [::1] in test mode)',
+    params: {code: 'url_not_https'} satisfies IssueParams,
+  })
+  // What every mode takes; the sandbox's loopback http is an allowance the document leaves out.
+  .meta({pattern: '^https://'})
 
-/** One line of `line_items`: a free line (`name`, `amount`, `currency`), or a catalogue `variant` whose price decides. */
+/** One line of `line_items`: a free line (`name`, `amount`; in the session's `currency`), or a catalogue `variant` whose price decides. */
 export const sessionLineItemInput = z.strictObject({
   name: z.string().trim().min(1).max(250).optional().describe('What the buyer pays for (required without variant)'),
   quantity: z.number().int().min(1).max(1000).default(1).describe('Units, default 1'),
   amount: amount.optional().describe('Unit amount in minor units (derived from the variant\'s price for a variant)'),
-  currency: currency.optional(),
+  currency: currency.optional().describe("Omit: the line is in the session's currency; if sent it must equal it (currency_mismatch)"),
   image_url: webUrl(/^https?$/).optional(),
   price_id: z.string().startsWith('price_').optional().describe('Catalogue link only; the charged amount is amount'),
   product_id: z.string().startsWith('prod_').optional(),
@@ -106,6 +106,29 @@ export const checkoutSessionCreate = z.strictObject({
   success_url: redirectUrl.optional().describe('Where the browser goes after payment'),
   cancel_url: redirectUrl.optional().describe('Where the browser goes on cancel'),
   metadata: metadata.optional(),
+}).meta({
+  // The shapes the domain takes (domain/checkout-sessions.ts), as JSON Schema: a raw amount with its
+  // buyer, payment line items (each a variant, or a named line with amount and currency; variants and
+  // price_id not mixed), or one recurring price_id in subscription mode.
+  oneOf: [
+    {properties: {mode: {const: 'payment'}}, required: ['amount', 'currency', 'customer_name', 'customer_email'], not: {required: ['line_items']}},
+    {
+      properties: {
+        mode: {const: 'payment'},
+        line_items: {
+          items: {anyOf: [{required: ['variant']}, {required: ['name', 'amount', 'currency']}]},
+          not: {allOf: [{contains: {required: ['variant']}}, {contains: {required: ['price_id']}}]},
+        },
+      },
+      required: ['line_items'],
+      not: {required: ['amount']},
+    },
+    {
+      properties: {mode: {const: 'subscription'}, line_items: {maxItems: 1, items: {required: ['price_id'], not: {required: ['variant']}}}},
+      required: ['mode', 'line_items'],
+      not: {required: ['amount']},
+    },
+  ],
 })
 export type CheckoutSessionCreate = z.input<typeof checkoutSessionCreate>
 
@@ -168,10 +191,7 @@ export const orderEvidence = z.looseObject({
 })
 export type OrderEvidence = z.infer<typeof orderEvidence>
 
-export const order = z.looseObject({
-  id: z.string(),
-  object: z.literal('order'),
-  livemode: z.boolean(),
+export const order = resource('order', {
   source: z.literal('store'),
   status: openEnum(ORDER_STATUSES),
   checkout_session: z.string().nullable(),
@@ -216,6 +236,11 @@ export const orderEvidenceCreate = z
     message: 'tracking_number and carrier go together',
     path: ['carrier'],
     params: {code: 'parameter_missing'},
+  })
+  // The two refinements as JSON Schema.
+  .meta({
+    anyOf: [{required: ['tracking_number']}, {required: ['file']}, {required: ['note']}],
+    dependentRequired: {tracking_number: ['carrier'], carrier: ['tracking_number']},
   })
 export type OrderEvidenceCreate = z.input<typeof orderEvidenceCreate>
 
@@ -323,16 +348,17 @@ export const refundCreate = z.strictObject({
 export type RefundCreate = z.input<typeof refundCreate>
 
 /** Merchant `GET /refunds`: the refunds of one charge or payment intent. */
-export const refundsListQuery = z.object({
-  charge: z.string().min(1).optional().describe('Charge id (ch_…) or payment id (py_…)'),
-  payment_intent: z.string().min(1).optional().describe('Payment intent id (pi_…)'),
-})
+export const refundsListQuery = withOneOf(
+  'filter',
+  ['charge', 'payment_intent'],
+  z.object({
+    charge: z.string().min(1).optional().describe('Charge id (ch_…) or payment id (py_…)'),
+    payment_intent: z.string().min(1).optional().describe('Payment intent id (pi_…)'),
+  }),
+)
 export type SandboxRefund = z.infer<typeof sandboxRefund>
 
-export const dispute = z.looseObject({
-  id: z.string(),
-  object: z.literal('dispute'),
-  livemode: z.boolean(),
+export const dispute = resource('dispute', {
   payment: z.string(),
   amount: z.number(),
   currency: z.string(),
@@ -344,10 +370,7 @@ export const dispute = z.looseObject({
 })
 export type Dispute = z.infer<typeof dispute>
 
-export const payout = z.looseObject({
-  id: z.string(),
-  object: z.literal('payout'),
-  livemode: z.boolean(),
+export const payout = resource('payout', {
   amount: z.number(),
   currency: z.string(),
   status: openEnum(['pending', 'in_transit', 'paid', 'failed']),
@@ -367,10 +390,7 @@ export type Balance = z.infer<typeof balance>
 
 // ---------------------------------------------------------------- invoices and subscriptions
 
-export const invoice = z.looseObject({
-  id: z.string(),
-  object: z.literal('invoice'),
-  livemode: z.boolean(),
+export const invoice = resource('invoice', {
   subscription: z.string().nullable(),
   customer: z.string().nullable(),
   amount_due: z.number(),
@@ -394,10 +414,7 @@ export const invoice = z.looseObject({
 export type Invoice = z.infer<typeof invoice>
 
 export const SUBSCRIPTION_STATUSES = ['incomplete', 'incomplete_expired', 'trialing', 'active', 'past_due', 'unpaid', 'canceled'] as const
-export const subscription = z.looseObject({
-  id: z.string(),
-  object: z.literal('subscription'),
-  livemode: z.boolean(),
+export const subscription = resource('subscription', {
   status: openEnum(SUBSCRIPTION_STATUSES),
   customer: z.string(),
   price_id: z.string().nullable(),
@@ -442,6 +459,7 @@ export const subscriptionLinkCreate = z
     message: 'the billing period may be at most one year',
     path: ['interval_count'],
   })
+  .meta(periodBounds())
 export type SubscriptionLinkCreate = z.input<typeof subscriptionLinkCreate>
 
 export const SUBSCRIPTION_LINK_IMMUTABLE_FIELDS = ['amount', 'currency', 'interval', 'interval_count'] as const
@@ -458,10 +476,7 @@ export const subscriptionLinkUpdate = z.strictObject({
 })
 export type SubscriptionLinkUpdate = z.input<typeof subscriptionLinkUpdate>
 
-export const subscriptionLink = z.looseObject({
-  id: z.string(),
-  object: z.literal('subscription_link'),
-  livemode: z.boolean(),
+export const subscriptionLink = resource('subscription_link', {
   name: z.string(),
   description: z.string().nullable(),
   amount: z.number(),

@@ -3,7 +3,7 @@
  * 400 `parameter_unknown`, which catches typos); response schemas are loose so the SDK tolerates fields
  * and enum values the platform adds later.
  */
-import {z} from 'zod'
+import * as z from 'zod'
 
 /** Stable error codes a schema can attach to an issue (read by the gateway's validation mapper). */
 export interface IssueParams {
@@ -29,6 +29,8 @@ export const currency = z
     message: 'currency is not supported',
     params: {code: 'currency_unsupported', type: 'currency_unsupported'} satisfies IssueParams,
   })
+  // The refinement as JSON Schema, so generators send only codes the gateway takes.
+  .meta({enum: [...SUPPORTED_CURRENCIES]})
   .describe('Three-letter ISO currency code, lowercase (e.g. eur)')
 
 /** An amount in minor units with the platform's minimum and maximum and their spec'd error types. */
@@ -44,6 +46,8 @@ export const amount = z
     message: `must be at most ${MAX_AMOUNT} minor units`,
     params: {code: 'amount_too_large', type: 'amount_too_large'} satisfies IssueParams,
   })
+  // The refinements as JSON Schema bounds (they carry the spec's own error codes, so they stay refinements).
+  .meta({minimum: MIN_AMOUNT, maximum: MAX_AMOUNT})
   .describe('Amount in minor units (1000 = 10.00), at least 250')
 
 /** Free-form key/value pairs; bounds as the best-known payments APIs set them (spec: not shown). */
@@ -64,6 +68,18 @@ export const webUrl = (protocols: RegExp) =>
     .refine((s) => ![...s].some((c) => c <= ' ' || (c >= '\u007f' && c <= '\u009f')), {message: 'URLs may not contain spaces or control characters', params: {code: 'url_invalid'} satisfies IssueParams, abort: true})
     .refine((s) => URL.canParse(s) && protocols.test(new URL(s).protocol.slice(0, -1)), {message: 'Invalid URL', params: {code: 'url_invalid'} satisfies IssueParams})
     .meta({format: 'uri'})
+
+/**
+ * Query fields of which a request sends one (`refunds.search`: `charge` or `payment_intent`), by the
+ * query schema: the OpenAPI document turns them into one exploded parameter whose schema is a `oneOf`.
+ */
+export const oneOfQueryFields = z.registry<{name: string; fields: readonly string[]}>()
+
+/** A query schema, marked: of `fields`, a request sends one (the gateway refuses none, and reads the first). */
+export function withOneOf<T extends z.ZodObject>(name: string, fields: ReadonlyArray<keyof T['shape'] & string>, query: T): T {
+  oneOfQueryFields.add(query, {name, fields})
+  return query
+}
 
 /** Unix seconds. */
 export const timestamp = z.number().int()
@@ -90,6 +106,14 @@ export const listQuery = z.object({
   starting_after: z.string().min(1).max(200).optional().describe('Cursor: the id of the last item of the previous page'),
 })
 export type ListQuery = z.infer<typeof listQuery>
+
+/**
+ * A resource as the platform returns it: `id`, its kind in `object` and `livemode` first, then its own
+ * fields. Loose, like every response schema, so fields the platform adds later pass through.
+ */
+export function resource<const K extends string, S extends z.ZodRawShape>(object: K, shape: S) {
+  return z.looseObject({id: z.string(), object: z.literal(object), livemode: z.boolean(), ...shape})
+}
 
 /** The list envelope: newest first, no total count. */
 export function listOf<T extends z.ZodType>(item: T) {

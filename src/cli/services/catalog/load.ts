@@ -8,7 +8,7 @@ import {dirname, extname, resolve} from 'node:path'
 import {LineCounter, parseDocument, stringify as toYaml} from 'yaml'
 import type {z} from 'zod'
 
-import {catalogToCsv, CatalogCsvError, parseCatalogCsv, type RowMap} from './csv.js'
+import {catalogToCsv, CatalogCsvError, csvProblem, parseCatalogCsv} from './csv.js'
 import {catalogFile, type CatalogFile} from './schema.js'
 
 export type CatalogFormat = 'yaml' | 'json' | 'csv'
@@ -17,9 +17,26 @@ export class CatalogFileError extends Error {
   constructor(
     readonly file: string,
     readonly problems: string[],
+    /** A file that could not be read at all: one line, no list. */
+    unreadable = false,
   ) {
-    super(`${file} is not a valid catalogue:\n  ${problems.join('\n  ')}`)
+    super(unreadable ? `${file}: ${problems[0]}` : `${file} is not a valid catalogue:\n  ${problems.join('\n  ')}`)
     this.name = 'CatalogFileError'
+  }
+}
+
+/** Why a file could not be read, in words (never a bare `ENOENT`). */
+function unreadable(path: string, err: NodeJS.ErrnoException): string {
+  switch (err.code) {
+    case 'ENOENT':
+      return `no such file (looked for ${resolve(path)})`
+    case 'EISDIR':
+      return 'is a directory, not a catalogue file'
+    case 'EACCES':
+    case 'EPERM':
+      return 'permission denied (the file cannot be read by this user)'
+    default:
+      return `cannot be read: ${err.message}`
   }
 }
 
@@ -43,12 +60,13 @@ const fieldName = (path: PropertyKey[]) => path.map((p) => (typeof p === 'number
 export function parseCatalog(text: string, format: CatalogFormat, source: string): CatalogFile {
   let input: unknown
   let locate: (path: PropertyKey[]) => string
+  let describe: ((issue: z.core.$ZodIssue) => string) | undefined
   if (format === 'csv') {
-    let parsed: {input: unknown; rows: RowMap}
+    let parsed: ReturnType<typeof parseCatalogCsv>
     try {
       parsed = parseCatalogCsv(text)
     } catch (err) {
-      throw new CatalogFileError(source, [err instanceof CatalogCsvError ? err.message : `CSV: ${(err as Error).message}`])
+      throw new CatalogFileError(source, err instanceof CatalogCsvError ? err.problems : [`CSV: ${(err as Error).message}`])
     }
     input = parsed.input
     locate = (path) => {
@@ -59,6 +77,7 @@ export function parseCatalog(text: string, format: CatalogFormat, source: string
       }
       return 'file'
     }
+    describe = (issue) => csvProblem(issue, parsed.cells, locate)
   } else {
     // JSON is read by JSON.parse (fast for large catalogues); YAML positions are only worked out for an error.
     if (format === 'json') {
@@ -92,10 +111,13 @@ export function parseCatalog(text: string, format: CatalogFormat, source: string
   }
   const result = catalogFile.safeParse(input)
   if (!result.success) {
-    throw new CatalogFileError(
-      source,
-      result.error.issues.map((issue: z.core.$ZodIssue) => `${locate(issue.path)}: ${fieldName(issue.path) || '(file)'}: ${issue.message}`),
-    )
+    // One problem per field: a cell that fails two checks (format, then support) is named once.
+    const byField = new Map<string, string>()
+    for (const issue of result.error.issues) {
+      const at = issue.path.map(String).join('.')
+      if (!byField.has(at)) byField.set(at, describe?.(issue) ?? `${locate(issue.path)}: ${fieldName(issue.path) || '(file)'}: ${issue.message}`)
+    }
+    throw new CatalogFileError(source, [...byField.values()])
   }
   return result.data
 }
@@ -118,9 +140,17 @@ export async function loadCatalog(path: string, readStdin: () => Promise<string>
   try {
     text = await readFile(path, 'utf8')
   } catch (err) {
-    throw new CatalogFileError(path, [`cannot read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`])
+    throw new CatalogFileError(path, [unreadable(path, err as NodeJS.ErrnoException)], true)
   }
   return {catalog: parseCatalog(text, formatOf(path), path), format: formatOf(path), baseDir: dirname(resolve(path)), source: path}
+}
+
+/** A product without the empty lists and maps the file format defaults to (`prices: []`, `options: {}`). */
+function withoutEmpty(product: CatalogFile['products'][number]): CatalogFile['products'][number] {
+  const empty = (v: unknown) => (Array.isArray(v) ? v.length === 0 : typeof v === 'object' && v !== null && Object.keys(v).length === 0)
+  const out: Record<string, unknown> = Object.fromEntries(Object.entries(product).filter(([k, v]) => !(['prices', 'options', 'variants'] as string[]).includes(k) || !empty(v)))
+  if (product.variants.length > 0) out.variants = product.variants.map((v) => (empty(v.options) ? Object.fromEntries(Object.entries(v).filter(([k]) => k !== 'options')) : v))
+  return out as CatalogFile['products'][number]
 }
 
 async function readAll(): Promise<string> {
@@ -129,9 +159,10 @@ async function readAll(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8')
 }
 
-/** The catalogue as text in the given format. */
-export function serializeCatalog(catalog: CatalogFile, format: CatalogFormat): string {
-  if (format === 'csv') return catalogToCsv(catalog)
+/** The catalogue as text in the given format; without `full`, CSV leaves out the columns no row uses. */
+export function serializeCatalog(catalog: CatalogFile, format: CatalogFormat, full = true): string {
+  if (format === 'csv') return catalogToCsv(catalog, full)
+  if (!full) catalog = {products: catalog.products.map(withoutEmpty)}
   if (format === 'json') return JSON.stringify(catalog, null, 2) + '\n'
   return toYaml(catalog, {lineWidth: 0})
 }

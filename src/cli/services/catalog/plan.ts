@@ -11,7 +11,7 @@ import type {RequestOptions} from '@payapp/sdk/client'
 import type {Product, Variant} from '@payapp/sdk/schemas/catalog'
 import {imageMatches, isRemote, isSubset, localImage, priceIdentity, same, type LocalImage} from './normalise.js'
 import type {CatalogFile, CatalogPrice, CatalogProduct, CatalogVariant} from './schema.js'
-import {CATALOG_KEY, listProducts, mapLimit, productKeyOf, readProduct, type CatalogClient, type StoredProduct} from './store.js'
+import {CATALOG_KEY, REPLACES, listProducts, mapLimit, productKeyOf, readProduct, type CatalogClient, type StoredProduct} from './store.js'
 
 export type Action = 'create' | 'update' | 'replace' | 'archive' | 'delete' | 'unchanged' | 'left' | 'blocked'
 export type Kind = 'file' | 'product' | 'price' | 'option' | 'value' | 'variant'
@@ -44,8 +44,10 @@ export interface Op {
   phase: number
   /** Ids of operations whose failure means this one cannot run. */
   needs: string[]
-  /** Archives, deletes and deactivations: need --yes without a TTY. */
+  /** Archives, deletes and deactivations of what the file no longer lists: need --yes without a TTY. A replace is not one. */
   destructive: boolean
+  /** Changes of the plan this write completes besides its own (a product's inline price). */
+  covers?: Change[]
   /** One write, with an idempotency key derived from the catalogue key, the operation and its content. */
   run(state: RunState, opts: (content: unknown) => RequestOptions): Promise<void>
 }
@@ -92,7 +94,7 @@ export interface PlanOptions {
 
 // ---------------------------------------------------------------- phases (dependency order)
 
-const PHASE = {upload: 0, product: 1, price: 2, defaultPrice: 3, variantDelete: 4, optionDelete: 5, optionCreate: 6, variant: 7, priceRetire: 8, archive: 9} as const
+const PHASE = {upload: 0, product: 1, price: 2, defaultPrice: 3, variantDelete: 4, skuFree: 4.5, optionDelete: 5, optionCreate: 6, variant: 7, priceRetire: 8, archive: 9} as const
 
 // ---------------------------------------------------------------- planning
 
@@ -104,6 +106,10 @@ const variantFieldNames = (v: CatalogVariant) => (Object.keys(v) as (keyof Catal
 
 const combinationOf = (groups: string[], options: Record<string, string>) => groups.map((g) => `${g}=${options[g] ?? ''}`).join(',')
 const storedCombination = (v: Variant) => v.options.map((o) => `${o.group_name}=${o.value_name}`).join(',')
+/** A combination as a set of group=value pairs: the groups' order is presentation, never identity. */
+const comboIdentity = (pairs: [string, string][]) => JSON.stringify([...pairs].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+const wantedCombo = (groups: string[], options: Record<string, string>) => comboIdentity(groups.map((g) => [g, options[g] ?? '']))
+const storedCombo = (v: Variant) => comboIdentity(v.options.map((o) => [o.group_name, o.value_name]))
 const variantKey = (productKey: string, v: {sku?: string | null}, combo: string) => v.sku ?? `${productKey}[${combo || 'default'}]`
 
 export async function planCatalog(client: CatalogClient, file: CatalogFile, opts: PlanOptions = {}): Promise<Plan> {
@@ -131,11 +137,17 @@ export async function planCatalog(client: CatalogClient, file: CatalogFile, opts
     if (!img) locals.set(ref, (img = localImage(ref, baseDir)))
     return img
   }
-  /** The upload op of a local image, created once per file and needed by every op that uses it. */
-  const uploadOp = (img: LocalImage): string => {
+  // Bytes the store already holds (an upload's name carries its content hash): never sent again.
+  const uploaded = new Map<string, string>()
+  const storedImages = [...listed.flatMap((p) => p.images ?? []), ...stored.flatMap((sp) => (sp ? [...sp.product.images, ...sp.variants.map((v) => v.image_path ?? '')] : []))]
+  for (const path of storedImages) if (path.startsWith('files/')) uploaded.set(path.slice(path.lastIndexOf('/') + 1), path)
+  /** The upload op of a local image not uploaded yet, created once per file and needed by every op that uses it. */
+  const uploadOp = (img: LocalImage): string[] => {
+    if (uploaded.has(img.uploadName)) return []
     const id = `file:${img.path}`
     if (!uploads.has(id)) {
       const change: Change = {action: 'create', kind: 'file', key: img.path}
+      changes.push(change)
       uploads.set(id, {
         id,
         change,
@@ -149,9 +161,13 @@ export async function planCatalog(client: CatalogClient, file: CatalogFile, opts
         },
       })
     }
-    return id
+    return [id]
   }
-  const resolveImage = (state: RunState, ref: string) => (isRemote(ref) ? ref : state.uploads.get(local(ref)!.path)!)
+  const resolveImage = (state: RunState, ref: string) => {
+    if (isRemote(ref)) return ref
+    const img = local(ref)!
+    return state.uploads.get(img.path) ?? uploaded.get(img.uploadName)!
+  }
 
   const products: ProductPlan[] = file.products.map((p, i) => planProduct(p, stored[i], {prune: Boolean(opts.prune), csv: Boolean(opts.csv), local, uploadOp, resolveImage, changes}))
 
@@ -184,7 +200,8 @@ interface PlanContext {
   prune: boolean
   csv: boolean
   local: (ref: string) => LocalImage | undefined
-  uploadOp: (img: LocalImage) => string
+  /** The op uploading a local image, or none when the store already has its bytes. */
+  uploadOp: (img: LocalImage) => string[]
   resolveImage: (state: RunState, ref: string) => string
   changes: Change[]
 }
@@ -204,7 +221,7 @@ function planProduct(want: CatalogProduct, have: StoredProduct | undefined, ctx:
   // ---- product
   const productOp = `${pk}:product`
   const defaultPrice = want.prices.find((p) => p.default) ?? want.prices[0]
-  const imageNeeds = (refs: string[]) => refs.map(ctx.local).filter((x): x is LocalImage => x !== undefined).map(ctx.uploadOp)
+  const imageNeeds = (refs: string[]) => refs.map(ctx.local).filter((x): x is LocalImage => x !== undefined).flatMap(ctx.uploadOp)
   const fields = Object.fromEntries(productFieldNames(want).map((k) => [k, want[k]]))
   const keyManaged = !have || have.product.metadata[CATALOG_KEY] !== undefined
   const metadata = {...want.metadata, ...(keyManaged ? {[CATALOG_KEY]: pk} : {})}
@@ -215,9 +232,11 @@ function planProduct(want: CatalogProduct, have: StoredProduct | undefined, ctx:
   if (!have) {
     const needs = imageNeeds(want.images ?? [])
     productNeeded = [productOp]
+    const inlineChange: Change | undefined = inline && {action: 'create', kind: 'price', key: inline.key}
     add({
       id: productOp,
       change: {action: 'create', kind: 'product', key: pk},
+      ...(inlineChange ? {covers: [inlineChange]} : {}),
       phase: PHASE.product,
       needs,
       async run(s, o) {
@@ -234,7 +253,7 @@ function planProduct(want: CatalogProduct, have: StoredProduct | undefined, ctx:
         if (inline && product.default_price) s.priceIds.set(inline.key, product.default_price)
       },
     })
-    if (inline) note({action: 'create', kind: 'price', key: inline.key})
+    if (inlineChange) note(inlineChange)
   } else {
     const cur = have.product
     const changed = Object.keys(fields).filter((k) => !same(fields[k], (cur as Record<string, unknown>)[k]))
@@ -273,11 +292,16 @@ function planProduct(want: CatalogProduct, have: StoredProduct | undefined, ctx:
   const prices = have?.prices ?? []
   const claimed = new Set<string>()
   const priceOp = new Map<string, string>()
+  const priceChange = new Map<string, Change>()
   /** Old prices to retire once their replacement is the default and variants moved: old id → new key. */
   const retire = new Map<string, string | undefined>()
   const priceNeeds = (key: string | undefined) => (key && priceOp.has(key) ? [priceOp.get(key)!] : [])
+  const halfReplaced = new Map<string, string>()
+  const replacedBy = (oldId: string, key: string) => halfReplaced.set(oldId, key)
   for (const p of want.prices) {
     if (p === inline) continue
+    // A replace a killed run left half done: the new price took the key, the old one is still active.
+    for (const x of prices) if (x.lookup_key === p.key && x.active && x.metadata[REPLACES]) replacedBy(x.metadata[REPLACES]!, p.key)
     const candidates = prices.filter((x) => x.lookup_key === p.key)
     const adopted = candidates.length === 0 ? prices.filter((x) => x.id === p.key) : []
     const match = [...candidates, ...adopted].filter((x) => same(priceIdentity(x), priceIdentity(p))).sort((a, b) => Number(b.active) - Number(a.active))[0]
@@ -287,14 +311,27 @@ function planProduct(want: CatalogProduct, have: StoredProduct | undefined, ctx:
       const id = `${pk}:price:${p.key}`
       priceOp.set(p.key, id)
       const replaced = candidates.length > 0
+      const change: Change = replaced ? {action: 'replace', kind: 'price', key: p.key, fields: changedFields(priceIdentity(candidates[0]!), priceIdentity(p))} : {action: 'create', kind: 'price', key: p.key}
+      priceChange.set(p.key, change)
       add({
         id,
-        change: replaced ? {action: 'replace', kind: 'price', key: p.key, fields: changedFields(priceIdentity(candidates[0]!), priceIdentity(p))} : {action: 'create', kind: 'price', key: p.key},
+        change,
         phase: PHASE.price,
         needs: productNeeded,
         async run(s, o) {
           // A new default is made the default as it is created: never a moment without an active default.
-          const body = {...priceBody(p), lookup_key: p.key, ...(p.metadata ? {metadata: p.metadata} : {}), ...(p.active === false ? {active: false} : {}), ...(isDefault && p.active !== false ? {set_as_default: true} : {})}
+          // The key moves to it in the same write (never two active prices with one key, nor none), and it
+          // names the price it replaces, so a run killed before the old one is retired still retires it.
+          const holder = candidates.find((x) => x.active)
+          const metadata = {...p.metadata, ...(holder ? {[REPLACES]: holder.id} : {})}
+          const body = {
+            ...priceBody(p),
+            lookup_key: p.key,
+            transfer_lookup_key: true,
+            ...(Object.keys(metadata).length > 0 ? {metadata} : {}),
+            ...(p.active === false ? {active: false} : {}),
+            ...(isDefault && p.active !== false ? {set_as_default: true} : {}),
+          }
           const price = await s.client.products.prices.create(s.productId!, body, o({product: s.productId, body}))
           s.priceIds.set(p.key, price.id)
         },
@@ -325,6 +362,10 @@ function planProduct(want: CatalogProduct, have: StoredProduct | undefined, ctx:
   }
   for (const x of prices) {
     if (claimed.has(x.id) || retire.has(x.id) || !x.active) continue
+    if (halfReplaced.has(x.id)) {
+      retire.set(x.id, halfReplaced.get(x.id))
+      continue
+    }
     if (ctx.prune) retire.set(x.id, undefined)
     else note({action: 'left', kind: 'price', key: x.lookup_key ?? x.id, reason: 'not in the file (--prune archives it)'})
   }
@@ -341,7 +382,10 @@ function planProduct(want: CatalogProduct, have: StoredProduct | undefined, ctx:
     })
   }
 
-  // ---- variants: matched by sku, else by option combination; the option combination is immutable.
+  // ---- variants: the option combination is a variant's identity (immutable on the platform), so a stored
+  // variant with the wanted combination is that variant, whatever its sku (a sku moved between variants is
+  // an update of both); a file variant whose combination the store lacks takes the stored variant of its
+  // sku, which is a replace (delete, then create with the new combination).
   const wantGroups = Object.keys(want.options)
   const variants = have?.variants ?? []
   const matchedVariants = new Set<string>()
@@ -352,27 +396,31 @@ function planProduct(want: CatalogProduct, have: StoredProduct | undefined, ctx:
     if (x) matchedVariants.add(x.id)
     return x
   }
-  // First by sku; then by combination among variants whose sku the file does not name (a changed sku).
-  const bySku = want.variants.map((v) => (v.sku && Object.keys(v.options).length > 0 ? claim(variants.find((x) => x.sku === v.sku)) : undefined))
+  const isDefaultVariant = (v: CatalogVariant) => Object.keys(v.options).length === 0
+  const identities = want.variants.map((v) => wantedCombo(wantGroups, v.options))
+  const byCombo = want.variants.map((v, i) =>
+    isDefaultVariant(v) ? claim(variants.find((x) => x.is_default)) : claim(variants.find((x) => !x.is_default && !matchedVariants.has(x.id) && storedCombo(x) === identities[i])),
+  )
   want.variants.forEach((v, i) => {
-    const isDefault = Object.keys(v.options).length === 0
-    const combo = isDefault ? '' : combinationOf(wantGroups, v.options)
-    const match = isDefault
-      ? claim(variants.find((x) => x.is_default))
-      : (bySku[i] ?? claim(variants.find((x) => !x.is_default && !matchedVariants.has(x.id) && storedCombination(x) === combo && !(x.sku && fileSkus.has(x.sku)))))
-    variantPlans.push({v, combo, match, replace: Boolean(match && !match.is_default && storedCombination(match) !== combo)})
+    const combo = isDefaultVariant(v) ? '' : combinationOf(wantGroups, v.options)
+    const match = byCombo[i] ?? (v.sku ? claim(variants.find((x) => !x.is_default && !matchedVariants.has(x.id) && x.sku === v.sku)) : undefined)
+    variantPlans.push({v, combo, match, replace: Boolean(match && !match.is_default && storedCombo(match) !== identities[i])})
   })
   const variantDeleteOps: string[] = []
+  const replaceChange = new Map<CatalogVariant, Change>()
   for (const vp of variantPlans) {
     if (vp.replace) {
       deletedVariants.add(vp.match!.id)
+      const change: Change = {action: 'replace', kind: 'variant', key: variantKey(pk, vp.v, vp.combo), fields: ['options']}
+      replaceChange.set(vp.v, change)
       variantDeleteOps.push(
         add({
           id: `${pk}:variant-delete:${vp.match!.id}`,
-          change: {action: 'replace', kind: 'variant', key: variantKey(pk, vp.v, vp.combo), fields: ['options']},
+          change,
           phase: PHASE.variantDelete,
           needs: [],
-          destructive: true,
+          // The file keeps the variant (recreated with its new combination): nothing it lists is lost.
+          destructive: false,
           run: (s, o) => s.client.variants.delete(vp.match!.id, o({delete: vp.match!.id})).then(() => undefined),
         }),
       )
@@ -423,14 +471,30 @@ function planProduct(want: CatalogProduct, have: StoredProduct | undefined, ctx:
       add({id: `${pk}:value-delete:${g.name}:${val.value}`, change: {action: 'delete', kind: 'value', key}, phase: PHASE.optionDelete, needs: variantDeleteOps, destructive: true, run: (s, o) => s.client.values.delete(val.id, o({delete: val.id})).then(() => undefined)})
     }
   }
+  // The platform keeps groups in the order they were created and values in the order they were given:
+  // an order the file changes later cannot be applied (no reorder; a combination is immutable).
+  const kept = groups.filter((g) => want.options[g.name])
+  const fileOrder = wantGroups.filter((name) => kept.some((g) => g.name === name))
+  if (kept.some((g, i) => g.name !== fileOrder[i])) {
+    note({action: 'left', kind: 'option', key: `${pk}/(order)`, reason: 'the groups are in another order than the file; the platform keeps the order they were created in'})
+  }
+  for (const g of kept) {
+    const fileValues = want.options[g.name]!.filter((v) => g.values.some((x) => x.value === v))
+    const storedValues = [...g.values].sort((a, b) => a.sort_order - b.sort_order).map((x) => x.value).filter((v) => fileValues.includes(v))
+    if (storedValues.some((v, i) => v !== fileValues[i])) {
+      note({action: 'left', kind: 'option', key: `${pk}/${g.name}/(order)`, reason: 'the values are in another order than the file; the platform keeps the order they were created in'})
+    }
+  }
+  // New groups one after the other, so they are stored in the file's order whatever order requests arrive in.
+  let groupStep = 0
   for (const [name, values] of Object.entries(want.options)) {
     const g = groups.find((x) => x.name === name)
     if (!g) {
       groupOps.set(name, add({
         id: `${pk}:group:${name}`,
         change: {action: 'create', kind: 'option', key: `${pk}/${name}`},
-        phase: PHASE.optionCreate,
-        needs: [...productNeeded, ...variantDeleteOps],
+        phase: PHASE.optionCreate + groupStep++ / 100,
+        needs: [...productNeeded, ...variantDeleteOps, ...[...groupOps.values()].filter((id) => id.startsWith(`${pk}:group:`))],
         async run(s, o) {
           const body = {name, values}
           const group = await s.client.products.options.create(s.productId!, body, o({product: s.productId, body}))
@@ -466,17 +530,17 @@ function planProduct(want: CatalogProduct, have: StoredProduct | undefined, ctx:
     const key = variantKey(pk, v, combo)
     const presentation = Object.fromEntries(variantFieldNames(v).map((k) => [k, v[k]]))
     const img = v.image === undefined ? undefined : ctx.local(v.image)
-    const imgNeeds = img ? [ctx.uploadOp(img)] : []
+    const imgNeeds = () => (img ? ctx.uploadOp(img) : [])
     if (!match || replace) {
       const optionNeeds = wantGroups.flatMap((g) => [groupOps.get(g), groupOps.get(`${g}\0${v.options[g]}`)]).filter((x): x is string => Boolean(x))
       const isDefault = Object.keys(v.options).length === 0
       add({
         id: `${pk}:variant:${key}`,
-        change: {action: isDefault ? 'update' : 'create', kind: 'variant', key, ...(replace ? {reason: 'the second half of a replace'} : {})},
-        // A replacement's delete is already the plan's "replace" line.
+        // The second half of a replace is part of the replace's one change.
+        change: replaceChange.get(v) ?? {action: isDefault ? 'update' : 'create', kind: 'variant', key},
         listed: !replace,
         phase: PHASE.variant,
-        needs: [...productNeeded, ...optionNeeds, ...priceNeeds(v.price), ...imgNeeds, ...variantDeleteOps.filter((id) => replace && id.endsWith(match!.id))],
+        needs: [...productNeeded, ...optionNeeds, ...priceNeeds(v.price), ...imgNeeds(), ...variantDeleteOps.filter((id) => replace && id.endsWith(match!.id))],
         async run(s, o) {
           const body = {
             ...presentation,
@@ -509,19 +573,37 @@ function planProduct(want: CatalogProduct, have: StoredProduct | undefined, ctx:
     const priceChange = wantPrice === undefined ? !inherits : match.price_inherited || targetPrice === undefined || match.price !== targetPrice
     let imageChange = false
     if (v.image !== undefined && !(match.image_path && imageMatches(v.image, match.image_path, img))) imageChange = true
-    const fieldsChanged = [...Object.keys(patch), ...(priceChange ? ['price'] : []), ...(imageChange ? ['image'] : [])]
+    // Its sku is wanted by another variant of the file: freed before any variant takes it (a swap too).
+    const skuMoves = Boolean(match.sku && fileSkus.has(match.sku) && v.sku !== match.sku)
+    if (skuMoves) delete patch.sku
+    const fieldsChanged = [...Object.keys(patch), ...(skuMoves ? ['sku'] : []), ...(priceChange ? ['price'] : []), ...(imageChange ? ['image'] : [])]
     if (fieldsChanged.length === 0) {
       note({action: 'unchanged', kind: 'variant', key})
       continue
     }
+    const change: Change = {action: 'update', kind: 'variant', key, fields: fieldsChanged}
+    const newSku = skuMoves && v.sku ? {sku: v.sku} : {}
+    const rest = Object.keys(patch).length > 0 || priceChange || imageChange || Object.keys(newSku).length > 0
+    if (skuMoves) {
+      add({
+        id: `${pk}:variant-sku-free:${match.id}`,
+        change,
+        listed: !rest,
+        phase: PHASE.skuFree,
+        needs: [],
+        run: (s, o) => s.client.variants.update(match.id, {sku: null}, o({variant: match.id, free: match.sku})).then(() => undefined),
+      })
+      if (!rest) continue
+    }
     add({
       id: `${pk}:variant:${key}`,
-      change: {action: 'update', kind: 'variant', key, fields: fieldsChanged},
+      change,
       phase: PHASE.variant,
-      needs: [...priceNeeds(wantPrice), ...(imageChange ? imgNeeds : [])],
+      needs: [...priceNeeds(wantPrice), ...(imageChange ? imgNeeds() : [])],
       async run(s, o) {
         const body = {
           ...patch,
+          ...newSku,
           ...(priceChange ? {price: wantPrice === undefined ? null : s.priceIds.get(wantPrice)!} : {}),
           ...(imageChange ? {image_path: ctx.resolveImage(s, v.image!)} : {}),
         }
@@ -552,11 +634,16 @@ function planProduct(want: CatalogProduct, have: StoredProduct | undefined, ctx:
     }
     const patch = {...(old.active ? {active: false} : {}), ...(old.lookup_key !== null && newKey !== undefined ? {lookup_key: null} : {})}
     if (Object.keys(patch).length === 0) continue
+    // Retiring a replaced price is the second half of its replace (one change, nothing the file keeps is
+    // lost); only a price the file no longer lists is an archive.
+    // A replace a killed run left half done is listed as the replace it finishes.
+    const half = newKey === undefined ? undefined : priceChange.get(newKey)
     add({
       id: `${pk}:retire:${oldId}`,
-      change: newKey ? {action: 'archive', kind: 'price', key: `${old.lookup_key ?? old.id} (${old.id}, replaced)`} : {action: 'archive', kind: 'price', key: old.lookup_key ?? old.id},
+      change: half ?? (newKey ? {action: 'replace', kind: 'price', key: newKey, reason: `retiring the replaced ${old.id}`} : {action: 'archive', kind: 'price', key: old.lookup_key ?? old.id}),
+      listed: !half,
       phase: PHASE.priceRetire,
-      destructive: true,
+      destructive: !newKey,
       needs: [...priceNeeds(newKey), ...ops.filter((o) => o.phase === PHASE.defaultPrice).map((o) => o.id), ...variantOps],
       run: (s, o) => s.client.products.prices.update(s.productId!, oldId, patch, o({retire: oldId, patch})).then(() => undefined),
     })

@@ -25,7 +25,7 @@ const imageInput = z.string().trim().min(1).max(2048).describe('Local file path 
 
 export const catalogPrice = z.strictObject({
   key: key("Stable key, stored as the price's lookup_key"),
-  ...omit(priceCreate.shape, ['lookup_key', 'set_as_default']),
+  ...omit(priceCreate.shape, ['lookup_key', 'set_as_default', 'transfer_lookup_key']),
   currency: fileCurrency,
   default: z.boolean().optional().describe("The product's default price (exactly one, or the first)"),
 })

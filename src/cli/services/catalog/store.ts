@@ -18,6 +18,8 @@ export interface StoredProduct {
 
 /** The product's catalogue key: `metadata.catalog_key`, else its id (a product made outside a catalogue). */
 export const CATALOG_KEY = 'catalog_key'
+/** On a price made by a replace: the id of the price it replaces, until that one is retired. */
+export const REPLACES = 'catalog_replaces'
 export const productKeyOf = (p: Product) => p.metadata[CATALOG_KEY] ?? p.id
 export const priceKeyOf = (p: Price) => p.lookup_key ?? p.id
 

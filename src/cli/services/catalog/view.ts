@@ -40,7 +40,41 @@ export function progressBar(stream: NodeJS.WriteStream) {
 }
 
 export function resultLine(r: ApplyResult): string {
-  return `Applied ${r.done} change${r.done === 1 ? '' : 's'}${r.failed ? `, ${r.failed} failed` : ''}${r.skipped ? `, ${r.skipped} skipped (they depend on a failed change)` : ''}.`
+  return `Applied ${r.done} of ${r.total} change${r.total === 1 ? '' : 's'}${r.failed ? `, ${r.failed} failed` : ''}${r.skipped ? `, ${r.skipped} skipped (they depend on a failed change)` : ''}.`
+}
+
+/** Without a TTY: one line every PROGRESS_EVERY_MS, so a CI log shows a long apply is alive. */
+export const PROGRESS_EVERY_MS = 2000
+
+export function progressLine(completed: number, total: number, failed: number, startedAt: number, now = Date.now()): string {
+  const pct = Math.floor((completed / Math.max(1, total)) * 100)
+  return `progress: ${completed}/${total} changes (${pct}%)${failed ? `, ${failed} failed` : ''}, ${Math.round((now - startedAt) / 1000)}s`
+}
+
+export function stoppedLine(r: ApplyResult, signal: string): string {
+  return `Stopped by ${signal}: ${r.done} of ${r.total} changes landed${r.failed ? ` (${r.failed} failed)` : ''}; the writes in flight finished. Run the same command again to finish the rest.`
+}
+
+/**
+ * Whether a retry's wait is news: requests in flight that meet one 429 or outage wait together, and the
+ * user needs one line for that pause, not one per request.
+ */
+export function oncePerWait(now: () => number = Date.now): (delayMs: number) => boolean {
+  let until = 0
+  return (delayMs) => {
+    const end = now() + delayMs
+    // A wait ending within a second of the announced one is that same pause.
+    if (end <= until + 1000) return false
+    until = end
+    return true
+  }
+}
+
+/** After a run whose writes all succeeded, the store read back still differs from the file. */
+export function notConverged(remaining: readonly Change[]): string {
+  const shown = remaining.slice(0, 10).map((c) => `  ${c.action} ${c.kind} ${c.key}${c.reason ? ` (${c.reason})` : ''}`)
+  const more = remaining.length > shown.length ? [`  … and ${remaining.length - shown.length} more`] : []
+  return [`The store read back still differs from the file (${remaining.length} change${remaining.length === 1 ? '' : 's'}):`, ...shown, ...more, 'Run `payapp catalog plan` to see why, then apply again.', ''].join('\n')
 }
 
 /** Longest a completed change's line waits before it is written. */

@@ -3,7 +3,7 @@ import {adminFlags} from '../../../cli/services/gateway-admin.js'
 import {faultLine} from '../../../cli/services/faults-view.js'
 
 export default class GatewayFaultsList extends AdminCommand<typeof GatewayFaultsList> {
-  static override summary = 'List the fault-injection rules of a running gateway, with how often each struck.'
+  static override summary = 'List the fault-injection rules of a running gateway (API and webhooks), with how often each struck.'
   static override examples = ['<%= config.bin %> gateway faults list', '<%= config.bin %> gateway faults list --json']
   static override flags = {'admin-key': adminFlags['admin-key']}
 

@@ -1,0 +1,59 @@
+import {expect} from 'chai'
+import {spawnSync} from 'node:child_process'
+import {existsSync, mkdtempSync, readdirSync, rmSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+
+import {ROOT} from '../helpers/cli.js'
+
+/** Runs a CommonJS snippet in a fresh node (this one's binary) from the package root; its stdout. */
+function node(code: string, env: Record<string, string> = {}): string {
+  const home = mkdtempSync(join(tmpdir(), 'payapp-cache-'))
+  try {
+    const r = spawnSync(process.execPath, ['-e', code], {cwd: ROOT, env: {...process.env, XDG_CONFIG_HOME: home, PAYAPP_KEYCHAIN: 'off', ...env}, encoding: 'utf8'})
+    expect(r.status, r.stderr).to.equal(0)
+    return r.stdout
+  } finally {
+    rmSync(home, {recursive: true, force: true})
+  }
+}
+
+const nodeHasCompileCache = (() => {
+  const [major, minor] = process.versions.node.split('.').map(Number) as [number, number]
+  return major > 22 || (major === 22 && minor >= 1)
+})()
+
+/** How the CLI's bundle was compiled in a fresh process: Node's compile cache, the build's V8 cache, or none. */
+const cacheUse = (env: Record<string, string> = {}) =>
+  node(
+    "const l = require('./dist/cli/bundle-loader.cjs'); l.loadCli(); process.stdout.write(require('./dist/startup/code-cache.cjs').cacheUse(l.BUNDLE_FILE))",
+    env,
+  )
+
+describe('the CLI bundle’s code cache (src/startup/code-cache.cts)', function () {
+  this.timeout(30_000)
+  before(function () {
+    // `npm test` builds first; a bare mocha run without a build has no bundle.
+    if (!existsSync(join(ROOT, 'dist/bundle/payapp.cjs'))) this.skip()
+  })
+
+  it(nodeHasCompileCache ? "uses Node's own compile cache on this Node (≥ 22.1)" : 'uses the cache the build trained, and V8 accepts it, on this Node (20)', function () {
+    if (!nodeHasCompileCache) {
+      expect(cacheUse()).to.equal('accepted')
+      return
+    }
+    const dir = mkdtempSync(join(tmpdir(), 'payapp-compile-cache-'))
+    try {
+      expect(cacheUse({NODE_COMPILE_CACHE: dir})).to.equal('node')
+      expect(readdirSync(dir), 'Node wrote a cache').not.to.be.empty
+    } finally {
+      rmSync(dir, {recursive: true, force: true})
+    }
+  })
+
+  it('runs as a plain CommonJS module too, as Node ≥ 22 loads it (its dynamic imports without the loader’s parameter)', function () {
+    // `help` is an adopted plugin command, which the bundle loads with a dynamic import().
+    const out = node("require('./dist/bundle/payapp.cjs').run(process.cwd(), ['help', 'products'])")
+    expect(out).to.include('Catalogue products.').and.include('USAGE')
+  })
+})
