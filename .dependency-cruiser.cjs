@@ -54,6 +54,14 @@ module.exports = {
       to: {path: ['node_modules/better-sqlite3/', '^src/gateway/storage/sqlite\\.ts$']},
     },
     {
+      name: 'domain-no-platform',
+      severity: 'error',
+      comment:
+        'Domain rules take the narrow context of their unit of work (domain/context.ts), never the Platform: its per-process state (credential cache, rate limiter, faults) and its engine stay out of every rule.',
+      from: {path: '^src/gateway/domain/'},
+      to: {path: ['^src/gateway/(platform|scheduler)\\.ts$']},
+    },
+    {
       name: 'testing-entry-only',
       severity: 'error',
       comment: 'payapp/testing starts the gateway through its one entry (server.ts, loaded by load.ts) and hands out SDK clients; nothing of the CLI.',

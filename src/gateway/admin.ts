@@ -1,7 +1,7 @@
 /**
  * The admin API (`/_admin/*`, `Authorization: Bearer <admin_key>`) as one encapsulated fastify plugin:
  * one auth hook for every route, one route per entry of packages/sdk/src/admin-endpoints.ts, bodies and queries
- * validated by the entry's schemas, every handler in one transaction. Handlers (routes/admin.ts) are
+ * validated by the entry's schemas, every handler in one unit of work. Handlers (routes/admin.ts) are
  * typed from the table, so a missing one is a compile error.
  */
 import {timingSafeEqual} from 'node:crypto'
@@ -11,11 +11,15 @@ import type {z} from 'zod'
 
 import {adminEndpoints, ADMIN_PREFIX, type AdminEndpoint, type AdminEndpointDef, type AdminEndpointId} from '@payapp/sdk/admin-endpoints'
 import {ApiError, fromZodError, invalid, unauthenticated} from './errors.js'
+import type {Tx} from './domain/context.js'
 import type {Platform} from './platform.js'
 
 type Out<S> = S extends z.ZodType ? z.output<S> : undefined
 
 export interface AdminContext<Id extends AdminEndpointId> {
+  /** The unit of work the handler runs in (a GET's: committed data). */
+  tx: Tx
+  /** The platform itself, for the routes that manage their own units (the clock) or per-process state (faults). */
   gw: Platform
   params: Record<string, string>
   body: Out<AdminEndpoint<Id> extends {body: infer B} ? B : undefined>
@@ -24,7 +28,7 @@ export interface AdminContext<Id extends AdminEndpointId> {
 
 export type AdminHandlers = {[Id in AdminEndpointId]: (ctx: AdminContext<Id>) => unknown}
 
-/** Admin routes whose handler manages its own transactions (and may await). */
+/** Admin routes whose handler manages its own units of work (a clock jump runs each due job in its own). */
 const OWN_TRANSACTIONS: ReadonlySet<AdminEndpointId> = new Set(['clock.advance'])
 
 /** A repeated query parameter arrives as an array: the first one counts; an empty one is absent. */
@@ -62,13 +66,15 @@ export function adminPlugin(platform: Platform, adminKey: string, handlers: Admi
         handler: async (request, reply) => {
           if (def.body && request.isMultipart()) throw invalid('unsupported_content_type', 'Send the body as application/json')
           const ctx = {
+            tx: undefined as never,
             gw: platform,
             params: request.params as Record<string, string>,
             body: def.body ? parse(def.body, request.body, 'body') : undefined,
             query: def.query ? parse(def.query, request.query, 'query') : undefined,
           } as AdminContext<AdminEndpointId>
-          // A clock jump is not one transaction: it runs each due job in its own and awaits webhook attempts between them.
-          const result = OWN_TRANSACTIONS.has(id) ? await handler(ctx) : platform.storage.transaction(() => handler(ctx))
+          // A clock jump is not one unit: it runs each due job in its own and awaits webhook attempts between them.
+          const unit = OWN_TRANSACTIONS.has(id) ? (fn: (tx: Tx) => Promise<unknown>) => platform.read(fn) : def.method === 'GET' ? platform.read.bind(platform) : platform.write.bind(platform)
+          const result = await unit(async (tx) => handler({...ctx, tx}))
           return reply.code(def.status).type('application/json').send(JSON.stringify(result))
         },
       })

@@ -1,8 +1,8 @@
 /**
  * The gateway's HTTP layer on fastify. Cross-cutting rules are declared once here, as hooks and one
  * route runner: request ids and the error envelope on every response, authentication per door, scope
- * and environment checks, rate limits, body and query validation, idempotency, and one transaction per
- * write. Route modules (routes/*.ts) map each endpoint of the table onto its domain function.
+ * and environment checks, rate limits, body and query validation, idempotency, and one unit of work per
+ * write (reads get the same narrow context over committed data). Route modules (routes/*.ts) map each endpoint of the table onto its domain function.
  */
 import {createHash} from 'node:crypto'
 import {STATUS_CODES} from 'node:http'
@@ -18,15 +18,18 @@ import {listQuery, type ListQuery} from '@payapp/sdk/schemas/common'
 import {ADMIN_PREFIX, adminPlugin, type AdminHandlers} from './admin.js'
 import {applyCors} from './cors.js'
 import {ApiError, fromZodError, insufficientScope, invalid, methodNotAllowed, paramName, unauthenticated} from './errors.js'
+import type {NotAPromise, Tx} from './domain/context.js'
 import {faultError} from './domain/faults.js'
 import {randomText} from './ids.js'
 import {Idempotency, Platform, rateLimitHeaders, type Credential, type IdempotencyStart} from './platform.js'
 import type {Kind, Scope} from './storage/documents.js'
+import {UniqueViolation} from './storage/storage.js'
 
 // ---------------------------------------------------------------- what route modules see
 
 export interface RouteContext<B = unknown, Q = ListQuery> {
-  gw: Platform
+  /** The domain's context: a write unit for POST, PATCH and DELETE, committed data for GET. */
+  tx: Tx
   cred: Credential
   /** The merchant and environment the credential may see: every query is scoped by it. */
   scope: Scope
@@ -54,7 +57,7 @@ export class Reply {
     readonly raw = false,
   ) {}
 }
-export const created = (body: unknown) => new Reply(201, body)
+export const created = <T>(body: NotAPromise<T>) => new Reply(201, body)
 /** The bytes of each page a read cache hands out again (`Platform.cachedRead`), made once per page. */
 const listBytes = new WeakMap<object, Buffer>()
 /**
@@ -74,8 +77,8 @@ export const rawList = (page: {rows: string[]; hasMore: boolean}) => {
 /** The handler of a list endpoint that serves a kind's stored documents as they are, newest first. */
 export const storedList =
   (kind: Kind) =>
-  ({gw, scope, query}: {gw: Platform; scope: Scope; query: ListQuery}) =>
-    rawList(gw.storage.pageRaw(kind, scope, query))
+    async ({tx, scope, query}: {tx: Tx; scope: Scope; query: ListQuery}) =>
+      rawList(await tx.pageRaw(kind, scope, query))
 
 type BodyOut<Id extends EndpointId> = Endpoint<Id> extends {body: infer B extends z.ZodType} ? z.output<B> : undefined
 type QueryOut<Id extends EndpointId> = (Endpoint<Id> extends {list: true} ? ListQuery : unknown) &
@@ -225,24 +228,28 @@ function applyFaults(app: FastifyInstance, platform: Platform): void {
   const {faults} = platform
   app.addHook('preHandler', (request, _reply, done) => {
     if (!faults.forApi || !request.url.startsWith('/v1/')) return done()
-    const rule = faults.strike({
-      method: request.method,
-      pattern: request.routeOptions.url ?? '',
-      path: request.url.split('?')[0],
-      endpoint: (request.routeOptions.config as {endpoint?: string} | undefined)?.endpoint,
-      merchant: faults.byMerchant ? merchantOf(platform, request) : undefined,
-    })
-    if (!rule) return done()
-    const answer = () => done(rule.status !== null ? faultError(rule) : undefined)
-    if (rule.latency_ms > 0) setTimeout(answer, rule.latency_ms)
-    else answer()
+    const strike = (merchant: string | undefined) => {
+      const rule = faults.strike({
+        method: request.method,
+        pattern: request.routeOptions.url ?? '',
+        path: request.url.split('?')[0],
+        endpoint: (request.routeOptions.config as {endpoint?: string} | undefined)?.endpoint,
+        merchant,
+      })
+      if (!rule) return done()
+      const answer = () => done(rule.status !== null ? faultError(rule) : undefined)
+      if (rule.latency_ms > 0) setTimeout(answer, rule.latency_ms)
+      else answer()
+    }
+    if (faults.byMerchant) void merchantOf(platform, request).then(strike)
+    else strike(undefined)
   })
 }
 
 /** The merchant behind the request's credential, or undefined when it has none that is valid. */
-function merchantOf(platform: Platform, request: FastifyRequest): string | undefined {
+async function merchantOf(platform: Platform, request: FastifyRequest): Promise<string | undefined> {
   try {
-    return platform.credentials.authenticate(request.headers.authorization, request.url.startsWith('/v1/app/') ? 'app' : 'store').merchant
+    return (await platform.credentials.authenticate(request.headers.authorization, request.url.startsWith('/v1/app/') ? 'app' : 'store')).merchant
   } catch {
     return undefined
   }
@@ -342,6 +349,8 @@ function noJsonSchemas(): never {
 /** Fastify's own errors (parsers, limits, URL) as the spec's envelope, always a 4xx for bad input. */
 function toApiError(error: Error & {code?: string; statusCode?: number; validation?: unknown}): ApiError {
   if (error instanceof ApiError) return error
+  // A unique constraint refused a concurrent duplicate: the other request won; this one wrote nothing.
+  if (error instanceof UniqueViolation) return new ApiError(409, 'resource_conflict', 'concurrent_write', 'Another request changed this resource at the same time; re-read it and retry')
   switch (error.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return invalid('unsupported_content_type', 'Send the body as application/json (or multipart/form-data for uploads)')
@@ -386,10 +395,10 @@ function endpointRunner(platform: Platform, def: EndpointDef, door: Door, handle
   const isWrite = def.method === 'POST' || def.method === 'PATCH'
   const query = querySchema(def)
   return async function run(request: FastifyRequest, reply: FastifyReply) {
-    const cred = bySecret(request, def.clientSecret) ? undefined : admit(platform, request, door, def, reply)
+    const cred = bySecret(request, def.clientSecret) ? undefined : await admit(platform, request, door, def, reply)
 
     const ctx = {
-      gw: platform,
+      tx: undefined as never,
       cred,
       scope: cred && {merchant: cred.merchant, env: cred.env},
       door,
@@ -415,9 +424,9 @@ function endpointRunner(platform: Platform, def: EndpointDef, door: Door, handle
 
     if (def.multipart) ctx.upload = await readUpload(request)
 
-    if (!isWrite || !cred) return send(reply, runInTransaction(platform, handler, ctx, def))
+    if (!isWrite || !cred) return send(reply, await runUnit(platform, handler, ctx, def))
     const fingerprintBody = ctx.upload ? uploadFingerprint(ctx.upload) : JSON.stringify(request.body ?? {})
-    return sendIdempotent(platform, request, reply, cred, fingerprintBody, (onCommit) => runInTransaction(platform, handler, ctx, def, onCommit))
+    return sendIdempotent(platform, request, reply, cred, fingerprintBody, (tx, onCommit) => runHandler(tx, handler, ctx, def, onCommit))
   }
 }
 
@@ -425,14 +434,14 @@ function endpointRunner(platform: Platform, def: EndpointDef, door: Door, handle
  * The gate of every API route, before its input is read: the credential for the door, no browser
  * Origin with a secret key, the route's scope and environment, then one hit on its rate-limit bucket.
  */
-export function admit(
+export async function admit(
   platform: Platform,
   request: FastifyRequest,
   door: Door,
   rule: Pick<EndpointDef, 'scope' | 'bucket' | 'env' | 'publishable'>,
   reply: FastifyReply,
-): Credential {
-  const cred = platform.credentials.authenticate(request.headers.authorization, door)
+): Promise<Credential> {
+  const cred = await platform.credentials.authenticate(request.headers.authorization, door)
   const origin = request.headers.origin
   if (cred.kind === 'publishable_key') {
     if (origin === undefined || !cred.origins?.includes(origin)) {
@@ -457,32 +466,32 @@ export function admit(
 
 /**
  * Sends a write's answer under the Idempotency-Key rules: without a key it just runs; with one, a
- * repeat replays the stored answer. The key is claimed in the write's own transaction and `run`
+ * repeat replays the stored answer. The key is claimed in the write's own unit of work and `run`
  * stores its answer through `onCommit` there too, so a claim never outlives a crashed request: a
  * SIGKILL mid-write rolls back the claim with the write, and the retry runs the write afresh.
  */
-export function sendIdempotent(
+export async function sendIdempotent(
   platform: Platform,
   request: FastifyRequest,
   reply: FastifyReply,
   cred: Credential,
   fingerprintBody: string,
-  run: (onCommit?: (status: number, body: string) => void) => Serialized,
+  run: (tx: Tx, onCommit?: (status: number, body: string) => Promise<void>) => Promise<Serialized>,
 ) {
   const header = request.headers['idempotency-key']
   const key = Array.isArray(header) ? header[0] : header
-  if (key === undefined) return send(reply, run())
+  if (key === undefined) return send(reply, await platform.write((tx) => run(tx)))
 
   Idempotency.checkKey(key)
   const fingerprint = Idempotency.fingerprint(request.method, request.url.split('?')[0], fingerprintBody)
   let claimed = false
   let out: Serialized | Extract<IdempotencyStart, {kind: 'replay'}>
   try {
-    out = platform.storage.transaction(() => {
-      const start = platform.idempotency.begin(cred.id, key, fingerprint)
+    out = await platform.write(async (tx): Promise<Serialized | Extract<IdempotencyStart, {kind: 'replay'}>> => {
+      const start = await platform.idempotency.begin(tx, cred.id, key, fingerprint)
       if (start.kind === 'replay') return start
       claimed = true
-      return run((status, body) => platform.idempotency.finish(cred.id, key, status, body))
+      return run(tx, (status, body) => platform.idempotency.finish(tx, cred.id, key, status, body))
     })
   } catch (error) {
     if (!claimed) throw error
@@ -490,7 +499,7 @@ export function sendIdempotent(
     // A request rejected for its content replays the same rejection; a transient failure (5xx, 429)
     // rolled its claim back with its writes, so a retry runs afresh.
     if (apiError.status < 500 && apiError.status !== 429) {
-      platform.idempotency.remember(cred.id, key, fingerprint, apiError.status, JSON.stringify(apiError.envelope(request.id)))
+      await platform.idempotency.remember(cred.id, key, fingerprint, apiError.status, JSON.stringify(apiError.envelope(request.id)))
     }
     throw apiError
   }
@@ -547,7 +556,6 @@ export interface Serialized {
 }
 
 function serialize(result: unknown, def: EndpointDef): Serialized {
-  if (result instanceof Promise) throw new Error('Gateway handlers must be synchronous: an await would split their transaction')
   if (result instanceof Reply) return {status: result.status, body: result.raw ? (result.body as string | Buffer) : JSON.stringify(result.body)}
   if (def.list && Array.isArray(result)) return {status: 200, body: JSON.stringify({object: 'list', has_more: false, data: result})}
   return {status: 200, body: JSON.stringify(result)}
@@ -555,22 +563,25 @@ function serialize(result: unknown, def: EndpointDef): Serialized {
 
 /**
  * Runs a handler so that its writes, its events and its idempotency record commit together or not at
- * all: a write handler runs inside one SQLite transaction, and a throw rolls everything back. Handlers
- * are synchronous (an upload is read before the transaction opens): an await would split the transaction.
+ * all: a write handler runs in one unit of work, and a throw rolls everything back; a GET reads
+ * committed data and never waits for a write. An upload is read before the unit opens.
  */
-function runInTransaction(
-  platform: Platform,
+function runUnit(platform: Platform, handler: Handler<EndpointId>, ctx: RouteContext, def: EndpointDef): Promise<Serialized> {
+  if (def.method === 'GET') return platform.read((tx) => runHandler(tx, handler, ctx, def))
+  return platform.write((tx) => runHandler(tx, handler, ctx, def))
+}
+
+async function runHandler(
+  tx: Tx,
   handler: Handler<EndpointId>,
   ctx: RouteContext,
   def: EndpointDef,
-  onCommit?: (status: number, body: string) => void,
-): Serialized {
-  if (def.method === 'GET') return serialize(handler(ctx as never), def)
-  return platform.storage.transaction(() => {
-    const serialized = serialize(handler(ctx as never), def)
-    onCommit?.(serialized.status, serialized.body.toString())
-    return serialized
-  })
+  onCommit?: (status: number, body: string) => Promise<void>,
+): Promise<Serialized> {
+  ctx.tx = tx
+  const serialized = serialize(await handler(ctx as never), def)
+  await onCommit?.(serialized.status, serialized.body.toString())
+  return serialized
 }
 
 function send(reply: FastifyReply, out: Serialized) {

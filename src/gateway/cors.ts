@@ -52,10 +52,11 @@ export function applyCors(app: FastifyInstance, platform: Platform): void {
   const corsHeaders: onRequestHookHandler = (request, reply, done) => {
     reply.header('vary', 'Origin')
     const origin = request.headers.origin
-    if (origin !== undefined && platform.credentials.listsOrigin(origin)) {
-      reply.header('access-control-allow-origin', origin).header('access-control-expose-headers', exposed)
-    }
-    done()
+    if (origin === undefined) return done()
+    platform.credentials.listsOrigin(origin).then((listed) => {
+      if (listed) reply.header('access-control-allow-origin', origin).header('access-control-expose-headers', exposed)
+      done()
+    }, done)
   }
 
   app.addHook('onRoute', (route) => {
@@ -68,13 +69,13 @@ export function applyCors(app: FastifyInstance, platform: Platform): void {
 
   for (const [url, methods] of routes) {
     const allowMethods = methods.join(', ')
-    app.options(url, (request: FastifyRequest, reply: FastifyReply) => {
+    app.options(url, async (request: FastifyRequest, reply: FastifyReply) => {
       reply.header('vary', 'Origin')
       const origin = request.headers.origin
       const method = request.headers['access-control-request-method']
       // Not a preflight (no browser sends OPTIONS without both): say what the URL takes.
       if (origin === undefined || method === undefined) return reply.code(204).header('allow', `${allowMethods}, OPTIONS`).send()
-      if (!platform.credentials.listsOrigin(origin)) {
+      if (!(await platform.credentials.listsOrigin(origin))) {
         throw new ApiError(403, 'permission_error', 'origin_not_allowed', `No publishable key lists the origin ${origin}`)
       }
       if (!methods.includes(method)) throw methodNotAllowed(method, request.url.split('?')[0])

@@ -9,12 +9,14 @@ import type {Door, Bucket} from '@payapp/sdk/endpoints'
 import type {EventType} from '@payapp/sdk/events'
 import type {Scope as ScopeName} from '@payapp/sdk/schemas/common'
 import {Clock} from './clock.js'
+import type {Tx} from './domain/context.js'
 import {Faults} from './domain/faults.js'
 import {ApiError, conflict, invalid, unauthenticated} from './errors.js'
 import {newId, randomText} from './ids.js'
-import type {Env, EventDoc, Kind, MerchantDoc, Scope} from './storage/documents.js'
+import {MemoryCredentialCache, MemoryRateCounters, MemoryReadCache, type CredentialCache, type FaultRules, type RateCounters, type ReadCache} from './process-state.js'
+import type {Env, EventDoc, Kind, Scope} from './storage/documents.js'
 import {SqliteStorage} from './storage/sqlite.js'
-import type {Storage} from './storage/storage.js'
+import type {Storage, Store} from './storage/storage.js'
 import {Scheduler, type AdvanceResult} from './scheduler.js'
 import {Webhooks} from './webhooks.js'
 
@@ -39,31 +41,31 @@ const sha256 = (s: string) => createHash('sha256').update(s).digest('hex')
 const TOKEN_SHAPE = /^(app|sk|pk)_(live|test)_[0-9A-Za-z]{24,64}$/
 
 export class Credentials {
-  /** token → credential; the hot path of every request, so lookups never touch SQLite twice. */
-  private readonly cache = new Map<string, Credential | null>()
   /** The origins of every unrevoked publishable key (CORS reads it on browser routes), and when they were read. */
   private origins: {set: ReadonlySet<string>; readAt: number} | undefined
 
   constructor(
     private readonly storage: Storage,
     private readonly clock: Clock,
+    /** token → credential; the hot path of every request, so lookups never touch storage twice. */
+    private readonly cache: CredentialCache<Credential> = new MemoryCredentialCache(),
   ) {}
 
-  issue(kind: Credential['kind'], merchant: string, env: Env, scopes: readonly ScopeName[], extra: {appName?: string; origins?: readonly string[]} = {}) {
+  async issue(store: Store, kind: Credential['kind'], merchant: string, env: Env, scopes: readonly ScopeName[], extra: {appName?: string; origins?: readonly string[]} = {}) {
     const token = `${TOKEN_PREFIX[kind]}_${env}_${randomText(32)}`
     const id = newId(ID_PREFIX[kind], 16)
     const hint = token.slice(-4)
     const origins = kind === 'publishable_key' ? [...new Set(extra.origins ?? [])] : null
-    this.storage.credentials.insert({id, tokenHash: sha256(token), kind, merchant, env, scopes: [...new Set(scopes)], hint, origins, appName: extra.appName ?? null, created: this.clock.now()})
-    this.cache.delete(token)
+    await store.credentials.insert({id, tokenHash: sha256(token), kind, merchant, env, scopes: [...new Set(scopes)], hint, origins, appName: extra.appName ?? null, created: this.clock.now()})
     if (origins?.length) this.origins = undefined
     return {id, token}
   }
 
-  revoke(id: string, kinds: readonly Credential['kind'][]): boolean {
-    const revoked = kinds.some((kind) => this.storage.credentials.revoke(id, kind, this.clock.now()))
+  async revoke(store: Store, id: string, kinds: readonly Credential['kind'][]): Promise<boolean> {
+    let revoked = false
+    for (const kind of kinds) if (await store.credentials.revoke(id, kind, this.clock.now())) revoked = true
     // A revoked token must fail on its very next request, so forget every cached answer.
-    this.cache.clear()
+    this.cache.invalidate()
     this.origins = undefined
     return revoked
   }
@@ -73,23 +75,22 @@ export class Credentials {
    * until a key is issued or revoked here; an origin not in the set re-reads it at most once a second,
    * so a key another process issued on the same database is seen without a query per request.
    */
-  listsOrigin(origin: string): boolean {
+  async listsOrigin(origin: string): Promise<boolean> {
     const known = this.origins
     if (known && (known.set.has(origin) || performance.now() - known.readAt < 1000)) return known.set.has(origin)
-    this.origins = {set: new Set(this.storage.credentials.browserOrigins()), readAt: performance.now()}
+    this.origins = {set: new Set(await this.storage.reads.credentials.browserOrigins()), readAt: performance.now()}
     return this.origins.set.has(origin)
   }
 
   /** The credential behind an `Authorization` header for a door, or a 401 that says why. */
-  authenticate(header: string | undefined, door: Door): Credential {
+  async authenticate(header: string | undefined, door: Door): Promise<Credential> {
     if (!header) throw unauthenticated('No credential: send Authorization: Bearer <token>', 'missing_credential')
     const match = /^Bearer ([^\s]+)$/.exec(header)
     if (!match) throw unauthenticated('Malformed Authorization header: expected "Bearer <token>"', 'invalid_authorization_header')
     const token = match[1]
     let cred = this.cache.get(token)
     if (cred === undefined) {
-      cred = TOKEN_SHAPE.test(token) ? this.load(token) : null
-      if (this.cache.size > 10_000) this.cache.clear()
+      cred = TOKEN_SHAPE.test(token) ? await this.load(token) : null
       this.cache.set(token, cred)
     }
     if (!cred) throw unauthenticated('Invalid, revoked or unknown credential', 'invalid_api_key')
@@ -108,8 +109,8 @@ export class Credentials {
     return cred
   }
 
-  private load(token: string): Credential | null {
-    const row = this.storage.credentials.byTokenHash(sha256(token))
+  private async load(token: string): Promise<Credential | null> {
+    const row = await this.storage.reads.credentials.byTokenHash(sha256(token))
     if (!row) return null
     // A token whose prefix names another environment than it was issued for is malformed: wrong mode.
     if (!token.includes(`_${row.env}_`)) return null
@@ -140,8 +141,6 @@ export function rateLimitHeaders(state: RateLimitState): Record<string, string> 
 }
 
 export class RateLimiter {
-  private window = -1
-  private readonly counts = new Map<string, number>()
   readonly limits: Record<Bucket, number>
   readonly windowSeconds: number
 
@@ -149,6 +148,7 @@ export class RateLimiter {
     private readonly clock: Clock,
     public enabled: boolean,
     config: RateLimitConfig = {},
+    private readonly counters: RateCounters = new MemoryRateCounters(),
   ) {
     this.limits = {...RATE_LIMITS, ...config.limits}
     this.windowSeconds = config.windowSeconds ?? 60
@@ -159,13 +159,7 @@ export class RateLimiter {
     if (!this.enabled) return undefined
     const now = this.clock.now()
     const window = Math.floor(now / this.windowSeconds)
-    if (window !== this.window) {
-      this.window = window
-      this.counts.clear()
-    }
-    const key = `${credentialId}:${bucket}`
-    const count = (this.counts.get(key) ?? 0) + 1
-    this.counts.set(key, count)
+    const count = this.counters.hit(`${credentialId}:${bucket}`, window)
     const limit = this.limits[bucket]
     const reset = Math.max(1, (window + 1) * this.windowSeconds - now)
     const state = {limit, remaining: Math.max(0, limit - count), reset}
@@ -191,10 +185,14 @@ export class Idempotency {
   constructor(
     private readonly storage: Storage,
     private readonly clock: Clock,
-  ) {
-    // Claims are made in their write's transaction, so none is ever committed "in flight" now; rows in
-    // that state were left by a crashed process of an older version, and would block their key for 24 h.
-    storage.idempotency.releaseInFlight()
+  ) {}
+
+  /**
+   * Claims are made in their write's unit, so none is ever committed "in flight" now; rows in that
+   * state were left by a crashed process of an older version, and would block their key for 24 h.
+   */
+  releaseInFlight(): Promise<void> {
+    return this.storage.write((tx) => tx.idempotency.releaseInFlight())
   }
 
   /** Validates the header value: 1 to 255 printable ASCII characters. */
@@ -213,14 +211,14 @@ export class Idempotency {
    * the first response (replay), 409 `idempotency_key_reused` (another body), or 409
    * `idempotency_in_flight` (a claim left by an older version; freed at start-up).
    */
-  begin(credential: string, key: string, fingerprint: string): IdempotencyStart {
+  async begin(tx: Store, credential: string, key: string, fingerprint: string): Promise<IdempotencyStart> {
     const now = this.clock.now()
     // Expired keys go in batches, at most every ten minutes of (test) clock time.
     if (now - this.lastPrune > 600) {
-      this.prune()
+      await tx.idempotency.prune(now - IDEMPOTENCY_RETENTION_SECONDS)
       this.lastPrune = now
     }
-    const row = this.storage.idempotency.read(credential, key)
+    const row = await tx.idempotency.read(credential, key)
     if (row && row.created + IDEMPOTENCY_RETENTION_SECONDS > now) {
       if (row.fingerprint !== fingerprint) {
         throw conflict(
@@ -235,25 +233,26 @@ export class Idempotency {
       }
       return {kind: 'replay', status: row.status!, body: row.body!}
     }
-    this.storage.idempotency.claim(credential, key, fingerprint, now)
+    if (!(await tx.idempotency.claim(credential, key, fingerprint, now, now - IDEMPOTENCY_RETENTION_SECONDS))) {
+      // Another request holds the key now (only an engine with concurrent units gets here).
+      throw conflict('idempotency_in_flight', 'A request with this Idempotency-Key is still being processed; retry shortly', 'Idempotency-Key', 'idempotency_error')
+    }
     return {kind: 'started'}
   }
 
   /** Stores the response to replay; called inside the route's transaction for a success. */
-  finish(credential: string, key: string, status: number, body: string): void {
-    this.storage.idempotency.finish(credential, key, status, body)
+  finish(tx: Store, credential: string, key: string, status: number, body: string): Promise<void> {
+    return tx.idempotency.finish(credential, key, status, body)
   }
 
   /** Stores the rejection a key's request got (a 4xx), outside the rolled-back transaction of its write. */
-  remember(credential: string, key: string, fingerprint: string, status: number, body: string): void {
-    this.storage.transaction(() => {
-      this.storage.idempotency.claim(credential, key, fingerprint, this.clock.now())
-      this.storage.idempotency.finish(credential, key, status, body)
+  remember(credential: string, key: string, fingerprint: string, status: number, body: string): Promise<void> {
+    return this.storage.write(async (tx) => {
+      // The key's earlier record (a success committed meanwhile) wins: only an absent or expired one is replaced.
+      if (await tx.idempotency.claim(credential, key, fingerprint, this.clock.now(), this.clock.now() - IDEMPOTENCY_RETENTION_SECONDS)) {
+        await tx.idempotency.finish(credential, key, status, body)
+      }
     })
-  }
-
-  prune(): void {
-    this.storage.idempotency.prune(this.clock.now() - IDEMPOTENCY_RETENTION_SECONDS)
   }
 }
 
@@ -273,37 +272,99 @@ export class Platform {
   readonly rateLimiter: RateLimiter
   readonly idempotency: Idempotency
   readonly webhooks: Webhooks
-  /** Fault-injection rules (test set-up, in memory): see domain/faults.ts. */
-  readonly faults: Faults
+  /** Fault-injection rules (test set-up, per process): see domain/faults.ts. */
+  readonly faults: FaultRules
   /** Due work on the clock (renewals, dunning, expiries); `advanceClock` walks it in time order. */
   readonly scheduler: Scheduler
   baseUrl: string
+  /** The domain's context over the read handle; write units get theirs from `contextOf`. */
+  private readonly readTx: Tx
+  private readonly contexts = new WeakMap<Store, Tx>()
 
-  constructor(opts: PlatformOptions) {
-    this.storage = new SqliteStorage(opts.db)
-    this.clock = new Clock(Number(this.storage.meta('clock_offset') ?? 0))
+  private constructor(opts: PlatformOptions, storage: Storage, clockOffset: number) {
+    this.storage = storage
+    this.clock = new Clock(clockOffset)
     this.credentials = new Credentials(this.storage, this.clock)
     this.rateLimiter = new RateLimiter(this.clock, opts.rateLimit, opts.rateLimits)
     this.idempotency = new Idempotency(this.storage, this.clock)
     this.faults = new Faults(() => this.now())
     this.webhooks = new Webhooks(this.storage, () => this.now(), this.faults)
-    this.scheduler = new Scheduler(this.storage, this.clock, this.webhooks)
+    this.scheduler = new Scheduler(this.storage, this.clock, this.webhooks, (fn) => this.write(fn))
     this.baseUrl = opts.baseUrl ?? 'http://127.0.0.1'
+    this.readTx = this.context(this.storage.reads, false)
   }
 
-  private readonly readCache = new Map<string, {generation: string; value: unknown}>()
+  /** Opens the storage and reads what the platform keeps across restarts (the clock's offset). */
+  static async open(opts: PlatformOptions): Promise<Platform> {
+    const storage = new SqliteStorage(opts.db)
+    const platform = new Platform(opts, storage, Number((await storage.reads.meta('clock_offset')) ?? 0))
+    await platform.idempotency.releaseInFlight()
+    return platform
+  }
+
+  /**
+   * A unit of work: `fn` gets the domain's context over one transaction; its writes, events, jobs and
+   * webhook deliveries commit together when it resolves, or none when it throws. Never nest one.
+   */
+  write<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    return this.storage.write((store) => fn(this.contextOf(store)))
+  }
+
+  /** A read: `fn` gets the domain's context over committed data; it never waits for a unit of work. */
+  read<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    return fn(this.readTx)
+  }
+
+  private contextOf(store: Store): Tx {
+    let tx = this.contexts.get(store)
+    if (!tx) this.contexts.set(store, (tx = this.context(store, true)))
+    return tx
+  }
+
+  /** The narrow context (domain/context.ts) over one storage handle: the store itself plus the platform's services. */
+  private context(store: Store, writable: boolean): Tx {
+    const extra: Omit<Tx, keyof Store | 'baseUrl'> = {
+      writable,
+      writing: (fn) => (writable ? fn(tx) : this.write(fn)),
+      now: () => this.now(),
+      emit: (scope, type, object) => this.emit(store, scope, type, object),
+      schedule: (scope, kind, ref, due) => store.jobs.insert({due, kind, merchant: scope.merchant, env: scope.env, ref}),
+      cancelJobs: (ref, kind) => store.jobs.cancel(ref, kind),
+      pendingJobs: (refs) => store.jobs.pending(refs),
+      cachedRead: (key, kinds, compute) => this.cachedRead(key, kinds, compute),
+      issueCredential: (kind, merchant, env, scopes, more) => this.credentials.issue(store, kind, merchant, env, scopes, more),
+      revokeCredential: (id, kinds) => this.credentials.revoke(store, id, kinds),
+      endpoints: {
+        create: (input) => this.webhooks.create(store, input),
+        get: (id) => this.webhooks.get(store, id),
+        list: (merchant) => this.webhooks.list(store, merchant),
+        remove: (id) => this.webhooks.remove(store, id),
+        deliveries: (id) => this.webhooks.deliveries(store, id),
+        resend: (scope, event, endpoint) => this.webhooks.resend(store, scope, event, endpoint),
+        rotateSecret: (id, expirePreviousIn, secret) => this.webhooks.rotateSecret(store, id, expirePreviousIn, secret),
+      },
+    }
+    // The store's methods through the prototype, the platform's services as own properties.
+    const tx = Object.defineProperties(Object.create(store) as Tx, {
+      ...Object.getOwnPropertyDescriptors(extra),
+      baseUrl: {get: () => this.baseUrl},
+    })
+    return tx
+  }
+
+  /** Computed reads of this process (see `cachedRead`). */
+  private readonly readCache: ReadCache = new MemoryReadCache()
 
   /**
    * A read served from memory while no document of the kinds it depends on has been written since it
    * was computed. Only for reads that depend on stored documents alone, not on the clock.
    */
-  cachedRead<T>(key: string, kinds: readonly Kind[], compute: () => T): T {
+  async cachedRead<T>(key: string, kinds: readonly Kind[], compute: () => Promise<T>): Promise<T> {
     const generation = this.storage.generation(kinds)
-    const hit = this.readCache.get(key)
-    if (hit && hit.generation === generation) return hit.value as T
-    const value = compute()
-    if (this.readCache.size >= 5000) this.readCache.clear()
-    this.readCache.set(key, {generation, value})
+    const hit = this.readCache.get(key, generation)
+    if (hit !== undefined) return hit as T
+    const value = await compute()
+    this.readCache.set(key, generation, value)
     return value
   }
 
@@ -319,18 +380,14 @@ export class Platform {
     return this.clock.now()
   }
 
-  merchant(id: string): MerchantDoc | undefined {
-    return this.storage.merchant(id)
-  }
-
   /**
-   * Appends an event to the merchant's log in the spec's envelope, in the caller's transaction, so an
+   * Appends an event to the merchant's log in the spec's envelope, in the caller's unit of work, so an
    * event exists exactly when its state change does; so do its webhook deliveries.
    */
-  emit(scope: Scope, type: EventType, object: unknown): EventDoc {
+  async emit(store: Store, scope: Scope, type: EventType, object: unknown): Promise<EventDoc> {
     const event: EventDoc = {id: newId('evt', 24), object: 'event', type, livemode: scope.env === 'live', created: this.now(), data: {object}}
-    this.storage.insert('event', scope, event, {created: event.created})
-    this.webhooks.enqueue(scope, event)
+    await store.insert('event', scope, event, {created: event.created})
+    await this.webhooks.enqueue(store, scope, event)
     return event
   }
 

@@ -12,17 +12,18 @@
  * Nothing here knows about HTTP or about the kinds of work: handlers are registered by kind.
  */
 import type {Clock} from './clock.js'
+import type {Tx} from './domain/context.js'
 import type {Job, Storage} from './storage/storage.js'
 
 export type {Job}
 
-/** Runs one job inside its transaction; it re-reads its object and does nothing if the job went stale. */
-export type JobHandler = (job: Job) => void
+/** Runs one job inside its unit of work; it re-reads its object and does nothing if the job went stale. */
+export type JobHandler = (tx: Tx, job: Job) => Promise<void>
 
 /** The webhook worker as the scheduler sees it: when its next attempt is due, and a way to run them. */
 export interface DeliveryDriver {
   /** The earliest pending attempt's due time, or undefined. */
-  nextDue(): number | undefined
+  nextDue(): Promise<number | undefined>
   /** Runs every attempt due at or before `upTo`, each finished and logged, before resolving; says how many ran. */
   drain(upTo: number): Promise<number>
 }
@@ -46,6 +47,8 @@ export class Scheduler {
     private readonly storage: Storage,
     private readonly clock: Clock,
     private readonly deliveries: DeliveryDriver,
+    /** The platform's unit of work (platform.write): jobs run with the domain's context. */
+    private readonly write: <T>(fn: (tx: Tx) => Promise<T>) => Promise<T>,
   ) {}
 
   /** Registers what a kind of job does. */
@@ -53,39 +56,25 @@ export class Scheduler {
     this.handlers.set(kind, handler)
   }
 
-  /** Makes `kind` due for `ref` at `due`; call it in the transaction of the change that causes it. */
-  schedule(scope: {merchant: string; env: Job['env']}, kind: string, ref: string, due: number): void {
-    this.storage.jobs.insert({due, kind, merchant: scope.merchant, env: scope.env, ref})
-  }
-
-  /** Drops pending jobs of `ref` (of one kind, or all). */
-  cancel(ref: string, kind?: string): void {
-    this.storage.jobs.cancel(ref, kind)
-  }
-
-  /** Pending jobs of these objects, soonest first (for admin views and tests). */
-  pending(refs: readonly string[]): Job[] {
-    return this.storage.jobs.pending(refs)
-  }
 
   /**
    * Runs every job due at or before `now`, soonest first, each in its own transaction; a job that
    * schedules another one already due runs it in the same call. A job whose handler throws is dropped
    * (its transaction rolled back) so one bad job cannot stall the clock.
    */
-  runDue(now: number): number {
+  async runDue(now: number): Promise<number> {
     let ran = 0
     for (;;) {
-      const job = this.storage.jobs.next(now)
+      const job = await this.storage.reads.jobs.next(now)
       if (!job) return ran
       try {
-        this.storage.transaction(() => {
-          this.storage.jobs.remove(job.id)
-          this.handlers.get(job.kind)?.(job)
+        await this.write(async (tx) => {
+          // Claimed by its removal: a job another runner took first is not run twice.
+          if (await tx.jobs.remove(job.id)) await this.handlers.get(job.kind)?.(tx, job)
         })
       } catch (error) {
         // A bug in a handler must not stall the clock: the job is dropped and the failure reported.
-        this.storage.transaction(() => this.storage.jobs.remove(job.id))
+        await this.storage.write((tx) => tx.jobs.remove(job.id))
         process.emitWarning(`scheduled job ${job.kind} for ${job.ref} failed and was dropped: ${(error as Error)?.message ?? String(error)}`, 'PayappSchedulerWarning')
       }
       ran += 1
@@ -116,41 +105,45 @@ export class Scheduler {
     this.advancing = true
     try {
       for (;;) {
-        const nextJob = this.storage.jobs.earliest()
-        const nextDelivery = deliveriesStuck ? undefined : deliveries.nextDue()
+        const nextJob = await this.storage.reads.jobs.earliest()
+        const nextDelivery = deliveriesStuck ? undefined : await deliveries.nextDue()
         const candidates = [nextJob, nextDelivery].filter((t): t is number => t !== undefined && t <= target)
         const at = candidates.length === 0 ? target : Math.min(...candidates)
         const t = clock.pin(at)
-        this.persistOffset()
-        const ran = this.runDue(t)
+        await this.persistOffset()
+        const ran = await this.runDue(t)
         jobs += ran
         const attempts = await deliveries.drain(t)
         if (candidates.length === 0) break
-        if (ran === 0 && attempts === 0) deliveriesStuck = true
+        // Stuck only when nothing ran and the delivery that was due is due still: the worker's own poll
+        // may have made the attempt while this step awaited its units, which is progress too.
+        if (ran === 0 && attempts === 0 && (await deliveries.nextDue()) === nextDelivery) deliveriesStuck = true
       }
       return {now: clock.now(), jobs}
     } finally {
       clock.release()
-      this.persistOffset()
+      await this.persistOffset()
       this.advancing = false
     }
   }
 
   /** Keeps the clock's offset across restarts. */
-  private persistOffset(): void {
-    this.storage.setMeta('clock_offset', String(this.clock.offset))
+  private persistOffset(): Promise<void> {
+    const offset = String(this.clock.offset)
+    return this.storage.write((tx) => tx.setMeta('clock_offset', offset))
   }
 
   /** Runs due jobs as real time passes. */
   start(): void {
     if (this.timer) return
+    let ticking = false
     this.timer = setInterval(() => {
-      if (this.advancing) return
-      try {
-        if (this.storage.open) this.runDue(this.clock.now())
-      } catch {
+      if (this.advancing || ticking || !this.storage.open) return
+      ticking = true
+      this.runDue(this.clock.now())
         // The database closed under the tick (shutdown): nothing to do.
-      }
+        .catch(() => {})
+        .finally(() => (ticking = false))
     }, TICK_MS)
     this.timer.unref()
   }

@@ -57,11 +57,11 @@ export function defaultDbFile(): string {
 
 export async function startGateway(opts: GatewayOptions = {}): Promise<RunningGateway> {
   const db = opts.db ?? defaultDbFile()
-  const platform = new Platform({db, rateLimit: opts.rateLimit ?? true, rateLimits: opts.rateLimits})
-  for (const [kind, handler] of Object.entries(jobHandlers(platform))) platform.scheduler.handle(kind, handler)
+  const platform = await Platform.open({db, rateLimit: opts.rateLimit ?? true, rateLimits: opts.rateLimits})
+  for (const [kind, handler] of Object.entries(jobHandlers())) platform.scheduler.handle(kind, handler)
   // A file database keeps its generated admin key, so scripts keep working across restarts.
-  const adminKey = opts.adminKey ?? platform.storage.meta('admin_key') ?? `adm_${randomText(32)}`
-  if (!opts.adminKey) platform.storage.setMeta('admin_key', adminKey)
+  const adminKey = opts.adminKey ?? (await platform.storage.reads.meta('admin_key')) ?? `adm_${randomText(32)}`
+  if (!opts.adminKey) await platform.write((tx) => tx.setMeta('admin_key', adminKey))
 
   for (const rule of opts.faults ?? []) platform.faults.add(rule)
   const app = await buildApp({
@@ -84,7 +84,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<RunningGa
   const url = address.replace('://[::1]', '://localhost')
   platform.baseUrl = url
   // Seeded only once the address is known: seeded checkout URLs point at this gateway.
-  const seed = opts.seed ? seedDemo(platform) : undefined
+  const seed = opts.seed ? await seedDemo(platform) : undefined
   platform.webhooks.start()
   platform.scheduler.start()
   let closing: Promise<void> | undefined

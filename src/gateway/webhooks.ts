@@ -15,7 +15,7 @@ import {DELIVERY_ID_HEADER, matchesEventType, SIGNATURE_HEADER, signWebhookPaylo
 import type {Faults} from './domain/faults.js'
 import {newId, randomText} from './ids.js'
 import type {Env, EventDoc, Scope} from './storage/documents.js'
-import type {DeliveryFault, DueDelivery, Storage, WebhookEndpointRecord} from './storage/storage.js'
+import type {DeliveryFault, DueDelivery, Storage, Store, WebhookEndpointRecord} from './storage/storage.js'
 
 /** The spec's limit: the first attempt and six retries. */
 export const MAX_ATTEMPTS = 7
@@ -101,16 +101,16 @@ export class Webhooks {
    * A new secret for the endpoint, answered in full; the one it replaces keeps signing (as a second `v1`)
    * for `expirePreviousIn` seconds of gateway-clock time, 0 ending it at once.
    */
-  rotateSecret(id: string, expirePreviousIn: number, secret = newSecret()): WebhookEndpointDoc | undefined {
-    const record = this.storage.webhooks.endpoint(id)
+  async rotateSecret(store: Store, id: string, expirePreviousIn: number, secret = newSecret()): Promise<WebhookEndpointDoc | undefined> {
+    const record = await store.webhooks.endpoint(id)
     if (!record) return undefined
     const kept = this.stillValid(record.previous_secrets)
     const previous = expirePreviousIn > 0 ? [{secret: record.secret, expires: this.now() + expirePreviousIn}, ...kept] : kept
-    this.storage.webhooks.setSecrets(id, secret, previous)
+    await store.webhooks.setSecrets(id, secret, previous)
     return this.view({...record, secret, previous_secrets: previous})
   }
 
-  create(input: {merchant: string; env: Env; url: string; events: string[]; secret?: string; installation?: string}): WebhookEndpointDoc {
+  async create(store: Store, input: {merchant: string; env: Env; url: string; events: string[]; secret?: string; installation?: string}): Promise<WebhookEndpointDoc> {
     const record: WebhookEndpointRecord = {
       id: newId('we', 24),
       merchant: input.merchant,
@@ -122,26 +122,26 @@ export class Webhooks {
       created: this.now(),
       previous_secrets: [],
     }
-    this.storage.webhooks.insertEndpoint(record)
+    await store.webhooks.insertEndpoint(record)
     return this.view(record)
   }
 
-  get(id: string): WebhookEndpointDoc | undefined {
-    const record = this.storage.webhooks.endpoint(id)
+  async get(store: Store, id: string): Promise<WebhookEndpointDoc | undefined> {
+    const record = await store.webhooks.endpoint(id)
     return record && this.view(record)
   }
 
-  list(merchant: string): WebhookEndpointDoc[] {
-    return this.storage.webhooks.endpointsOf(merchant).map((record) => this.view(record))
+  async list(store: Store, merchant: string): Promise<WebhookEndpointDoc[]> {
+    return (await store.webhooks.endpointsOf(merchant)).map((record) => this.view(record))
   }
 
   /** Deletes the endpoint with its pending deliveries and their log. */
-  remove(id: string): boolean {
-    return this.storage.webhooks.removeEndpoint(id)
+  remove(store: Store, id: string): Promise<boolean> {
+    return store.webhooks.removeEndpoint(id)
   }
 
-  deliveries(id: string) {
-    return this.storage.webhooks.attempts(id).map((a) => {
+  async deliveries(store: Store, id: string) {
+    return (await store.webhooks.attempts(id)).map((a) => {
       const delivered = a.status !== null && a.status >= 200 && a.status < 300
       // Delivery-level effects show on its first attempt; a failure the rule injected on each attempt it failed.
       const injected: Array<'duplicate' | 'delayed' | 'reordered' | 'failed'> = a.attempt === 1 ? [...a.effects] : []
@@ -166,19 +166,19 @@ export class Webhooks {
     })
   }
 
-  /** Queues the event for every endpoint of its scope that selects it, in the caller's transaction. */
-  enqueue(scope: Scope, event: EventDoc): void {
+  /** Queues the event for every endpoint of its scope that selects it, in the caller's unit of work. */
+  async enqueue(store: Store, scope: Scope, event: EventDoc): Promise<void> {
     let queued = false
-    for (const endpoint of this.storage.webhooks.endpointsIn(scope)) {
+    for (const endpoint of await store.webhooks.endpointsIn(scope)) {
       if (!endpoint.events.some((pattern) => matchesEventType(pattern, event.type))) continue
-      if (!this.mayReceive(endpoint, event.type)) continue
-      this.queue(endpoint, event, event.created)
+      if (!(await this.mayReceive(store, endpoint, event.type))) continue
+      await this.queue(store, endpoint, event, event.created)
       queued = true
     }
     if (queued) this.kickSoon()
   }
 
-  /** Kicks the worker once the current transaction has committed (or rolled back: then nothing is due). */
+  /** Kicks the worker once the current unit has committed (or rolled back: then nothing is due); a delivery not yet committed is found by the next poll. */
   private kickSoon(): void {
     if (!this.started || this.kickQueued) return
     this.kickQueued = true
@@ -189,11 +189,11 @@ export class Webhooks {
   }
 
   /** Queues one delivery due at `at`, as the first webhook fault rule that strikes it (if any) says. */
-  private queue(endpoint: WebhookEndpointRecord, event: EventDoc, at: number): void {
+  private async queue(store: Store, endpoint: WebhookEndpointRecord, event: EventDoc, at: number): Promise<void> {
     const body = JSON.stringify(event)
     const rule = this.faults.forDelivery({merchant: endpoint.merchant, endpoint: endpoint.id, type: event.type})
     if (!rule) {
-      this.storage.webhooks.enqueue(endpoint.id, event, body, at)
+      await store.webhooks.enqueue(endpoint.id, event, body, at)
       return
     }
     const effects: DeliveryFault['effects'] = []
@@ -207,44 +207,44 @@ export class Webhooks {
       heldUntil: rule.delay_seconds ? due : undefined,
       ...extra,
     })
-    const id = this.enqueueOrdered(endpoint.id, event, body, due, fault(), rule.reorder)
-    if (rule.duplicate) this.enqueueOrdered(endpoint.id, event, body, due, fault({effects: [...effects, 'duplicate'], duplicateOf: id}), rule.reorder)
+    const id = await this.enqueueOrdered(store, endpoint.id, event, body, due, fault(), rule.reorder)
+    if (rule.duplicate) await this.enqueueOrdered(store, endpoint.id, event, body, due, fault({effects: [...effects, 'duplicate'], duplicateOf: id}), rule.reorder)
   }
 
   /**
    * Queues a delivery; a reordered one sorts before the reordered ones queued earlier in the same batch
    * (this request or clock step: everything queued before the event loop turns), so they go newest first.
    */
-  private enqueueOrdered(endpoint: string, event: EventDoc, body: string, due: number, fault: DeliveryFault, reorder: boolean): number {
-    if (!reorder) return this.storage.webhooks.enqueue(endpoint, event, body, due, fault)
+  private async enqueueOrdered(store: Store, endpoint: string, event: EventDoc, body: string, due: number, fault: DeliveryFault, reorder: boolean): Promise<number> {
+    if (!reorder) return store.webhooks.enqueue(endpoint, event, body, due, fault)
     const batch = this.reorderBatches.get(endpoint)
     if (batch === undefined && this.reorderBatches.size === 0) setImmediate(() => this.reorderBatches.clear())
     const rank = batch ? batch.rank + 1 : 0
     // Just before the batch's first delivery (and after everything queued before it): later ones first.
-    const id = this.storage.webhooks.enqueue(endpoint, event, body, due, {...fault, ord: batch ? batch.first - rank / 1e6 : undefined})
+    const id = await store.webhooks.enqueue(endpoint, event, body, due, {...fault, ord: batch ? batch.first - rank / 1e6 : undefined})
     if (batch) batch.rank = rank
     else this.reorderBatches.set(endpoint, {first: id, rank})
     return id
   }
 
   /** A merchant's endpoint receives everything it selects; an app's only what its installation (not revoked) may read. */
-  private mayReceive(endpoint: WebhookEndpointRecord, type: string): boolean {
+  private async mayReceive(store: Store, endpoint: WebhookEndpointRecord, type: string): Promise<boolean> {
     if (endpoint.installation === null) return true
-    const installation = this.storage.credentials.byId(endpoint.installation)
+    const installation = await store.credentials.byId(endpoint.installation)
     if (!installation) return false
     const needed = scopeForEvent(type)
     return needed === undefined || installation.scopes.includes(needed)
   }
 
   /** Queues a logged event again, now: for one endpoint, or every endpoint of its scope that selects it. */
-  resend(scope: Scope, event: EventDoc, endpointId?: string): number {
-    const endpoints = endpointId === undefined ? this.storage.webhooks.endpointsIn(scope) : [this.storage.webhooks.endpoint(endpointId)].filter((e) => e !== undefined)
+  async resend(store: Store, scope: Scope, event: EventDoc, endpointId?: string): Promise<number> {
+    const endpoints = endpointId === undefined ? await store.webhooks.endpointsIn(scope) : [await store.webhooks.endpoint(endpointId)].filter((e) => e !== undefined)
     let queued = 0
     for (const endpoint of endpoints) {
       if (endpoint.merchant !== scope.merchant || endpoint.env !== scope.env) continue
       if (endpointId === undefined && !endpoint.events.some((pattern) => matchesEventType(pattern, event.type))) continue
-      if (!this.mayReceive(endpoint, event.type)) continue
-      this.queue(endpoint, event, this.now())
+      if (!(await this.mayReceive(store, endpoint, event.type))) continue
+      await this.queue(store, endpoint, event, this.now())
       queued += 1
     }
     if (queued > 0) this.kickSoon()
@@ -273,17 +273,14 @@ export class Webhooks {
   /** Starts a delivery chain for every endpoint that has due deliveries and none running. */
   kick(): void {
     if (!this.started || !this.storage.open) return
-    try {
-      this.startChains(this.now())
-    } catch {
-      // The database closed under the poll (shutdown).
-    }
+    // A rejection: the database closed under the poll (shutdown).
+    this.startChains(this.now()).catch(() => {})
   }
 
   /** The earliest pending attempt's due time on the gateway clock. */
-  nextDue(): number | undefined {
+  async nextDue(): Promise<number | undefined> {
     if (!this.started || !this.storage.open) return undefined
-    return this.storage.webhooks.nextDue()
+    return this.storage.reads.webhooks.nextDue()
   }
 
   /**
@@ -296,7 +293,7 @@ export class Webhooks {
       if (!this.started || !this.storage.open) break
       const round = this.attemptsMade
       await Promise.allSettled([...this.busy.values()])
-      if (!this.startChains(upTo)) break
+      if (!(await this.startChains(upTo))) break
       await Promise.allSettled([...this.busy.values()])
       if (this.attemptsMade === round) break
     }
@@ -307,8 +304,8 @@ export class Webhooks {
    * One chain per endpoint with deliveries due by `upTo` and no chain running: each endpoint's deliveries
    * go one at a time, in order, and never wait for another endpoint's. Answers whether any endpoint had some.
    */
-  private startChains(upTo: number): boolean {
-    const endpoints = this.storage.webhooks.dueEndpoints(upTo)
+  private async startChains(upTo: number): Promise<boolean> {
+    const endpoints = await this.storage.reads.webhooks.dueEndpoints(upTo)
     for (const endpoint of endpoints) {
       if (this.busy.has(endpoint)) continue
       const chain = (async () => {
@@ -316,7 +313,7 @@ export class Webhooks {
         for (;;) {
           if (!this.started || !this.storage.open) return
           // The gateway's now: the pinned moment during an advance, so nothing due later is sent early.
-          const rows = this.storage.webhooks.dueFor(endpoint, this.now(), BATCH)
+          const rows = await this.storage.reads.webhooks.dueFor(endpoint, this.now(), BATCH)
           if (rows.length === 0) return
           for (const row of rows) {
             if (!this.started) return
@@ -369,12 +366,12 @@ export class Webhooks {
   }
 
   private async deliver(row: DueDelivery): Promise<void> {
-    const endpoint = this.storage.webhooks.endpoint(row.endpoint)
+    const endpoint = await this.storage.reads.webhooks.endpoint(row.endpoint)
     if (!endpoint) return
     const attempt = row.attempts + 1
     if (attempt <= row.fail_attempts) {
       // A fault rule fails this attempt as a timeout would, without sending it: the retry schedule runs on.
-      this.record(row, attempt, {status: null, error: `timeout (injected by fault ${row.fault})`, injected: true})
+      await this.record(row, attempt, {status: null, error: `timeout (injected by fault ${row.fault})`, injected: true})
       return
     }
     // Signed with the wall clock, not the test clock: receivers check the timestamp against their own time.
@@ -397,19 +394,19 @@ export class Webhooks {
       if (!this.started) return
       error = describeFailure(err)
     }
-    this.record(row, attempt, {status, error})
+    await this.record(row, attempt, {status, error})
   }
 
   /** Logs an attempt and schedules the next one on the gateway clock, or ends the delivery (delivered or given up). */
-  private record(row: DueDelivery, attempt: number, result: {status: number | null; error: string | null; injected?: boolean}): void {
+  private async record(row: DueDelivery, attempt: number, result: {status: number | null; error: string | null; injected?: boolean}): Promise<void> {
     if (!this.storage.open) return
     const now = this.now()
     const delivered = result.status !== null && result.status >= 200 && result.status < 300
     const next = delivered || attempt >= MAX_ATTEMPTS ? null : now + BACKOFF_SECONDS[attempt - 1]
-    this.storage.transaction(() => {
+    await this.storage.write(async (tx) => {
       // The endpoint may have been deleted while the request was out: then there is nothing to record.
-      if (!this.storage.webhooks.endpoint(row.endpoint)) return
-      this.storage.webhooks.recordAttempt(row.id, attempt, now, {...result, next, delivered})
+      if (!(await tx.webhooks.endpoint(row.endpoint))) return
+      await tx.webhooks.recordAttempt(row.id, attempt, now, {...result, next, delivered})
     })
     this.attemptsMade += 1
   }

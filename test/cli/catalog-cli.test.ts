@@ -5,7 +5,7 @@ import {join} from 'node:path'
 
 import {expect} from 'chai'
 
-import {parseRateLimit} from '../../src/commands/gateway/start.js'
+import {parseRateLimit} from '../../src/cli/services/gateway-start.js'
 import {BIN, ROOT, runCli, startCli, tempHome} from '../helpers/cli.js'
 import {TestGateway, type Account} from '../helpers/gateway.js'
 

@@ -15,7 +15,7 @@ describe('gateway account reads: merchant, payouts, balance, invoices, subscript
   const now = () => gw.gw.platform.now()
   /** A payment fixture stored directly, as a completed sale would have stored it. */
   const pay = (merchant: string, env: 'live' | 'test', fields: Omit<SamplePayment, 'currency'> & {currency?: string}) =>
-    insertPayment(gw.gw.platform, {merchant, env}, {currency: 'eur', ...fields})
+    gw.gw.platform.write((tx) => insertPayment(tx, {merchant, env}, {currency: 'eur', ...fields}))
   const fee = (service_fee_charge_currency: number) => ({service_fee_eur: service_fee_charge_currency, service_fee_charge_currency, psp_fee_eur: 0, currency: 'eur'})
   const events = async (merchant: string, env: string, type: string) =>
     (await gw.request('GET', `/_admin/events?merchant=${merchant}&env=${env}&type=${type}`, {token: gw.gw.adminKey})).body.data as Array<{
@@ -75,14 +75,14 @@ describe('gateway account reads: merchant, payouts, balance, invoices, subscript
     it('is payments net of refunds and fees, minus payouts, per currency; the last 2 days are pending', async () => {
       const acct = await gw.account('live')
       const m = acct.merchant.id
-      pay(m, 'live', {amount: 10000, fee: fee(300), created: now() - 5 * DAY})
-      pay(m, 'live', {amount: 5000, amount_refunded: 2000, status: 'partially_refunded', fee: fee(100), created: now() - 4 * DAY})
-      pay(m, 'live', {amount: 3000, amount_refunded: 3000, status: 'refunded', fee: fee(50), created: now() - 3 * DAY})
-      pay(m, 'live', {amount: 4000, status: 'disputed', fee: fee(80), created: now() - 3 * DAY})
-      pay(m, 'live', {amount: 9999, status: 'failed', fee: fee(0), created: now() - 3 * DAY})
-      pay(m, 'live', {amount: 2000, fee: fee(40), created: now() - DAY})
-      pay(m, 'live', {amount: 1500, currency: 'usd', fee: {...fee(30), currency: 'usd'}, created: now() - 10 * DAY})
-      pay(m, 'test', {amount: 777_777, fee: fee(0), created: now() - 10 * DAY})
+      await pay(m, 'live', {amount: 10000, fee: fee(300), created: now() - 5 * DAY})
+      await pay(m, 'live', {amount: 5000, amount_refunded: 2000, status: 'partially_refunded', fee: fee(100), created: now() - 4 * DAY})
+      await pay(m, 'live', {amount: 3000, amount_refunded: 3000, status: 'refunded', fee: fee(50), created: now() - 3 * DAY})
+      await pay(m, 'live', {amount: 4000, status: 'disputed', fee: fee(80), created: now() - 3 * DAY})
+      await pay(m, 'live', {amount: 9999, status: 'failed', fee: fee(0), created: now() - 3 * DAY})
+      await pay(m, 'live', {amount: 2000, fee: fee(40), created: now() - DAY})
+      await pay(m, 'live', {amount: 1500, currency: 'usd', fee: {...fee(30), currency: 'usd'}, created: now() - 10 * DAY})
+      await pay(m, 'test', {amount: 777_777, fee: fee(0), created: now() - 10 * DAY})
       for (const [amount, status] of [[1000, 'paid'], [500, 'in_transit'], [700, 'failed']] as const) {
         await gw.admin('POST', '/payouts', {merchant: m, env: 'live', amount, currency: 'eur', status})
       }
@@ -112,8 +112,8 @@ describe('gateway account reads: merchant, payouts, balance, invoices, subscript
     it('keeps the sandbox balance apart from live, and is empty without money', async () => {
       const acct = await gw.account('test')
       expect((await acct.app('GET', '/balance')).body).to.deep.equal({object: 'balance', livemode: false, available: [], pending: []})
-      pay(acct.merchant.id, 'test', {amount: 2500, fee: fee(60), created: now() - 3 * DAY})
-      pay(acct.merchant.id, 'live', {amount: 100_000, fee: fee(60), created: now() - 3 * DAY})
+      await pay(acct.merchant.id, 'test', {amount: 2500, fee: fee(60), created: now() - 3 * DAY})
+      await pay(acct.merchant.id, 'live', {amount: 100_000, fee: fee(60), created: now() - 3 * DAY})
       expect((await acct.app('GET', '/balance')).body.available).to.deep.equal([{amount: 2440, currency: 'eur'}])
     })
   })
@@ -228,14 +228,14 @@ describe('gateway account reads: merchant, payouts, balance, invoices, subscript
       const acct = await gw.account('live')
       const m = acct.merchant.id
       const t = now()
-      pay(m, 'live', {amount: 10000, created: t - 7 * DAY}) // the window's first second
-      pay(m, 'live', {amount: 6000, amount_refunded: 1000, status: 'partially_refunded', created: t - 3 * DAY})
-      pay(m, 'live', {amount: 2000, amount_refunded: 2000, status: 'refunded', created: t - 2 * DAY})
-      pay(m, 'live', {amount: 4000, status: 'disputed', created: t - DAY})
-      pay(m, 'live', {amount: 5000, status: 'failed', created: t - DAY})
-      pay(m, 'live', {amount: 3000, currency: 'usd', created: t - DAY})
-      pay(m, 'live', {amount: 50000, created: t - 7 * DAY - 1}) // one second too old
-      pay(m, 'test', {amount: 70000, created: t - DAY})
+      await pay(m, 'live', {amount: 10000, created: t - 7 * DAY}) // the window's first second
+      await pay(m, 'live', {amount: 6000, amount_refunded: 1000, status: 'partially_refunded', created: t - 3 * DAY})
+      await pay(m, 'live', {amount: 2000, amount_refunded: 2000, status: 'refunded', created: t - 2 * DAY})
+      await pay(m, 'live', {amount: 4000, status: 'disputed', created: t - DAY})
+      await pay(m, 'live', {amount: 5000, status: 'failed', created: t - DAY})
+      await pay(m, 'live', {amount: 3000, currency: 'usd', created: t - DAY})
+      await pay(m, 'live', {amount: 50000, created: t - 7 * DAY - 1}) // one second too old
+      await pay(m, 'test', {amount: 70000, created: t - DAY})
 
       const res = await acct.app('GET', '/analytics/summary?days=7')
       expect(res.status).to.equal(200)

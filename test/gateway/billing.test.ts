@@ -423,8 +423,8 @@ describe('gateway: subscriptions on the clock', () => {
     s.take()
     const platform = gw.gw.platform
     const scope = {merchant: s.acct.merchant.id, env: 'test' as const}
-    const stored = platform.storage.get('payment', scope, payment.id)!
-    const sub = platform.storage.transaction(() => subscriptionFromCheckout(platform, scope, {price_id: s.price, quantity: 1, buyer: {name: 'Ada Buyer', email: 'ada@example.com'}, payment: stored}))
+    const stored = (await platform.storage.reads.get('payment', scope, payment.id))!
+    const sub = await platform.write((tx) => subscriptionFromCheckout(tx, scope, {price_id: s.price, quantity: 1, buyer: {name: 'Ada Buyer', email: 'ada@example.com'}, payment: stored}))
     expect(sub).to.include({status: 'active', price_id: s.price})
     await clock(0)
     const events = s.takeEvents()

@@ -26,7 +26,7 @@ describe('gateway catalogue: file upload', () => {
     expect(res.body).to.include({object: 'file', livemode: false, size: 7, content_type: 'image/png', filename: 'My Photo (1).png'})
     expect(res.body.id).to.match(/^file_/)
     expect(res.body.path).to.equal(`files/${acct.merchant.id}/test/${res.body.id}/My_Photo_1_.png`)
-    expect(readFileBytes(gw.gw.platform, {merchant: acct.merchant.id, env: 'test'}, res.body.id)).to.deep.equal(bytes)
+    expect(await gw.gw.platform.read((tx) => readFileBytes(tx, {merchant: acct.merchant.id, env: 'test'}, res.body.id))).to.deep.equal(bytes)
 
     const product = await acct.store('POST', '/products', {body: {name: 'Print', images: [res.body.path]}})
     expect(product.status, product.text).to.equal(201)
@@ -68,9 +68,9 @@ describe('gateway catalogue: file upload', () => {
     expect(l.body.livemode).to.equal(true)
     await gw.admin('POST', '/sandbox/reset', {merchant: m.id})
     const platform = gw.gw.platform
-    expect(readFileBytes(platform, {merchant: m.id, env: 'test'}, t.body.id)).to.equal(undefined)
+    expect(await platform.read((tx) => readFileBytes(tx, {merchant: m.id, env: 'test'}, t.body.id))).to.equal(undefined)
     // The bytes themselves are gone, not just unreachable through the document.
-    expect(platform.storage.blob(t.body.id)).to.equal(undefined)
-    expect(readFileBytes(platform, {merchant: m.id, env: 'live'}, l.body.id)?.toString()).to.equal('l')
+    expect(await platform.storage.reads.blob(t.body.id)).to.equal(undefined)
+    expect((await platform.read((tx) => readFileBytes(tx, {merchant: m.id, env: 'live'}, l.body.id)))?.toString()).to.equal('l')
   })
 })

@@ -67,7 +67,7 @@ describe('gateway payments, refunds and disputes', () => {
 
     it('filters live payments by the status the list shows: a processing payment is pending', async () => {
       const live = await gw.account('live')
-      const processing = insertPayment(gw.gw.platform, {merchant: live.merchant.id, env: 'live'}, {amount: 3000, currency: 'eur', created: gw.gw.platform.now(), status: 'processing'})
+      const processing = await gw.gw.platform.write((tx) => insertPayment(tx, {merchant: live.merchant.id, env: 'live'}, {amount: 3000, currency: 'eur', created: gw.gw.platform.now(), status: 'processing'}))
       const pending = await live.app('GET', '/payments?status=pending')
       expect(pending.body.data.map((p: any) => [p.id, p.status])).to.deep.equal([[processing.id, 'pending']])
     })

@@ -31,6 +31,18 @@ describe('gateway platform rules', () => {
     expectError(await acct.app('GET', '/store'), 401, 'invalid_api_key')
   })
 
+  it('fails a revoked credential on its very next request, though the process cached it as valid', async () => {
+    const acct = await gw.account()
+    // Both tokens answer once, so each process-local credential cache holds them as valid.
+    expect((await acct.app('GET', '/store')).status).to.equal(200)
+    expect((await acct.store('GET', '/store')).status).to.equal(200)
+    expect((await gw.admin('DELETE', `/keys/${acct.secretKeyId}`)).status).to.equal(200)
+    expectError(await acct.store('GET', '/store'), 401, 'invalid_api_key')
+    expect((await acct.app('GET', '/store')).status).to.equal(200)
+    expect((await gw.admin('DELETE', `/installations/${acct.installation.id}`)).status).to.equal(200)
+    expectError(await acct.app('GET', '/store'), 401, 'invalid_api_key')
+  })
+
   it('answers a missing scope with 403 insufficient_scope', async () => {
     const m = await gw.merchant()
     const inst = await gw.installation(m.id, 'test', ['products:read'])

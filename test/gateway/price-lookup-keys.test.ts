@@ -73,8 +73,9 @@ describe('prices: one active price per lookup_key', function () {
     const tee = await product(acct)
     const held = (await createPrice(acct, tee.id, {lookup_key: 'std'})).body
     const scope = {merchant: acct.merchant.id, env: 'test' as const}
-    const storage = gw.gw.platform.storage
-    const copy = {...storage.get('price', scope, held.id)!, id: 'price_duplicate0000000000000'}
-    expect(() => storage.insert('price', scope, copy, {parent: tee.id, created: copy.created})).to.throw(/UNIQUE/)
+    const platform = gw.gw.platform
+    const copy = {...(await platform.storage.reads.get('price', scope, held.id))!, id: 'price_duplicate0000000000000'}
+    const refused = await platform.write((tx) => tx.insert('price', scope, copy, {parent: tee.id, created: copy.created})).catch((error: Error) => error)
+    expect(refused).to.be.instanceOf(Error).with.property('message').match(/UNIQUE/)
   })
 })

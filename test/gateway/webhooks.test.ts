@@ -193,13 +193,14 @@ describe('gateway: webhooks', () => {
       // The outbox row lives in the emitting transaction: a throw after the emit takes the delivery with it.
       const platform = gw.gw.platform
       const scope = {merchant: acct.merchant.id, env: 'test' as const}
-      expect(() =>
-        platform.storage.transaction(() => {
-          platform.emit(scope, 'product.updated', {id: 'prod_rolled_back'})
+      const failed = await platform
+        .write(async (tx) => {
+          await tx.emit(scope, 'product.updated', {id: 'prod_rolled_back'})
           throw new Error('handler failed after emitting')
-        }),
-      ).to.throw('handler failed')
-      platform.storage.transaction(() => platform.emit(scope, 'product.updated', {id: 'prod_committed'}))
+        })
+        .catch((error: Error) => error)
+      expect(failed).to.be.instanceOf(Error).with.property('message', 'handler failed after emitting')
+      await platform.write((tx) => tx.emit(scope, 'product.updated', {id: 'prod_committed'}))
       await until(() => rx.got.some((r) => r.event.data.object.id === 'prod_committed'), 'the committed event')
       await sleep(300)
       expect(rx.got.filter((r) => r.event.data.object.id === 'prod_rolled_back')).to.have.length(0)

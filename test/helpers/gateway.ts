@@ -109,7 +109,7 @@ export class TestGateway {
     const api = (method: string, path: string, opts: Omit<CallOptions, 'token'> = {}) => this.request(method, path, {token: key.secret_key, ...opts})
     /** The merchant API with the secret key, paths relative to `/v1`. */
     const v1 = (method: string, path: string, opts: Omit<CallOptions, 'token'> = {}) => this.request(method, `/v1${path}`, {token: key.secret_key, ...opts})
-    return {merchant, token: inst.token, secretKey: key.secret_key, installation: inst, app, store, api, v1}
+    return {merchant, token: inst.token, secretKey: key.secret_key, secretKeyId: key.id, installation: inst, app, store, api, v1}
   }
 }
 

@@ -4,9 +4,8 @@ import {BaseCommand, globalFlags} from '../../cli/base-command.js'
 import {ENV_VARS, saveProfile} from '../../cli/config.js'
 import {mask} from '../../cli/credentials.js'
 import {usageError} from '../../cli/exit-codes.js'
-import type {RateLimitConfig} from '../../gateway/server.js'
-import type {Bucket} from '@payapp/sdk/endpoints'
 import {canPrompt, confirm} from '../../cli/prompt.js'
+import {parseRateLimit, readFaultFile, saveSeedProfile} from '../../cli/services/gateway-start.js'
 
 export default class GatewayStart extends BaseCommand<typeof GatewayStart> {
   static override summary = 'Run the reference gateway (the platform on localhost) until interrupted.'
@@ -65,7 +64,19 @@ The profile is written when it is new or already points at this gateway's URL; a
     }
 
     const profile = flags.profile ?? 'local'
-    const saved = gateway.seed ? await this.#saveSeedProfile(profile, gateway.url, gateway.adminKey, gateway.seed) : undefined
+    const ask = canPrompt() && !this.jsonEnabled()
+    const saved = gateway.seed
+      ? await saveSeedProfile(
+          {
+            loadConfig: () => this.loadConfig(),
+            saveCredential: (kind, secret, ctx) => this.saveCredential(kind, secret, ctx),
+            saveProfile: (name, values) => saveProfile(this.config.configDir, name, values),
+            confirm: ask ? (question) => confirm(question, false) : undefined,
+            warn: (note) => process.stderr.write(note + '\n'),
+          },
+          {profile, url: gateway.url, adminKey: gateway.adminKey, seed: gateway.seed, choice: this.flags['save-profile']},
+        )
+      : undefined
 
     // Listening for the stop signal before the ready line: a script may send it the moment it reads that line.
     const stopped = new Promise<void>((resolve) => {
@@ -105,68 +116,4 @@ The profile is written when it is new or already points at this gateway's URL; a
 
     await stopped
   }
-
-  /**
-   * Saves the seeded credentials to the profile when that cannot repoint another gateway's profile
-   * silently: it is new, already points at this URL, or the user agreed (prompt or --save-profile).
-   */
-  async #saveSeedProfile(profile: string, url: string, adminKey: string, seed: {merchant: string; installations: Record<'test' | 'live', {token: string}>; secret_keys: Record<'test' | 'live', {secret_key: string}>}) {
-    const choice = this.flags['save-profile']
-    if (choice === false) return {saved: false, note: `Profile "${profile}" not written (--no-save-profile)`}
-    const existing = (await this.loadConfig()).profiles[profile]
-    const elsewhere = existing?.base_url !== undefined && existing.base_url !== url
-    if (elsewhere && choice === undefined) {
-      const agreed = canPrompt() && !this.jsonEnabled() && (await confirm(`Profile "${profile}" points at ${existing.base_url}. Point it at this gateway (${url}) instead?`, false))
-      if (!agreed) {
-        const note = `Profile "${profile}" points at ${existing.base_url} and was left as it is: pass --save-profile to point it here, or --profile NAME to save elsewhere`
-        process.stderr.write(note + '\n')
-        return {saved: false, note}
-      }
-    }
-    const ctx = {profile, baseUrl: url}
-    for (const env of ['test', 'live'] as const) {
-      await this.saveCredential('token', seed.installations[env].token, {...ctx, env})
-      await this.saveCredential('secret_key', seed.secret_keys[env].secret_key, {...ctx, env})
-      await this.saveCredential('admin_key', adminKey, {...ctx, env})
-    }
-    await saveProfile(this.config.configDir, profile, {merchant: seed.merchant})
-    const what = existing === undefined ? `Saved to the new profile "${profile}"` : elsewhere ? `Repointed profile "${profile}" (was ${existing.base_url})` : `Updated profile "${profile}"`
-    return {saved: true, note: `${what}: tokens, secret keys, admin key and merchant ${seed.merchant}`}
-  }
-}
-
-const BUCKET_NAMES = {writes: 'write', reads: 'read', checkout: 'checkout'} as const
-
-/** `on`, `off`, or `writes=N,reads=N,checkout=N[,window=S]` (limits per window, default one minute). */
-export function parseRateLimit(value: string): {enabled: boolean; config?: RateLimitConfig} {
-  if (value === 'on') return {enabled: true}
-  if (value === 'off') return {enabled: false}
-  const config: RateLimitConfig & {limits: Partial<Record<Bucket, number>>} = {limits: {}}
-  for (const part of value.split(',')) {
-    const [name, raw] = part.split('=').map((s) => s.trim())
-    const n = Number(raw)
-    if (!Number.isInteger(n) || n < 1) throw usageError(`--rate-limit ${part}: expected NAME=N with a positive whole N`, '--rate-limit')
-    if (name === 'window') config.windowSeconds = n
-    else if (name && name in BUCKET_NAMES) config.limits[BUCKET_NAMES[name as keyof typeof BUCKET_NAMES]] = n
-    else throw usageError(`--rate-limit: unknown limit "${name}"; use on, off, or writes=N,reads=N,checkout=N[,window=SECONDS]`, '--rate-limit')
-  }
-  return {enabled: true, config}
-}
-
-/** The rules of a `--faults` file, checked against the admin API's schema: a usage error names what is wrong. */
-async function readFaultFile(file: string) {
-  const [{readFile}, {parse}, {adminFaultFile}] = await Promise.all([import('node:fs/promises'), import('yaml'), import('@payapp/sdk/schemas/admin')])
-  let content: unknown
-  try {
-    // YAML is a superset of JSON: one parser reads both.
-    content = parse(await readFile(file, 'utf8'))
-  } catch (error) {
-    throw usageError(`--faults ${file}: ${(error as Error).message}`, '--faults')
-  }
-  const parsed = adminFaultFile.safeParse(content)
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]
-    throw usageError(`--faults ${file}: ${issue.path.join('.') || 'the file'}: ${issue.message}`, '--faults')
-  }
-  return Array.isArray(parsed.data) ? parsed.data : parsed.data.faults
 }

@@ -8,7 +8,7 @@
  * - payouts leave the available balance unless they failed.
  */
 import type {AnalyticsSummary, Balance, Payout} from '@payapp/sdk/schemas/commerce'
-import type {Platform} from '../platform.js'
+import type {Tx} from './context.js'
 import type {PaymentDoc, Scope} from '../storage/documents.js'
 
 const DAY = 86_400
@@ -30,14 +30,14 @@ function add(sums: Map<string, number>, currency: string, amount: number) {
   sums.set(currency, (sums.get(currency) ?? 0) + amount)
 }
 
-export function balance(gw: Platform, scope: Scope): Balance {
-  const settledBy = gw.now() - SETTLEMENT_SECONDS
+export async function balance(tx: Tx, scope: Scope): Promise<Balance> {
+  const settledBy = tx.now() - SETTLEMENT_SECONDS
   const available = new Map<string, number>()
   const pending = new Map<string, number>()
-  for (const p of gw.storage.all('payment', scope)) {
+  for (const p of await tx.all('payment', scope)) {
     if (CAPTURED.has(p.status)) add(p.created > settledBy ? pending : available, p.currency, netOfPayment(p))
   }
-  for (const payout of gw.storage.all('payout', scope)) {
+  for (const payout of await tx.all('payout', scope)) {
     if (PAID_OUT.has(payout.status)) add(available, payout.currency, -payout.amount)
   }
   const currencies = [...new Set([...available.keys(), ...pending.keys()])].sort()
@@ -46,11 +46,11 @@ export function balance(gw: Platform, scope: Scope): Balance {
 }
 
 /** Gross, refunded and net volume of the captured payments of the last `days` days, per currency. */
-export function analyticsSummary(gw: Platform, scope: Scope, days: number): AnalyticsSummary {
-  const until = gw.now()
+export async function analyticsSummary(tx: Tx, scope: Scope, days: number): Promise<AnalyticsSummary> {
+  const until = tx.now()
   const since = until - days * DAY
   const totals = new Map<string, {gross: number; refunded: number; disputed: number; payments: number; refunds: number}>()
-  for (const p of gw.storage.all('payment', scope)) {
+  for (const p of await tx.all('payment', scope)) {
     if (!CAPTURED.has(p.status) || p.created < since || p.created > until) continue
     let t = totals.get(p.currency)
     if (!t) totals.set(p.currency, (t = {gross: 0, refunded: 0, disputed: 0, payments: 0, refunds: 0}))

@@ -26,7 +26,7 @@ import type {z} from 'zod'
 
 import type {CheckoutSession, checkoutSessionCreate, checkoutSessionUpdate, SessionLineItemInput} from '@payapp/sdk/schemas/commerce'
 import {ApiError, conflict, invalid, notFound} from '../errors.js'
-import type {Platform} from '../platform.js'
+import type {Tx} from './context.js'
 import type {Scope, SessionDoc, VariantDoc} from '../storage/documents.js'
 import {API_SESSION_SECONDS, checkTotal, openSession, requireOpen, requireSession, sessionView, sweepExpired, variantLine, type SessionLine} from './checkout.js'
 import {requireCanCreate} from './merchants.js'
@@ -47,13 +47,13 @@ interface Lines {
 const missing = (param: string, why: string) => invalid('parameter_missing', `Missing required parameter: ${param} (${why})`, param)
 
 /** A variant line (rules 1, 3, 4, 8): its amount and currency come from the variant's effective price. */
-function variantItem(gw: Platform, scope: Scope, item: SessionLineItemInput, param: string): {line: SessionLine; variant: VariantDoc} {
-  const variant = gw.storage.get('variant', scope, item.variant!)
+async function variantItem(tx: Tx, scope: Scope, item: SessionLineItemInput, param: string): Promise<{line: SessionLine; variant: VariantDoc}> {
+  const variant = await tx.get('variant', scope, item.variant!)
   if (!variant) throw notFound('variant', item.variant, 'variant_unavailable', `${param}.variant`)
-  const product = gw.storage.get('product', scope, variant.product)
+  const product = await tx.get('product', scope, variant.product)
   if (!product || !product.active) throw notFound('product', variant.product, 'product_unavailable', `${param}.variant`)
   const priceId = effectivePrice(variant, product)
-  const price = priceId ? gw.storage.get('price', scope, priceId) : undefined
+  const price = priceId ? await tx.get('price', scope, priceId) : undefined
   if (!price || !price.active) throw conflict('price_unavailable', `Variant ${variant.id} has no active price to sell it at`, `${param}.variant`)
   if (price.type === 'recurring') throw invalid('unsupported_price', 'Variant line items sell one-time prices; this price is recurring', `${param}.variant`)
   if (item.amount !== undefined && item.amount !== price.unit_amount) {
@@ -67,12 +67,12 @@ function variantItem(gw: Platform, scope: Scope, item: SessionLineItemInput, par
 }
 
 /** A free line: name and amount sent, currency sent or the session's (filled in by paymentLines); price_id and product_id are links that must exist. */
-function freeLine(gw: Platform, scope: Scope, item: SessionLineItemInput, param: string): SessionLine {
+async function freeLine(tx: Tx, scope: Scope, item: SessionLineItemInput, param: string): Promise<SessionLine> {
   if (item.name === undefined) throw missing(`${param}.name`, 'a line item without variant needs name')
   if (item.amount === undefined) throw missing(`${param}.amount`, 'a line item without variant needs amount')
-  const price = item.price_id === undefined ? undefined : gw.storage.get('price', scope, item.price_id)
+  const price = item.price_id === undefined ? undefined : await tx.get('price', scope, item.price_id)
   if (item.price_id !== undefined && !price) throw notFound('price', item.price_id, 'price_not_found', `${param}.price_id`)
-  if (item.product_id !== undefined && !gw.storage.get('product', scope, item.product_id)) throw notFound('product', item.product_id, 'resource_missing', `${param}.product_id`)
+  if (item.product_id !== undefined && !await tx.get('product', scope, item.product_id)) throw notFound('product', item.product_id, 'resource_missing', `${param}.product_id`)
   return {
     name: item.name,
     quantity: item.quantity,
@@ -90,25 +90,29 @@ function freeLine(gw: Platform, scope: Scope, item: SessionLineItemInput, param:
  * Every line-item rule of a payment-mode session (variant rules 1–6 and 8). `sessionCurrency`: the
  * session's `currency` (sent at creation, kept on update); without it the first line that has one decides.
  */
-function paymentLines(gw: Platform, scope: Scope, items: SessionLineItemInput[], sessionCurrency: string | undefined): Lines {
+async function paymentLines(tx: Tx, scope: Scope, items: SessionLineItemInput[], sessionCurrency: string | undefined): Promise<Lines> {
   const hasVariant = items.some((i) => i.variant !== undefined)
   if (hasVariant && items.some((i) => i.price_id !== undefined)) {
     throw invalid('parameters_exclusive', 'variant and price_id cannot be combined in one session: a variant brings its own price', 'line_items')
   }
   const seen = new Set<string>()
   let reserve: Lines['reserve']
-  const lines = items.map((item, i) => {
+  const lines: SessionLine[] = []
+  for (const [i, item] of items.entries()) {
     const param = `line_items[${i}]`
-    if (item.variant === undefined) return freeLine(gw, scope, item, param)
+    if (item.variant === undefined) {
+      lines.push(await freeLine(tx, scope, item, param))
+      continue
+    }
     if (seen.has(item.variant)) throw invalid('duplicate_variant', `Variant ${item.variant} appears more than once; use quantity`, `${param}.variant`)
     seen.add(item.variant)
-    const {line, variant} = variantItem(gw, scope, item, param)
+    const {line, variant} = await variantItem(tx, scope, item, param)
     if (variant.track_inventory) {
       if (items.length > 1) throw invalid('variant_not_alone', 'A variant with inventory tracking must be the only line item of its session', `${param}.variant`)
       reserve = {variant, quantity: item.quantity}
     }
-    return line
-  })
+    lines.push(line)
+  }
   const currency = sessionCurrency ?? lines.find((l) => l.currency !== '')?.currency
   if (currency === undefined) throw missing('currency', "line items without variant are in the session's currency")
   const other = lines.findIndex((l) => l.currency !== '' && l.currency !== currency)
@@ -120,15 +124,15 @@ function paymentLines(gw: Platform, scope: Scope, items: SessionLineItemInput[],
 }
 
 /** Subscription mode: one line with a recurring price of the merchant; the total is its amount × quantity. */
-function subscriptionLines(gw: Platform, scope: Scope, items: SessionLineItemInput[]): Lines {
+async function subscriptionLines(tx: Tx, scope: Scope, items: SessionLineItemInput[]): Promise<Lines> {
   if (items.length !== 1) throw invalid('invalid_line_items', 'Subscription mode takes exactly one line item with a recurring price_id', 'line_items')
   const item = items[0]!
   if (item.variant !== undefined) throw invalid('variant_not_supported', 'Variants are not supported in subscription mode', 'line_items[0].variant')
   if (item.price_id === undefined) throw missing('line_items[0].price_id', 'subscription mode needs a recurring price')
-  const price = gw.storage.get('price', scope, item.price_id)
+  const price = await tx.get('price', scope, item.price_id)
   if (!price) throw notFound('price', item.price_id, 'price_not_found', 'line_items[0].price_id')
   if (!price.active || price.type !== 'recurring') throw invalid('price_not_recurring', `Price ${price.id} is not an active recurring price`, 'line_items[0].price_id')
-  const product = gw.storage.get('product', scope, price.product)
+  const product = await tx.get('product', scope, price.product)
   const amount = price.unit_amount * item.quantity
   checkTotal(amount, 'line_items')
   return {
@@ -150,21 +154,21 @@ function subscriptionLines(gw: Platform, scope: Scope, items: SessionLineItemInp
 }
 
 /** `POST /v1/checkout/sessions`. `publishable`: the caller holds a publishable key (line_items only). */
-export function createCheckoutSession(gw: Platform, scope: Scope, body: CreateBody, publishable: boolean): CheckoutSession {
+export async function createCheckoutSession(tx: Tx, scope: Scope, body: CreateBody, publishable: boolean): Promise<CheckoutSession> {
   if (publishable && !body.line_items) {
     throw new ApiError(403, 'permission_error', 'publishable_key_forbidden', 'A publishable key creates checkout sessions with line_items only; a raw amount needs the secret key')
   }
-  sweepExpired(gw, scope)
-  requireCanCreate(gw, scope, 'checkout_session')
+  await sweepExpired(tx, scope)
+  await requireCanCreate(tx, scope, 'checkout_session')
 
   let lines: Lines
   if (body.mode === 'subscription') {
     if (body.amount !== undefined) throw invalid('parameter_unknown', 'amount is derived from the recurring price in subscription mode; omit it', 'amount')
     if (!body.line_items) throw missing('line_items', 'subscription mode needs a line item with a recurring price')
-    lines = subscriptionLines(gw, scope, body.line_items)
+    lines = await subscriptionLines(tx, scope, body.line_items)
   } else if (body.line_items) {
     if (body.amount !== undefined) throw invalid('parameters_exclusive', 'Send a raw amount or line_items, not both: the amount is their total', 'amount')
-    lines = paymentLines(gw, scope, body.line_items, body.currency)
+    lines = await paymentLines(tx, scope, body.line_items, body.currency)
   } else {
     if (body.amount === undefined) throw missing('amount', 'a payment without line_items charges a raw amount')
     if (body.currency === undefined) throw missing('currency', 'a raw-amount payment needs it')
@@ -177,7 +181,7 @@ export function createCheckoutSession(gw: Platform, scope: Scope, body: CreateBo
     throw invalid('currency_mismatch', `currency ${body.currency} differs from the line items' currency (${lines.currency})`, 'currency')
   }
 
-  const session = openSession(gw, scope, {
+  const session = await openSession(tx, scope, {
     source: 'api',
     lifetimeSeconds: API_SESSION_SECONDS,
     mode: body.mode,
@@ -197,10 +201,10 @@ export function createCheckoutSession(gw: Platform, scope: Scope, body: CreateBo
 }
 
 /** `GET /v1/checkout/sessions`: newest first, optionally one status. */
-export function listCheckoutSessions(gw: Platform, scope: Scope, query: {limit: number; offset: number; starting_after?: string; status?: string}) {
-  sweepExpired(gw, scope)
+export async function listCheckoutSessions(tx: Tx, scope: Scope, query: {limit: number; offset: number; starting_after?: string; status?: string}) {
+  await sweepExpired(tx, scope)
   const where = query.status ? [{field: 'status', in: [query.status]}] : []
-  const {docs, hasMore} = gw.storage.page('checkout_session', scope, {...query, where})
+  const {docs, hasMore} = await tx.page('checkout_session', scope, {...query, where})
   return {object: 'list' as const, has_more: hasMore, data: docs.map((d) => sessionView(d, true))}
 }
 
@@ -208,8 +212,8 @@ export function listCheckoutSessions(gw: Platform, scope: Scope, query: {limit: 
  * `PATCH /v1/checkout/sessions/{id}`: open sessions at flow version 5 or higher, while no payment runs;
  * the update is all or nothing and increments `revision`.
  */
-export function updateCheckoutSession(gw: Platform, scope: Scope, id: string, body: UpdateBody): CheckoutSession {
-  const session = requireSession(gw, scope, id)
+export async function updateCheckoutSession(tx: Tx, scope: Scope, id: string, body: UpdateBody): Promise<CheckoutSession> {
+  const session = await requireSession(tx, scope, id)
   requireOpen(session)
   if ((session.flow_version ?? 0) < 5) {
     throw conflict('immutable_session', `Checkout session ${id} has flow_version ${session.flow_version ?? 0}; only sessions at 5 or higher can be updated`)
@@ -228,27 +232,31 @@ export function updateCheckoutSession(gw: Platform, scope: Scope, id: string, bo
     session.amount = body.amount
     session.line_items = [{...session.line_items[0]!, amount: body.amount}]
   }
-  if (body.line_items !== undefined) applyLines(gw, scope, session, body.line_items)
+  if (body.line_items !== undefined) await applyLines(tx, scope, session, body.line_items)
   if (body.description !== undefined) session.description = body.description
   if (body.reference !== undefined) session.reference = body.reference
-  session.revision = (session.revision ?? 0) + 1
-  gw.storage.save(session)
-  gw.emit(scope, 'checkout.session.updated', sessionView(session, false))
+  const revision = session.revision ?? 0
+  session.revision = revision + 1
+  // Compare-and-set on the revision read above: of two concurrent updates, one wins and one is a conflict.
+  if (!(await tx.replaceIf(session, [{field: 'revision', eq: revision}]))) {
+    throw conflict('revision_conflict', `Checkout session ${id} changed while this update ran; re-read it and retry`, 'revision')
+  }
+  await tx.emit(scope, 'checkout.session.updated', sessionView(session, false))
   return sessionView(session, true)
 }
 
 /** New line items for an open session: the old reservation goes back before the new one is taken. */
-function applyLines(gw: Platform, scope: Scope, session: SessionDoc, items: SessionLineItemInput[]): void {
+async function applyLines(tx: Tx, scope: Scope, session: SessionDoc, items: SessionLineItemInput[]): Promise<void> {
   if (session.mode === 'subscription') throw invalid('immutable_field', 'The line item of a subscription-mode session cannot change; create a new session', 'line_items')
   if (session.reservation) {
-    moveStock(gw, scope, session.reservation.variant_id, {reserved: -session.reservation.quantity})
+    await moveStock(tx, scope, session.reservation.variant_id, {reserved: -session.reservation.quantity})
     session.reservation = null
   }
-  const lines = paymentLines(gw, scope, items, session.currency)
+  const lines = await paymentLines(tx, scope, items, session.currency)
   if (lines.reserve) {
     // Re-read: the release above may have changed the variant's counts.
-    const variant = gw.storage.get('variant', scope, lines.reserve.variant.id)!
-    reserveStock(gw, variant, lines.reserve.quantity)
+    const variant = (await tx.get('variant', scope, lines.reserve.variant.id))!
+    await reserveStock(tx, scope, variant, lines.reserve.quantity)
     session.reservation = {variant_id: variant.id, quantity: lines.reserve.quantity}
   }
   session.line_items = lines.lines

@@ -22,7 +22,7 @@ import {MAX_AMOUNT, MIN_AMOUNT} from '@payapp/sdk/schemas/common'
 import type {CheckoutSession, LivePayment, SandboxPayment, StoreCheckout, storeCheckoutCreate} from '@payapp/sdk/schemas/commerce'
 import {ApiError, conflict, invalid, invalidState, notFound} from '../errors.js'
 import {newId, randomText} from '../ids.js'
-import type {Platform} from '../platform.js'
+import type {Tx} from './context.js'
 import type {OrderDoc, PriceDoc, ProductDoc, Scope, SessionDoc, VariantDoc} from '../storage/documents.js'
 import type {Job} from '../storage/storage.js'
 import {storefrontUrls, storeView} from './merchants.js'
@@ -87,9 +87,9 @@ export function checkTotal(amount: number, param: string): void {
 }
 
 /** Opens a session; reserving first, so an `out_of_stock` leaves no session behind. */
-export function openSession(gw: Platform, scope: Scope, input: NewSession): SessionDoc {
-  if (input.reserve) reserveStock(gw, input.reserve.variant, input.reserve.quantity)
-  const base = stamp(gw, scope, 'checkout.session', newId('cs', 24))
+export async function openSession(tx: Tx, scope: Scope, input: NewSession): Promise<SessionDoc> {
+  if (input.reserve) await reserveStock(tx, scope, input.reserve.variant, input.reserve.quantity)
+  const base = stamp(tx, scope, 'checkout.session', newId('cs', 24))
   const secret = `cs_secret_${randomText(32)}`
   const session: SessionDoc = {
     ...base,
@@ -99,8 +99,8 @@ export function openSession(gw: Platform, scope: Scope, input: NewSession): Sess
     amount: input.amount,
     currency: input.currency,
     client_secret: secret,
-    checkout_url: `${gw.baseUrl}/checkout/${base.id}?cs=${secret}`,
-    embed_url: `${gw.baseUrl}/checkout/${base.id}/embed?cs=${secret}`,
+    checkout_url: `${tx.baseUrl}/checkout/${base.id}?cs=${secret}`,
+    embed_url: `${tx.baseUrl}/checkout/${base.id}/embed?cs=${secret}`,
     expires_at: base.created + input.lifetimeSeconds,
     line_items: input.lines,
     payment: null,
@@ -116,8 +116,8 @@ export function openSession(gw: Platform, scope: Scope, input: NewSession): Sess
     reservation: input.reserve ? {variant_id: input.reserve.variant.id, quantity: input.reserve.quantity} : null,
     ...(input.rawAmount ? {raw_amount: true} : {}),
   }
-  gw.storage.insert('checkout_session', scope, session, {created: base.created})
-  gw.scheduler.schedule(scope, EXPIRE_SESSION_JOB, session.id, session.expires_at)
+  await tx.insert('checkout_session', scope, session, {created: base.created})
+  await tx.schedule(scope, EXPIRE_SESSION_JOB, session.id, session.expires_at)
   return session
 }
 
@@ -125,18 +125,18 @@ export function openSession(gw: Platform, scope: Scope, input: NewSession): Sess
 export const EXPIRE_SESSION_JOB = 'checkout_session.expire'
 
 /** Job handler: the session expires on the clock, its event dated at `expires_at`. */
-export function expireSessionJob(gw: Platform, job: Job): void {
+export async function expireSessionJob(tx: Tx, job: Job): Promise<void> {
   const scope = {merchant: job.merchant, env: job.env}
-  const session = gw.storage.get('checkout_session', scope, job.ref)
-  if (session?.status === 'open' && session.expires_at <= gw.now()) expireSession(gw, scope, session)
+  const session = await tx.get('checkout_session', scope, job.ref)
+  if (session?.status === 'open' && session.expires_at <= tx.now()) await expireSession(tx, scope, session)
 }
 
 /** Ends an open session unpaid: the client secret dies, held stock returns, the merchant hears of it. */
-export function expireSession(gw: Platform, scope: Scope, session: SessionDoc): SessionDoc {
+export async function expireSession(tx: Tx, scope: Scope, session: SessionDoc): Promise<SessionDoc> {
   session.status = 'expired'
-  if (session.reservation) moveStock(gw, scope, session.reservation.variant_id, {reserved: -session.reservation.quantity})
-  gw.storage.save(session)
-  gw.emit(scope, 'checkout.session.expired', sessionView(session, false))
+  if (session.reservation) await moveStock(tx, scope, session.reservation.variant_id, {reserved: -session.reservation.quantity})
+  await tx.save(session)
+  await tx.emit(scope, 'checkout.session.expired', sessionView(session, false))
   return session
 }
 
@@ -145,15 +145,16 @@ export function expireSession(gw: Platform, scope: Scope, session: SessionDoc): 
  * `expires_at`; routes that touch sessions or stock still call this first, so a read in the second
  * before the background tick sees the session expired too.
  */
-export function sweepExpired(gw: Platform, scope: Scope): number {
-  return gw.storage.transaction(() => {
-    const due = gw.storage.where('checkout_session', scope, [
-      {field: 'status', is: 'open'},
-      {field: 'expires_at', lte: gw.now()},
-    ])
-    for (const session of due) expireSession(gw, scope, session)
-    return due.length
-  })
+export async function sweepExpired(tx: Tx, scope: Scope): Promise<number> {
+  const due = await tx.where('checkout_session', scope, [
+    {field: 'status', is: 'open'},
+    {field: 'expires_at', lte: tx.now()},
+  ])
+  if (due.length === 0) return 0
+  // A read that meets due sessions expires them in a unit of its own first.
+  if (!tx.writable) return tx.writing((w) => sweepExpired(w, scope))
+  for (const session of due) await expireSession(tx, scope, session)
+  return due.length
 }
 
 /** 422 unless the session can still be paid or expired. */
@@ -173,20 +174,20 @@ export function clientSecretMatches(session: SessionDoc, given: string): boolean
 }
 
 /** One session of the scope after the sweep, or 404. */
-export function requireSession(gw: Platform, scope: Scope, id: string): SessionDoc {
-  sweepExpired(gw, scope)
-  const session = gw.storage.get('checkout_session', scope, id)
+export async function requireSession(tx: Tx, scope: Scope, id: string): Promise<SessionDoc> {
+  await sweepExpired(tx, scope)
+  const session = await tx.get('checkout_session', scope, id)
   if (!session) throw notFound('checkout session', id)
   return session
 }
 
 /** A session by id in whichever scope holds it, after that scope's sweep (admin helpers carry no credential). */
-export function findSession(gw: Platform, id: string): {scope: Scope; session: SessionDoc} | undefined {
-  const found = gw.storage.find('checkout_session', id)
+export async function findSession(tx: Tx, id: string): Promise<{scope: Scope; session: SessionDoc} | undefined> {
+  const found = await tx.find('checkout_session', id)
   if (!found) return undefined
   // A session past its time expires now, so paying it answers session_expired.
-  sweepExpired(gw, found.scope)
-  return {scope: found.scope, session: gw.storage.get('checkout_session', found.scope, id)!}
+  await sweepExpired(tx, found.scope)
+  return {scope: found.scope, session: (await tx.get('checkout_session', found.scope, id))!}
 }
 
 /**
@@ -194,50 +195,50 @@ export function findSession(gw: Platform, id: string): {scope: Scope; session: S
  * while it is open; `ended` once it completed or expired (the secret dies with the open state); `unknown`
  * for a wrong pair. Each caller answers these in its own medium (JSON, the buyer's HTML page).
  */
-export function sessionForClientSecret(gw: Platform, id: string, secret: string): {state: 'unknown'} | {state: 'ended'} | {state: 'open'; scope: Scope; session: SessionDoc} {
-  const candidate = gw.storage.find('checkout_session', id)
+export async function sessionForClientSecret(tx: Tx, id: string, secret: string): Promise<{state: 'unknown'} | {state: 'ended'} | {state: 'open'; scope: Scope; session: SessionDoc}> {
+  const candidate = await tx.find('checkout_session', id)
   if (!candidate || !secret || !clientSecretMatches(candidate.doc, secret)) return {state: 'unknown'}
-  const found = findSession(gw, id)!
+  const found = (await findSession(tx, id))!
   return found.session.status === 'open' ? {state: 'open', ...found} : {state: 'ended'}
 }
 
 /** `GET /v1/checkout/sessions/{id}` with the merchant's key: the session with its secret; 410 once expired. */
-export function retrieveSession(gw: Platform, scope: Scope, id: string): CheckoutSession {
-  const session = requireSession(gw, scope, id)
+export async function retrieveSession(tx: Tx, scope: Scope, id: string): Promise<CheckoutSession> {
+  const session = await requireSession(tx, scope, id)
   if (session.status === 'expired') throw sessionGone(id)
   return sessionView(session, true)
 }
 
 /** `POST /v1/checkout/sessions/{id}/expire`: the merchant ends an open session now. */
-export function expireOpenSession(gw: Platform, scope: Scope, session: SessionDoc) {
+export async function expireOpenSession(tx: Tx, scope: Scope, session: SessionDoc) {
   requireOpen(session)
-  expireSession(gw, scope, session)
+  await expireSession(tx, scope, session)
   return {id: session.id, status: 'expired' as const}
 }
 
 /** Every rule of a store checkout, in the spec's order; the seed sells through it too. */
-export function createStoreCheckout(gw: Platform, scope: Scope, body: z.output<typeof storeCheckoutCreate>): StoreCheckout {
+export async function createStoreCheckout(tx: Tx, scope: Scope, body: z.output<typeof storeCheckoutCreate>): Promise<StoreCheckout> {
   // Sessions whose time is up give their stock back before this one asks for it.
-  sweepExpired(gw, scope)
+  await sweepExpired(tx, scope)
 
-  const merchant = gw.merchant(scope.merchant)!
+  const merchant = (await tx.merchant(scope.merchant))!
   if (merchant.store.status !== 'live' || merchant.store.approval !== 'approved') {
     throw conflict('store_unavailable', `The store is ${merchant.store.status} (approval ${merchant.store.approval}); it must be live and approved to sell`)
   }
 
-  const product = gw.storage.get('product', scope, body.product_id)
+  const product = await tx.get('product', scope, body.product_id)
   if (!product || !product.active || !product.store_visible) {
     throw notFound('product', body.product_id, 'product_unavailable', 'product_id')
   }
 
-  const variant = body.variant_id === undefined ? defaultVariantOf(gw, scope, product) : gw.storage.get('variant', scope, body.variant_id)
+  const variant = body.variant_id === undefined ? await defaultVariantOf(tx, scope, product) : await tx.get('variant', scope, body.variant_id)
   if (!variant || variant.product !== product.id) {
     throw notFound('variant of this product', body.variant_id, 'variant_unavailable', 'variant_id')
   }
 
   // The variant's price wins; otherwise the product's default price.
   const priceId = effectivePrice(variant, product)
-  const price = priceId ? gw.storage.get('price', scope, priceId) : undefined
+  const price = priceId ? await tx.get('price', scope, priceId) : undefined
   if (!price || !price.active || price.product !== product.id) {
     throw conflict('price_unavailable', 'This variant has no active price to sell it at', 'variant_id')
   }
@@ -254,8 +255,8 @@ export function createStoreCheckout(gw: Platform, scope: Scope, body: z.output<t
       throw invalid('url_not_https', `${param} must be https in live mode (http is accepted only for loopback hosts in test mode)`, param)
     }
   }
-  const storefront = storefrontUrls(storeView(merchant, scope.env, gw.baseUrl).url, scope.env)
-  const session = openSession(gw, scope, {
+  const storefront = storefrontUrls(storeView(merchant, scope.env, tx.baseUrl).url, scope.env)
+  const session = await openSession(tx, scope, {
     source: 'store',
     lifetimeSeconds: STORE_SESSION_SECONDS,
     lines: [variantLine(product, variant, price, body.quantity)],
@@ -289,35 +290,35 @@ export interface Completion {
  * consumed, a payment and (store sessions) an order exist. Declined: a failed payment is recorded and
  * the session stays open, its stock still held, for another attempt.
  */
-export function completeSession(gw: Platform, scope: Scope, session: SessionDoc, outcome: 'paid' | 'declined' | 'processing', buyer: Buyer): Completion {
+export async function completeSession(tx: Tx, scope: Scope, session: SessionDoc, outcome: 'paid' | 'declined' | 'processing', buyer: Buyer): Promise<Completion> {
   requireOpen(session)
   // A payment already being confirmed is settled by this attempt instead of a second payment.
-  const pending = session.payment ? gw.storage.get('payment', scope, session.payment) : undefined
+  const pending = session.payment ? await tx.get('payment', scope, session.payment) : undefined
   if (outcome === 'processing') {
     if (pending) throw conflict('confirmation_in_progress', `A payment of checkout session ${session.id} is already being confirmed`)
-    const started = paymentForSession(gw, scope, session, buyer, 'processing')
+    const started = await paymentForSession(tx, scope, session, buyer, 'processing')
     session.payment = started.id
-    gw.storage.save(session)
-    gw.emit(scope, 'payment.processing', paymentView(started))
+    await tx.save(session)
+    await tx.emit(scope, 'payment.processing', paymentView(started))
     return {session: sessionView(session, true), payment: paymentView(started), order: null}
   }
-  const payment = pending ? settlePayment(gw, pending, outcome) : paymentForSession(gw, scope, session, buyer, outcome)
+  const payment = pending ? await settlePayment(tx, pending, outcome) : await paymentForSession(tx, scope, session, buyer, outcome)
   if (outcome === 'declined') {
     if (pending) {
       session.payment = null
-      gw.storage.save(session)
+      await tx.save(session)
     }
     const failed = paymentView(payment)
-    gw.emit(scope, 'payment_intent.payment_failed', {...failed, checkout_session: session.id})
-    gw.emit(scope, 'payment.failed', failed)
+    await tx.emit(scope, 'payment_intent.payment_failed', {...failed, checkout_session: session.id})
+    await tx.emit(scope, 'payment.failed', failed)
     return {session: sessionView(session, true), payment: failed, order: null}
   }
 
-  if (session.reservation) moveStock(gw, scope, session.reservation.variant_id, {qty: -session.reservation.quantity, reserved: -session.reservation.quantity})
+  if (session.reservation) await moveStock(tx, scope, session.reservation.variant_id, {qty: -session.reservation.quantity, reserved: -session.reservation.quantity})
   const line = session.line_items[0]
   const order =
     session.source === 'store' && line?.product_id
-      ? newOrder(gw, scope, {
+      ? await newOrder(tx, scope, {
           status: 'paid',
           checkout_session: session.id,
           payment: payment.id,
@@ -334,21 +335,21 @@ export function completeSession(gw: Platform, scope: Scope, session: SessionDoc,
       : null
   if (order) {
     payment.order = order.id
-    gw.storage.save(payment)
+    await tx.save(payment)
   }
   // Subscription mode: the paid session starts the subscription, its first invoice paid by this payment.
   if (session.mode === 'subscription' && line?.price_id) {
     const metadata = session.metadata
-    session.subscription = subscriptionFromCheckout(gw, scope, {price_id: line.price_id, quantity: line.quantity, buyer, payment, metadata}).id
+    session.subscription = (await subscriptionFromCheckout(tx, scope, {price_id: line.price_id, quantity: line.quantity, buyer, payment, metadata})).id
   }
   session.status = 'complete'
   session.payment = payment.id
   session.order = order?.id ?? null
   session.customer_details = {name: buyer.name, email: buyer.email}
-  gw.storage.save(session)
+  await tx.save(session)
 
-  gw.emit(scope, 'checkout.session.completed', sessionView(session, false))
-  gw.emit(scope, 'payment.succeeded', paymentView(payment))
-  if (order) gw.emit(scope, 'store.order.created', order)
+  await tx.emit(scope, 'checkout.session.completed', sessionView(session, false))
+  await tx.emit(scope, 'payment.succeeded', paymentView(payment))
+  if (order) await tx.emit(scope, 'store.order.created', order)
   return {session: sessionView(session, true), payment: paymentView(payment), order}
 }

@@ -5,16 +5,16 @@
  */
 import {invalid} from '../errors.js'
 import {newId} from '../ids.js'
-import type {Platform} from '../platform.js'
+import type {Tx} from './context.js'
 import type {CustomerDoc, Scope} from '../storage/documents.js'
 import {requireDoc, stamp} from './shared.js'
 
-export const requireCustomer = (gw: Platform, scope: Scope, id: string, param?: string) => requireDoc(gw, 'customer', scope, id, 'customer', 'resource_missing', param)
+export const requireCustomer = async (tx: Tx, scope: Scope, id: string, param?: string) => requireDoc(tx, 'customer', scope, id, 'customer', 'resource_missing', param)
 
-export function createCustomer(gw: Platform, scope: Scope, contact: {name: string | null; email: string | null}): CustomerDoc {
-  const customer: CustomerDoc = {...stamp(gw, scope, 'customer', newId('cus', 14)), ...contact}
-  gw.storage.insert('customer', scope, customer, {created: customer.created})
-  gw.emit(scope, 'customer.created', customer)
+export async function createCustomer(tx: Tx, scope: Scope, contact: {name: string | null; email: string | null}): Promise<CustomerDoc> {
+  const customer: CustomerDoc = {...stamp(tx, scope, 'customer', newId('cus', 14)), ...contact}
+  await tx.insert('customer', scope, customer, {created: customer.created})
+  await tx.emit(scope, 'customer.created', customer)
   return customer
 }
 
@@ -23,13 +23,13 @@ export function createCustomer(gw: Platform, scope: Scope, contact: {name: strin
  * may only fill what it lacks, else 400 `customer_mismatch`), or a new one from `customer_name` and
  * `customer_email`.
  */
-export function resolveCustomer(gw: Platform, scope: Scope, input: {customer?: string; customer_name?: string; customer_email?: string}): CustomerDoc {
+export async function resolveCustomer(tx: Tx, scope: Scope, input: {customer?: string; customer_name?: string; customer_email?: string}): Promise<CustomerDoc> {
   if (input.customer === undefined) {
     const contact = {name: input.customer_name ?? null, email: input.customer_email ?? null}
     requireContact(contact)
-    return createCustomer(gw, scope, contact)
+    return createCustomer(tx, scope, contact)
   }
-  const found = requireCustomer(gw, scope, input.customer, 'customer')
+  const found = await requireCustomer(tx, scope, input.customer, 'customer')
   for (const [field, sent] of [['name', input.customer_name], ['email', input.customer_email]] as const) {
     if (sent !== undefined && found[field] !== null && found[field] !== sent) {
       throw invalid('customer_mismatch', `customer_${field} differs from the ${field} of customer ${found.id}; omit it to use the customer's`, `customer_${field}`)
@@ -37,7 +37,7 @@ export function resolveCustomer(gw: Platform, scope: Scope, input: {customer?: s
   }
   const filled = {...found, name: found.name ?? input.customer_name ?? null, email: found.email ?? input.customer_email ?? null}
   requireContact(filled)
-  if (filled.name !== found.name || filled.email !== found.email) gw.storage.save(filled)
+  if (filled.name !== found.name || filled.email !== found.email) await tx.save(filled)
   return filled
 }
 

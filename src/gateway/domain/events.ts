@@ -9,7 +9,7 @@ import type {z} from 'zod'
 import type {adminEventsResend, EVENT_DELIVERY_STATES} from '@payapp/sdk/schemas/admin'
 import {matchesEventType} from '@payapp/sdk/webhooks-node'
 import {invalid, notFound} from '../errors.js'
-import type {Platform} from '../platform.js'
+import type {Tx} from './context.js'
 import type {EventDoc, Scope} from '../storage/documents.js'
 import {findDoc} from './shared.js'
 import {requireEndpoint} from './webhook-endpoints.js'
@@ -46,8 +46,8 @@ function deliveryState(counts: {delivered: number; failing: number; unattempted:
 }
 
 /** The scope's events the filter selects, oldest first. */
-export function filterEvents(gw: Platform, scope: Scope, filter: EventFilter): EventDoc[] {
-  let events: EventDoc[] = gw.storage.all('event', scope)
+export async function filterEvents(tx: Tx, scope: Scope, filter: EventFilter): Promise<EventDoc[]> {
+  let events: EventDoc[] = await tx.all('event', scope)
   if (filter.since !== undefined) {
     if (filter.since.startsWith('evt_')) {
       const at = events.findIndex((e) => e.id === filter.since)
@@ -64,43 +64,43 @@ export function filterEvents(gw: Platform, scope: Scope, filter: EventFilter): E
   }
   if (filter.type !== undefined) events = events.filter((e) => matchesEventType(filter.type!, e.type))
   if (filter.delivery !== undefined) {
-    const counts = gw.storage.webhooks.deliveryCounts(events.map((e) => e.id))
+    const counts = await tx.webhooks.deliveryCounts(events.map((e) => e.id))
     events = events.filter((e) => deliveryState(counts.get(e.id)) === filter.delivery)
   }
   return events
 }
 
 /** The scope's events, newest first (or oldest first), that the filter selects, at most `limit`. */
-export function listEvents(gw: Platform, scope: Scope, query: EventFilter & {order?: 'asc' | 'desc'; limit: number}) {
-  const events = filterEvents(gw, scope, query)
-  const data = query.order === 'asc' ? events : events.reverse()
-  return {object: 'list' as const, has_more: data.length > query.limit, data: data.slice(0, query.limit)}
+export async function listEvents(tx: Tx, scope: Scope, query: EventFilter & {order?: 'asc' | 'desc'; limit: number}) {
+  const events = filterEvents(tx, scope, query)
+  const data = query.order === 'asc' ? events : (await events).reverse()
+  return {object: 'list' as const, has_more: (await data).length > query.limit, data: (await data).slice(0, query.limit)}
 }
 
 /**
  * Queues a logged event again, now (same id and body): to one endpoint of its merchant and environment,
  * or to every endpoint there that selects its type.
  */
-export function resendEvent(gw: Platform, id: string, endpoint?: string) {
-  const {scope, doc} = findDoc(gw, 'event', id, 'event')
-  if (endpoint !== undefined) checkEndpointScope(gw, endpoint, scope, `event ${id}`)
-  return {object: 'event_resend' as const, event: id, queued_deliveries: gw.webhooks.resend(scope, doc, endpoint)}
+export async function resendEvent(tx: Tx, id: string, endpoint?: string) {
+  const {scope, doc} = await findDoc(tx, 'event', id, 'event')
+  if (endpoint !== undefined) await checkEndpointScope(tx, endpoint, scope, `event ${id}`)
+  return {object: 'event_resend' as const, event: id, queued_deliveries: await tx.endpoints.resend(scope, doc, endpoint)}
 }
 
 /** Queues again, oldest first, every event of the merchant and environment that the filter selects. */
-export function resendEvents(gw: Platform, body: z.output<typeof adminEventsResend>) {
+export async function resendEvents(tx: Tx, body: z.output<typeof adminEventsResend>) {
   const scope: Scope = {merchant: body.merchant, env: body.env}
-  if (body.endpoint !== undefined) checkEndpointScope(gw, body.endpoint, scope, `merchant ${body.merchant} (${body.env})`)
-  const events = filterEvents(gw, scope, body)
+  if (body.endpoint !== undefined) await checkEndpointScope(tx, body.endpoint, scope, `merchant ${body.merchant} (${body.env})`)
+  const events = await filterEvents(tx, scope, body)
   if (events.length > RESEND_MAX) {
     throw invalid('too_many_events', `The filter selects ${events.length} events; one resend queues at most ${RESEND_MAX}: narrow it with since/until/type`, 'since')
   }
   let queued = 0
-  for (const event of events) queued += gw.webhooks.resend(scope, event, body.endpoint)
+  for (const event of events) queued += await tx.endpoints.resend(scope, event, body.endpoint)
   return {object: 'event_resend_batch' as const, events: events.length, queued_deliveries: queued, first: events[0]?.id ?? null, last: events.at(-1)?.id ?? null}
 }
 
-function checkEndpointScope(gw: Platform, endpoint: string, scope: Scope, what: string): void {
-  const we = requireEndpoint(gw, endpoint, 'endpoint')
+async function checkEndpointScope(tx: Tx, endpoint: string, scope: Scope, what: string): Promise<void> {
+  const we = await requireEndpoint(tx,endpoint,'endpoint')
   if (we.merchant !== scope.merchant || we.env !== scope.env) throw invalid('endpoint_mismatch', `Endpoint ${endpoint} belongs to another merchant or environment than ${what}`, 'endpoint')
 }

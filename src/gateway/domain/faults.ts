@@ -194,7 +194,7 @@ export function faultError(rule: FaultRule): ApiError {
 }
 
 /** A rule by id, or the spec's 404. */
-export function requireFault(faults: Faults, id: string): FaultRule {
+export function requireFault(faults: Pick<Faults, 'get'>, id: string): FaultRule {
   const rule = faults.get(id)
   if (!rule) throw notFound('fault', id)
   return rule

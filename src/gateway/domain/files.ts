@@ -4,7 +4,7 @@
  * reset wipes both).
  */
 import {newId} from '../ids.js'
-import type {Platform} from '../platform.js'
+import type {Tx} from './context.js'
 import type {FileDoc, Scope} from '../storage/documents.js'
 import {stamp} from './shared.js'
 
@@ -18,30 +18,30 @@ export function safeFilename(name: string | undefined): string {
   return safe || 'file'
 }
 
-export function storeFile(gw: Platform, scope: Scope, input: {filename?: string; contentType?: string; bytes: Buffer}): FileDoc {
+export async function storeFile(tx: Tx, scope: Scope, input: {filename?: string; contentType?: string; bytes: Buffer}): Promise<FileDoc> {
   const id = newId('file', 24)
   const filename = safeFilename(input.filename)
   const doc: FileDoc = {
-    ...stamp(gw, scope, 'file', id),
+    ...stamp(tx, scope, 'file', id),
     path: `files/${scope.merchant}/${scope.env}/${id}/${filename}`,
     filename: (input.filename ?? '').slice(0, 255) || filename,
     size: input.bytes.length,
     content_type: input.contentType || 'application/octet-stream',
   }
-  gw.storage.insert('file', scope, doc, {created: doc.created})
-  gw.storage.putBlob(id, input.bytes)
+  await tx.insert('file', scope, doc, {created: doc.created})
+  await tx.putBlob(id, input.bytes)
   return doc
 }
 
 /** The file a storage path names, if it is this merchant's in this environment. */
-export function getFileByPath(gw: Platform, scope: Scope, path: string): FileDoc | undefined {
+export async function getFileByPath(tx: Tx, scope: Scope, path: string): Promise<FileDoc | undefined> {
   const id = /^files\/[^/]+\/[^/]+\/(file_[A-Za-z0-9]+)\//.exec(path)?.[1]
-  const doc = id ? gw.storage.get('file', scope, id) : undefined
+  const doc = id ? await tx.get('file', scope, id) : undefined
   return doc?.path === path ? doc : undefined
 }
 
 /** The stored bytes of a file of the scope. */
-export function readFileBytes(gw: Platform, scope: Scope, id: string): Buffer | undefined {
-  if (!gw.storage.get('file', scope, id)) return undefined
-  return gw.storage.blob(id)
+export async function readFileBytes(tx: Tx, scope: Scope, id: string): Promise<Buffer | undefined> {
+  if (!await tx.get('file', scope, id)) return undefined
+  return await tx.blob(id)
 }

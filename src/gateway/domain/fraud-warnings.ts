@@ -13,26 +13,25 @@ import type {z} from 'zod'
 import type {fraudWarningsListQuery} from '@payapp/sdk/schemas/billing'
 import {invalid} from '../errors.js'
 import {newId, newUuid} from '../ids.js'
-import type {Platform} from '../platform.js'
+import type {Tx} from './context.js'
 import type {FraudWarningDoc, PaymentDoc, Scope} from '../storage/documents.js'
 import {requireDoc, stamp} from './shared.js'
 
 type FraudWarning = FraudWarningDoc
-type FraudContext = Platform
 /** The test helper's defaults for a warning on no real charge (spec). */
 const DEFAULT_AMOUNT = 2500
 const DEFAULT_CURRENCY = 'usd'
 
 /** A warning as stored: the public object, linked (as its parent) to the payment it names when there is one. */
-export function createFraudWarning(
-  ctx: FraudContext,
+export async function createFraudWarning(
+  tx: Tx,
   scope: Scope,
   input: {amount?: number; currency?: string; fraud_type: FraudWarning['fraud_type']; charge_id?: string},
-): FraudWarning {
-  const now = ctx.now()
-  const payment = input.charge_id === undefined ? undefined : paymentByCharge(ctx, scope, input.charge_id)
+): Promise<FraudWarning> {
+  const now = tx.now()
+  const payment = input.charge_id === undefined ? undefined : await paymentByCharge(tx, scope, input.charge_id)
   const warning: FraudWarning = {
-    ...stamp(ctx, scope, 'fraud_warning', newUuid(), now),
+    ...stamp(tx, scope, 'fraud_warning', newUuid(), now),
     charge_id: payment?.charge ?? input.charge_id ?? newId('ch', 24),
     payment_intent_id: payment?.payment_intent ?? newId('pi', 24),
     fraud_type: input.fraud_type,
@@ -46,46 +45,46 @@ export function createFraudWarning(
   // A warning on a charge that was already refunded or disputed is stored in that state (spec: created may already be so).
   if (payment?.status === 'disputed') Object.assign(warning, {status: 'disputed', actionable: false, resolved: now})
   else if (payment?.status === 'refunded') Object.assign(warning, {status: 'refunded', actionable: false, resolved: now})
-  ctx.storage.insert('fraud_warning', scope, warning, {parent: payment?.id ?? null, created: now})
-  ctx.emit(scope, 'fraud_warning.created', warning)
+  await tx.insert('fraud_warning', scope, warning, {parent: payment?.id ?? null, created: now})
+  await tx.emit(scope, 'fraud_warning.created', warning)
   return warning
 }
 
 /** A payment of the scope by its charge id (`ch_…`) or its own id. */
-function paymentByCharge(ctx: FraudContext, scope: Scope, charge: string): PaymentDoc | undefined {
-  return ctx.storage.get('payment', scope, charge) ?? ctx.storage.where('payment', scope, [{field: 'charge', eq: charge}])[0]
+async function paymentByCharge(tx: Tx, scope: Scope, charge: string): Promise<PaymentDoc | undefined> {
+  return await tx.get('payment', scope, charge) ?? (await tx.where('payment', scope, [{field: 'charge', eq: charge}]))[0]
 }
 
 /** Moves a warning; emits `fraud_warning.updated` only when status or actionable changed. */
-function move(ctx: FraudContext, scope: Scope, warning: FraudWarning, status: FraudWarning['status']): void {
+async function move(tx: Tx, scope: Scope, warning: FraudWarning, status: FraudWarning['status']): Promise<void> {
   const actionable = status === 'open' ? warning.actionable : false
   if (warning.status === status && warning.actionable === actionable) return
-  const now = ctx.now()
+  const now = tx.now()
   const next: FraudWarning = {...warning, status, actionable, updated: now, resolved: status === 'open' ? null : (warning.resolved ?? now)}
-  ctx.storage.save(next)
-  ctx.emit(scope, 'fraud_warning.updated', next)
+  await tx.save(next)
+  await tx.emit(scope, 'fraud_warning.updated', next)
 }
 
-function warningsOf(ctx: FraudContext, scope: Scope, payment: PaymentDoc): FraudWarning[] {
-  return ctx.storage.all('fraud_warning', scope, payment.id)
+async function warningsOf(tx: Tx, scope: Scope, payment: PaymentDoc): Promise<FraudWarning[]> {
+  return await tx.all('fraud_warning', scope, payment.id)
 }
 
 /** A refund was recorded on `payment`: when it is now refunded in full, its open warnings are `refunded`. */
-export function onChargeRefunded(ctx: FraudContext, scope: Scope, payment: PaymentDoc): void {
+export async function onChargeRefunded(tx: Tx, scope: Scope, payment: PaymentDoc): Promise<void> {
   if (payment.amount_refunded < payment.amount) return
-  for (const w of warningsOf(ctx, scope, payment)) if (w.status === 'open') move(ctx, scope, w, 'refunded')
+  for (const w of await warningsOf(tx, scope, payment)) if (w.status === 'open') await move(tx, scope, w, 'refunded')
 }
 
 /** A dispute was recorded on `payment`: its warnings are `disputed`, whatever their refund state. */
-export function onChargeDisputed(ctx: FraudContext, scope: Scope, payment: PaymentDoc): void {
-  for (const w of warningsOf(ctx, scope, payment)) move(ctx, scope, w, 'disputed')
+export async function onChargeDisputed(tx: Tx, scope: Scope, payment: PaymentDoc): Promise<void> {
+  for (const w of await warningsOf(tx, scope, payment)) await move(tx, scope, w, 'disputed')
 }
 
-export const getFraudWarning = (ctx: FraudContext, scope: Scope, id: string) => requireDoc(ctx, 'fraud_warning', scope, id, 'fraud warning')
+export const getFraudWarning = async (tx: Tx, scope: Scope, id: string) => requireDoc(tx, 'fraud_warning', scope, id, 'fraud warning')
 
 /** Newest first, keyset-paginated on (created, id); every filter of the spec. */
-export function listFraudWarnings(ctx: FraudContext, scope: Scope, query: z.output<typeof fraudWarningsListQuery> & {offset?: number}) {
-  const all = ctx.storage.all('fraud_warning', scope)
+export async function listFraudWarnings(tx: Tx, scope: Scope, query: z.output<typeof fraudWarningsListQuery> & {offset?: number}) {
+  const all = await tx.all('fraud_warning', scope)
   const newestFirst = (a: FraudWarning, b: FraudWarning) => b.created - a.created || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0)
   all.sort(newestFirst)
   let start = 0

@@ -10,7 +10,7 @@ import type * as admin from '@payapp/sdk/schemas/admin'
 import type {Invoice} from '@payapp/sdk/schemas/commerce'
 import {invalid, notFound} from '../errors.js'
 import {newId} from '../ids.js'
-import type {Platform} from '../platform.js'
+import type {Tx} from './context.js'
 import type {InvoiceDoc, Scope, SubscriptionDoc} from '../storage/documents.js'
 import type {RawPage} from '../storage/storage.js'
 import {stamp} from './shared.js'
@@ -32,21 +32,21 @@ export function requireLive(scope: Scope): Scope {
 }
 
 /** A page of invoices; the App API's sandbox sees none (spec), the merchant API its own environment's (`withSandbox`). */
-export function listInvoices(gw: Platform, scope: Scope, page: {limit: number; offset: number}, withSandbox = false): RawPage {
-  return scope.env === 'live' || withSandbox ? gw.storage.pageRaw('invoice', scope, page) : {rows: [], ids: [], hasMore: false}
+export async function listInvoices(tx: Tx, scope: Scope, page: {limit: number; offset: number}, withSandbox = false): Promise<RawPage> {
+  return scope.env === 'live' || withSandbox ? await tx.pageRaw('invoice', scope, page) : {rows: [], ids: [], hasMore: false}
 }
 
-export function requireInvoice(gw: Platform, scope: Scope, id: string, withSandbox = false): InvoiceDoc {
-  const invoice = scope.env === 'live' || withSandbox ? gw.storage.get('invoice', scope, id) : undefined
+export async function requireInvoice(tx: Tx, scope: Scope, id: string, withSandbox = false): Promise<InvoiceDoc> {
+  const invoice = scope.env === 'live' || withSandbox ? await tx.get('invoice', scope, id) : undefined
   if (!invoice) throw notFound('invoice', id)
   return invoice
 }
 
 /** Issues an invoice and makes it its subscription's latest; `invoice.created` (and `invoice.paid` when born paid). */
-export function createInvoice(gw: Platform, scope: Scope, input: InvoiceInput): InvoiceDoc {
+export async function createInvoice(tx: Tx, scope: Scope, input: InvoiceInput): Promise<InvoiceDoc> {
   const paid = input.status === 'paid'
   const invoice: InvoiceDoc = {
-    ...stamp(gw, scope, 'invoice', newId('in', 24)),
+    ...stamp(tx, scope, 'invoice', newId('in', 24)),
     subscription: input.subscription?.id ?? null,
     customer: input.customer,
     amount_due: input.amount,
@@ -61,28 +61,28 @@ export function createInvoice(gw: Platform, scope: Scope, input: InvoiceInput): 
     dunning_stage: null,
     payment: null,
   }
-  gw.storage.insert('invoice', scope, invoice, {parent: invoice.subscription, created: invoice.created})
-  if (input.subscription) gw.storage.save({...input.subscription, latest_invoice: invoice.id})
-  gw.emit(scope, 'invoice.created', invoice)
-  if (paid) emitPaid(gw, scope, invoice)
+  await tx.insert('invoice', scope, invoice, {parent: invoice.subscription, created: invoice.created})
+  if (input.subscription) await tx.save({...input.subscription, latest_invoice: invoice.id})
+  await tx.emit(scope, 'invoice.created', invoice)
+  if (paid) await emitPaid(tx, scope, invoice)
   return invoice
 }
 
-export function emitPaid(gw: Platform, scope: Scope, invoice: InvoiceDoc): void {
-  gw.emit(scope, 'invoice.paid', invoice)
-  gw.emit(scope, 'invoice.payment_succeeded', invoice)
+export async function emitPaid(tx: Tx, scope: Scope, invoice: InvoiceDoc): Promise<void> {
+  await tx.emit(scope, 'invoice.paid', invoice)
+  await tx.emit(scope, 'invoice.payment_succeeded', invoice)
 }
 
 /** The admin API's invoice: for a subscription (its amount, currency and period) or a bare amount. */
-export function issueInvoice(gw: Platform, scope: Scope, body: z.output<typeof admin.adminInvoiceCreate>): InvoiceDoc {
+export async function issueInvoice(tx: Tx, scope: Scope, body: z.output<typeof admin.adminInvoiceCreate>): Promise<InvoiceDoc> {
   requireLive(scope)
-  const sub = body.subscription === undefined ? null : (gw.storage.get('subscription', scope, body.subscription) ?? null)
+  const sub = body.subscription === undefined ? null : (await tx.get('subscription', scope, body.subscription) ?? null)
   if (body.subscription !== undefined && !sub) throw notFound('subscription', body.subscription, 'subscription_not_found', 'subscription')
   if (sub && body.currency !== undefined && body.currency !== sub.currency) throw invalid('currency_mismatch', 'currency differs from the subscription', 'currency')
   const amount = body.amount ?? sub?.amount
   if (amount === undefined) throw invalid('parameter_missing', 'Missing required parameter: amount (or send subscription)', 'amount')
-  const now = gw.now()
-  return createInvoice(gw, scope, {
+  const now = tx.now()
+  return createInvoice(tx, scope, {
     subscription: sub,
     customer: sub?.customer ?? null,
     amount,

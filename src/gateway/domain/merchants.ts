@@ -8,11 +8,11 @@ import type {Store} from '@payapp/sdk/schemas/catalog'
 import type {Merchant} from '@payapp/sdk/schemas/commerce'
 import {ApiError, conflict, notFound} from '../errors.js'
 import {newId} from '../ids.js'
-import type {Platform} from '../platform.js'
+import type {Tx} from './context.js'
 import type {Env, Kind, MerchantDoc, Scope} from '../storage/documents.js'
 
-export function requireMerchant(gw: Platform, id: string, param: string | undefined = 'merchant'): MerchantDoc {
-  const merchant = gw.merchant(id)
+export async function requireMerchant(tx: Tx, id: string, param: string | undefined = 'merchant'): Promise<MerchantDoc> {
+  const merchant = await tx.merchant(id)
   if (!merchant) throw notFound('merchant', id, 'resource_missing', param)
   return merchant
 }
@@ -48,10 +48,10 @@ export function merchantView(m: MerchantDoc, env: Env): Merchant {
 }
 
 /** The admin API's merchant: the record with its store as the live door serves it. */
-export const adminMerchantView = (gw: Platform, merchant: MerchantDoc) => ({...merchant, store: storeView(merchant, 'live', gw.baseUrl)})
+export const adminMerchantView = async (tx: Tx, merchant: MerchantDoc) => ({...merchant, store: storeView(merchant, 'live', tx.baseUrl)})
 
 /** A merchant with a live, approved store unless `store` says otherwise; the slug is unique by its id's tail. */
-export function createMerchant(gw: Platform, body: admin.AdminMerchantCreateOut): MerchantDoc {
+export async function createMerchant(tx: Tx, body: admin.AdminMerchantCreateOut): Promise<MerchantDoc> {
   const id = newId('mch', 16)
   const company = body.company ?? 'Demo Merchant'
   const slug = body.store?.slug ?? `${company.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 40) || 'store'}-${id.slice(-6).toLowerCase()}`
@@ -63,7 +63,7 @@ export function createMerchant(gw: Platform, body: admin.AdminMerchantCreateOut)
     vat_number: body.vat_number ?? null,
     status: body.status,
     ...(body.plan ? {plan: body.plan} : {}),
-    created: gw.now(),
+    created: tx.now(),
     store: {
       id: newId('store', 16),
       slug,
@@ -74,14 +74,14 @@ export function createMerchant(gw: Platform, body: admin.AdminMerchantCreateOut)
       cover_url: null,
     },
   }
-  gw.storage.saveMerchant(doc)
+  await tx.saveMerchant(doc)
   return doc
 }
 
 /** Wipes the merchant's test-environment documents; live data and credentials stay. */
-export function resetSandbox(gw: Platform, merchant: string) {
-  requireMerchant(gw, merchant)
-  const removed = gw.storage.wipe({merchant, env: 'test'})
+export async function resetSandbox(tx: Tx, merchant: string) {
+  await requireMerchant(tx, merchant)
+  const removed = await tx.wipe({merchant, env: 'test'})
   return {object: 'sandbox_reset' as const, merchant, deleted_objects: removed}
 }
 
@@ -89,14 +89,14 @@ export function resetSandbox(gw: Platform, merchant: string) {
  * The gate of every create the merchant's plan counts: 409 `merchant_not_ready` while onboarding is
  * unfinished, 402 once the plan's limit of that kind is used up in this environment.
  */
-export function requireCanCreate(gw: Platform, scope: Scope, kind: Extract<Kind, 'product' | 'checkout_session'>): void {
-  const merchant = requireMerchant(gw, scope.merchant)
+export async function requireCanCreate(tx: Tx, scope: Scope, kind: Extract<Kind, 'product' | 'checkout_session'>): Promise<void> {
+  const merchant = await requireMerchant(tx, scope.merchant)
   if (merchant.status === 'not_ready') {
     throw conflict('merchant_not_ready', 'The merchant has not finished onboarding; creates are refused until it is active')
   }
   const limit = kind === 'product' ? merchant.plan?.product_limit : merchant.plan?.checkout_limit
   if (limit === undefined) return
-  const used = gw.storage.ids(kind, scope, []).length
+  const used = (await tx.ids(kind, scope, [])).length
   if (used >= limit) {
     const code = kind === 'product' ? 'product_limit_reached' : 'checkout_limit_reached'
     throw new ApiError(402, code, code, `The merchant's plan allows ${limit} ${kind === 'product' ? 'products' : 'checkout sessions'}; upgrade the plan to create more`)

@@ -13,7 +13,7 @@ import type * as catalog from '@payapp/sdk/schemas/catalog'
 import type {OptionGroup, OptionValue} from '@payapp/sdk/schemas/catalog'
 import {conflict, invalid, notFound} from '../errors.js'
 import {newUuid} from '../ids.js'
-import type {Platform} from '../platform.js'
+import type {Tx} from './context.js'
 import type {OptionGroupDoc, OptionValueDoc, ProductDoc, Scope} from '../storage/documents.js'
 import {requireDoc} from './shared.js'
 
@@ -30,10 +30,11 @@ export interface Options {
   byValue: Map<string, {group: OptionGroupDoc; value: OptionValueDoc}>
 }
 
-export function optionsOf(gw: Platform, scope: Scope, productId: string): Options {
+export async function optionsOf(tx: Tx, scope: Scope, productId: string): Promise<Options> {
   // Read on every variant write and view; options themselves change rarely.
-  return gw.cachedRead(`options:${scope.merchant}:${scope.env}:${productId}`, ['option_group', 'option_value'], () => {
-    const groups = gw.storage.all('option_group', scope, productId).map((g) => ({...g, values: valuesOf(gw, scope, g.id)}))
+  return tx.cachedRead(`options:${scope.merchant}:${scope.env}:${productId}`, ['option_group', 'option_value'], async () => {
+    const groups = []
+    for (const g of await tx.all('option_group', scope, productId)) groups.push({...g, values: await valuesOf(tx, scope, g.id)})
     const byValue = new Map<string, {group: OptionGroupDoc; value: OptionValueDoc}>()
     for (const group of groups) for (const value of group.values) byValue.set(value.id, {group, value})
     return {groups, byValue}
@@ -41,7 +42,7 @@ export function optionsOf(gw: Platform, scope: Scope, productId: string): Option
 }
 
 /** A group's values by sort_order, ties in creation order (Array#sort is stable). */
-export const valuesOf = (gw: Platform, scope: Scope, groupId: string) => gw.storage.all('option_value', scope, groupId).sort((a, b) => a.sort_order - b.sort_order)
+export const valuesOf = async (tx: Tx, scope: Scope, groupId: string) => (await tx.all('option_value', scope, groupId)).sort((a, b) => a.sort_order - b.sort_order)
 
 export const optionValueView = (v: OptionValueDoc): OptionValue => ({object: 'option_value', id: v.id, value: v.value, sort_order: v.sort_order})
 
@@ -54,73 +55,76 @@ export const optionGroupView = (g: OptionGroupDoc, values: OptionValueDoc[]): Op
 })
 
 /** A group as served, with its values read now. */
-export const groupWithValues = (gw: Platform, scope: Scope, group: OptionGroupDoc) => optionGroupView(group, valuesOf(gw, scope, group.id))
+export const groupWithValues = async (tx: Tx, scope: Scope, group: OptionGroupDoc) => optionGroupView(group, await valuesOf(tx, scope, group.id))
 
-export const requireGroup = (gw: Platform, scope: Scope, id: string) => requireDoc(gw, 'option_group', scope, id, 'option group')
+export const requireGroup = async (tx: Tx, scope: Scope, id: string) => requireDoc(tx, 'option_group', scope, id, 'option group')
 
 /** A page of a product's groups with their values, newest first. */
-export function listGroups(gw: Platform, scope: Scope, product: ProductDoc, page: {limit: number; offset: number}) {
-  const {docs, hasMore} = gw.storage.page('option_group', scope, {...page, parent: product.id})
-  return {object: 'list' as const, has_more: hasMore, data: docs.map((group) => groupWithValues(gw, scope, group))}
+export async function listGroups(tx: Tx, scope: Scope, product: ProductDoc, page: {limit: number; offset: number}) {
+  const {docs, hasMore} = await tx.page('option_group', scope, {...page, parent: product.id})
+  const data = []
+  for (const group of docs) data.push(await groupWithValues(tx, scope, group))
+  return {object: 'list' as const, has_more: hasMore, data}
 }
 
 /** Every variant's combination names one value per group: adding or removing a group would break them. */
-function guardNoVariants(gw: Platform, scope: Scope, productId: string, what: string): void {
-  if (gw.storage.all('variant', scope, productId).some((v) => !v.is_default)) {
+async function guardNoVariants(tx: Tx, scope: Scope, productId: string, what: string): Promise<void> {
+  if ((await tx.all('variant', scope, productId)).some((v) => !v.is_default)) {
     throw conflict('variants_exist', `Cannot ${what} while the product has variants; delete its variants first`)
   }
 }
 
-function checkGroupName(gw: Platform, scope: Scope, productId: string, name: string, self?: string): void {
-  const clash = gw.storage.all('option_group', scope, productId).find((g) => g.id !== self && g.name.toLowerCase() === name.toLowerCase())
+async function checkGroupName(tx: Tx, scope: Scope, productId: string, name: string, self?: string): Promise<void> {
+  const clash = (await tx.all('option_group', scope, productId)).find((g) => g.id !== self && g.name.toLowerCase() === name.toLowerCase())
   if (clash) throw conflict('option_exists', `The product already has an option group named '${clash.name}'`, 'name')
 }
 
-export function createOptionGroup(gw: Platform, scope: Scope, product: ProductDoc, body: OptionGroupCreate) {
-  guardNoVariants(gw, scope, product.id, 'add an option group')
-  checkGroupName(gw, scope, product.id, body.name)
-  if (gw.storage.all('option_group', scope, product.id).length >= MAX_OPTION_GROUPS) {
+export async function createOptionGroup(tx: Tx, scope: Scope, product: ProductDoc, body: OptionGroupCreate) {
+  await guardNoVariants(tx, scope, product.id, 'add an option group')
+  await checkGroupName(tx, scope, product.id, body.name)
+  if ((await tx.all('option_group', scope, product.id)).length >= MAX_OPTION_GROUPS) {
     throw invalid('too_many_option_groups', `A product has at most ${MAX_OPTION_GROUPS} option groups`)
   }
   const group: OptionGroupDoc = {object: 'option_group', id: newUuid(), product: product.id, name: body.name}
-  gw.storage.insert('option_group', scope, group, {parent: product.id, created: gw.now()})
-  const values = body.values.map((value, i) => insertValue(gw, scope, group, value, i))
+  await tx.insert('option_group', scope, group, {parent: product.id, created: tx.now()})
+  const values = []
+  for (const [i, value] of body.values.entries()) values.push(await insertValue(tx, scope, group, value, i))
   return {group, values}
 }
 
-export function renameOptionGroup(gw: Platform, scope: Scope, group: OptionGroupDoc, name: string): OptionGroupDoc {
-  checkGroupName(gw, scope, group.product, name, group.id)
+export async function renameOptionGroup(tx: Tx, scope: Scope, group: OptionGroupDoc, name: string): Promise<OptionGroupDoc> {
+  await checkGroupName(tx, scope, group.product, name, group.id)
   group.name = name
-  return gw.storage.save(group)
+  return await tx.save(group)
 }
 
-export function deleteOptionGroup(gw: Platform, scope: Scope, group: OptionGroupDoc) {
-  guardNoVariants(gw, scope, group.product, 'delete an option group')
-  for (const value of valuesOf(gw, scope, group.id)) gw.storage.remove(value.id)
-  gw.storage.remove(group.id)
+export async function deleteOptionGroup(tx: Tx, scope: Scope, group: OptionGroupDoc) {
+  await guardNoVariants(tx, scope, group.product, 'delete an option group')
+  for (const value of await valuesOf(tx, scope, group.id)) await tx.remove(value.id)
+  await tx.remove(group.id)
   return {id: group.id, object: 'option_group', deleted: true as const}
 }
 
-function insertValue(gw: Platform, scope: Scope, group: OptionGroupDoc, value: string, sortOrder: number): OptionValueDoc {
+async function insertValue(tx: Tx, scope: Scope, group: OptionGroupDoc, value: string, sortOrder: number): Promise<OptionValueDoc> {
   const doc: OptionValueDoc = {object: 'option_value', id: newUuid(), group: group.id, product: group.product, value, sort_order: sortOrder}
-  return gw.storage.insert('option_value', scope, doc, {parent: group.id, created: gw.now()})
+  return await tx.insert('option_value', scope, doc, {parent: group.id, created: tx.now()})
 }
 
 /** Adds a value after the group's last one unless `sort_order` places it. */
-export function addValue(gw: Platform, scope: Scope, group: OptionGroupDoc, body: OptionValueCreate): OptionValueDoc {
-  const values = valuesOf(gw, scope, group.id)
+export async function addValue(tx: Tx, scope: Scope, group: OptionGroupDoc, body: OptionValueCreate): Promise<OptionValueDoc> {
+  const values = await valuesOf(tx, scope, group.id)
   if (values.some((v) => v.value.toLowerCase() === body.value.toLowerCase())) {
     throw conflict('value_exists', `The option group already has the value '${body.value}'`, 'value')
   }
   const last = values.reduce((max, v) => Math.max(max, v.sort_order), -1)
-  return insertValue(gw, scope, group, body.value, body.sort_order ?? last + 1)
+  return insertValue(tx, scope, group, body.value, body.sort_order ?? last + 1)
 }
 
-export function deleteValue(gw: Platform, scope: Scope, id: string) {
-  const value = gw.storage.get('option_value', scope, id)
+export async function deleteValue(tx: Tx, scope: Scope, id: string) {
+  const value = await tx.get('option_value', scope, id)
   if (!value) throw notFound('option value', id)
-  const user = gw.storage.all('variant', scope, value.product).find((v) => v.options.some((o) => o.value === value.id))
+  const user = (await tx.all('variant', scope, value.product)).find((v) => v.options.some((o) => o.value === value.id))
   if (user) throw conflict('value_in_use', `Variant ${user.id} uses this value; delete that variant first`)
-  gw.storage.remove(value.id)
+  await tx.remove(value.id)
   return {id: value.id, object: 'option_value', deleted: true as const}
 }

@@ -11,7 +11,7 @@ import type {z} from 'zod'
 import type {ORDER_STATUSES, ORDER_UPDATE_STATUSES, OrderEvidence, orderCreate, orderEvidenceCreate} from '@payapp/sdk/schemas/commerce'
 import {conflict, invalid, notFound} from '../errors.js'
 import {newId} from '../ids.js'
-import type {Platform} from '../platform.js'
+import type {Tx} from './context.js'
 import type {OrderDoc, Scope} from '../storage/documents.js'
 import {getFileByPath} from './files.js'
 import {requireDoc, stamp} from './shared.js'
@@ -40,7 +40,7 @@ const STAMP: Partial<Record<UpdateStatus, 'shipped_at' | 'completed_at' | 'cance
   canceled: 'canceled_at',
 }
 
-export const requireOrder = (gw: Platform, scope: Scope, id: string) => requireDoc(gw, 'order', scope, id, 'order')
+export const requireOrder = async (tx: Tx, scope: Scope, id: string) => requireDoc(tx, 'order', scope, id, 'order')
 
 export type NewOrder = Pick<
   OrderDoc,
@@ -48,21 +48,21 @@ export type NewOrder = Pick<
 >
 
 /** Stores a new store order; the caller emits `store.order.created` where it belongs in its sequence. */
-export function newOrder(gw: Platform, scope: Scope, input: NewOrder): OrderDoc {
-  const base = stamp(gw, scope, 'order', newId('ord', 24))
+export async function newOrder(tx: Tx, scope: Scope, input: NewOrder): Promise<OrderDoc> {
+  const base = stamp(tx, scope, 'order', newId('ord', 24))
   const order: OrderDoc = {...base, source: 'store', ...input, evidence: [], shipped_at: null, completed_at: null, canceled_at: null, updated: base.created}
-  return gw.storage.insert('order', scope, order, {created: order.created})
+  return await tx.insert('order', scope, order, {created: order.created})
 }
 
 /** Saves a changed order and tells the merchant (`store.order.updated`). */
-export function saveOrder(gw: Platform, scope: Scope, order: OrderDoc): OrderDoc {
-  order.updated = gw.now()
-  gw.storage.save(order)
-  gw.emit(scope, 'store.order.updated', order)
+export async function saveOrder(tx: Tx, scope: Scope, order: OrderDoc): Promise<OrderDoc> {
+  order.updated = tx.now()
+  await tx.save(order)
+  await tx.emit(scope, 'store.order.updated', order)
   return order
 }
 
-export function updateOrderStatus(gw: Platform, scope: Scope, order: OrderDoc, status: UpdateStatus): OrderDoc {
+export async function updateOrderStatus(tx: Tx, scope: Scope, order: OrderDoc, status: UpdateStatus): Promise<OrderDoc> {
   if (!ORDER_TRANSITIONS[order.status as Status]?.includes(status)) {
     throw conflict('invalid_status_transition', `An order in status ${order.status} cannot move to ${status}`, 'status')
   }
@@ -71,12 +71,12 @@ export function updateOrderStatus(gw: Platform, scope: Scope, order: OrderDoc, s
   }
   order.status = status
   const at = STAMP[status]
-  if (at) order[at] = gw.now()
-  return saveOrder(gw, scope, order)
+  if (at) order[at] = tx.now()
+  return saveOrder(tx, scope, order)
 }
 
-export function addEvidence(gw: Platform, scope: Scope, order: OrderDoc, body: z.output<typeof orderEvidenceCreate>): OrderDoc {
-  if (body.file !== undefined && !getFileByPath(gw, scope, body.file)) {
+export async function addEvidence(tx: Tx, scope: Scope, order: OrderDoc, body: z.output<typeof orderEvidenceCreate>): Promise<OrderDoc> {
+  if (body.file !== undefined && !(await getFileByPath(tx, scope, body.file))) {
     throw invalid('file_not_found', `No uploaded file at '${body.file}'; upload it with POST /files first`, 'file')
   }
   const evidence: OrderEvidence = {
@@ -87,25 +87,25 @@ export function addEvidence(gw: Platform, scope: Scope, order: OrderDoc, body: z
     carrier: body.carrier ?? null,
     file: body.file ?? null,
     note: body.note ?? null,
-    created: gw.now(),
+    created: tx.now(),
   }
   order.evidence.push(evidence)
-  return saveOrder(gw, scope, order)
+  return saveOrder(tx, scope, order)
 }
 
 /** Sandbox only (the endpoint table restricts it): an order as if sold, without payment or stock. */
-export function createOrderFixture(gw: Platform, scope: Scope, body: z.output<typeof orderCreate>): OrderDoc {
-  const product = gw.storage.get('product', scope, body.product_id)
+export async function createOrderFixture(tx: Tx, scope: Scope, body: z.output<typeof orderCreate>): Promise<OrderDoc> {
+  const product = await tx.get('product', scope, body.product_id)
   if (!product) throw notFound('product', body.product_id, 'resource_missing', 'product_id')
-  const variant = body.variant_id === undefined ? defaultVariantOf(gw, scope, product) : gw.storage.get('variant', scope, body.variant_id)
+  const variant = body.variant_id === undefined ? await defaultVariantOf(tx, scope, product) : await tx.get('variant', scope, body.variant_id)
   if (!variant || variant.product !== product.id) {
     throw notFound('variant of this product', body.variant_id, 'resource_missing', 'variant_id')
   }
   const priceId = effectivePrice(variant, product)
-  const price = priceId ? gw.storage.get('price', scope, priceId) : undefined
+  const price = priceId ? await tx.get('price', scope, priceId) : undefined
   if (!price || price.type === 'recurring') throw conflict('price_unavailable', 'This product has no one-time price to value the order at', 'product_id')
 
-  const order = newOrder(gw, scope, {
+  const order = await newOrder(tx, scope, {
     status: body.status,
     checkout_session: null,
     payment: null,
@@ -119,6 +119,6 @@ export function createOrderFixture(gw: Platform, scope: Scope, body: z.output<ty
     customer: {name: body.customer_name ?? 'Test Customer', email: body.customer_email ?? 'customer@example.com'},
     fixture: true,
   })
-  gw.emit(scope, 'store.order.created', order)
+  await tx.emit(scope, 'store.order.created', order)
   return order
 }

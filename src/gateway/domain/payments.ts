@@ -6,7 +6,7 @@
 import {LIVE_PAYMENT_STATUSES, type LivePayment, type SandboxPayment} from '@payapp/sdk/schemas/commerce'
 import {invalid} from '../errors.js'
 import {newId} from '../ids.js'
-import type {Platform} from '../platform.js'
+import type {Tx} from './context.js'
 import type {PaymentDoc, Scope, SessionDoc} from '../storage/documents.js'
 import type {Condition} from '../storage/storage.js'
 import {computeFee, noFee} from './fees.js'
@@ -69,26 +69,26 @@ export function livePaymentView(p: PaymentDoc): LivePayment {
 export const paymentView = (p: PaymentDoc) => (p.livemode ? livePaymentView(p) : sandboxPaymentView(p))
 
 /** The fields a document about one payment starts with (a refund, a dispute): its stamp, the payment, its mode and currency. */
-export const aboutPayment = <const O extends string>(gw: Platform, scope: Scope, payment: PaymentDoc, object: O, id: string, created?: number) => ({
-  ...stamp(gw, scope, object, id, created),
+export const aboutPayment = <const O extends string>(tx: Tx, scope: Scope, payment: PaymentDoc, object: O, id: string, created?: number) => ({
+  ...stamp(tx, scope, object, id, created),
   livemode: payment.livemode,
   payment: payment.id,
   currency: payment.currency,
 })
 
 /** A live payment is stored under its charge id and a sandbox one under its row id: the id the route takes. */
-export const requirePayment = (gw: Platform, scope: Scope, id: string) => requireDoc(gw, 'payment', scope, id, 'payment')
+export const requirePayment = async (tx: Tx, scope: Scope, id: string) => requireDoc(tx, 'payment', scope, id, 'payment')
 
 /** A payment by its id, its charge or its payment intent (the merchant API takes any of the three). */
-export function findPayment(gw: Platform, scope: Scope, ref: string): PaymentDoc | undefined {
-  const byId = gw.storage.get('payment', scope, ref)
+export async function findPayment(tx: Tx, scope: Scope, ref: string): Promise<PaymentDoc | undefined> {
+  const byId = await tx.get('payment', scope, ref)
   if (byId) return byId
   const field = ref.startsWith('pi_') ? 'payment_intent' : ref.startsWith('ch_') ? 'charge' : undefined
-  return field ? gw.storage.where('payment', scope, [{field, eq: ref}])[0] : undefined
+  return field ? (await tx.where('payment', scope, [{field, eq: ref}]))[0] : undefined
 }
 
 /** A page of payments as served; live filters by the status it shows, the sandbox ignores the filter (spec). */
-export function listPayments(gw: Platform, scope: Scope, query: {limit: number; offset: number; status?: string; customer?: string}) {
+export async function listPayments(tx: Tx, scope: Scope, query: {limit: number; offset: number; status?: string; customer?: string}) {
   const status = scope.env === 'live' ? query.status : undefined
   if (status !== undefined && !LIVE_STATUSES.includes(status)) {
     throw invalid('parameter_invalid_enum', `status must be one of ${LIVE_STATUSES.join(', ')}`, 'status')
@@ -96,15 +96,15 @@ export function listPayments(gw: Platform, scope: Scope, query: {limit: number; 
   // The live view shows a processing payment as pending: the filter matches what the list shows.
   const where: Condition[] = status === undefined ? [] : [{field: 'status', in: status === 'pending' ? [status, 'processing'] : [status]}]
   if (query.customer !== undefined) where.push({field: 'customer.id', eq: query.customer})
-  return viewPage(gw, scope, where, query)
+  return viewPage(tx, scope, where, query)
 }
 
 /** Live refunds are the refunded charges themselves, each with its running amount_refunded. */
-export const listRefundedPayments = (gw: Platform, scope: Scope, page: {limit: number; offset: number}) =>
-  viewPage(gw, scope, [{field: 'amount_refunded', gt: 0}], page)
+export const listRefundedPayments = async (tx: Tx, scope: Scope, page: {limit: number; offset: number}) =>
+  viewPage(tx, scope, [{field: 'amount_refunded', gt: 0}], page)
 
-function viewPage(gw: Platform, scope: Scope, where: Condition[], page: {limit: number; offset: number}) {
-  const {docs, hasMore} = gw.storage.page('payment', scope, {...page, where})
+async function viewPage(tx: Tx, scope: Scope, where: Condition[], page: {limit: number; offset: number}) {
+  const {docs, hasMore} = await tx.page('payment', scope, {...page, where})
   return {object: 'list' as const, has_more: hasMore, data: docs.map(paymentView)}
 }
 
@@ -124,10 +124,10 @@ export type PaymentFields = Partial<PaymentDoc> & Pick<PaymentDoc, 'amount' | 'c
  * Stores a payment: by default a succeeded payment-link sale at `created`, its fee charged; a session's
  * payment, the seed and tests override the rest. Live payments are filed under their charge id.
  */
-export function recordPayment(gw: Platform, scope: Scope, fields: PaymentFields, parent: string | null = null): PaymentDoc {
+export async function recordPayment(tx: Tx, scope: Scope, fields: PaymentFields, parent: string | null = null): Promise<PaymentDoc> {
   const charge = newId('ch', 24)
   const payment: PaymentDoc = {
-    ...stamp(gw, scope, 'payment', scope.env === 'live' ? charge : newId('py', 24), fields.created),
+    ...stamp(tx, scope, 'payment', scope.env === 'live' ? charge : newId('py', 24), fields.created),
     status: 'succeeded',
     amount_refunded: 0,
     fee: computeFee(fields.amount, fields.currency),
@@ -148,7 +148,7 @@ export function recordPayment(gw: Platform, scope: Scope, fields: PaymentFields,
     succeeded_at: fields.created,
     ...fields,
   }
-  return gw.storage.insert('payment', scope, payment, {parent, created: payment.created})
+  return await tx.insert('payment', scope, payment, {parent, created: payment.created})
 }
 
 /** What an attempt settles a payment as: succeeded, or failed with the card's decline (a session's buyer, a renewal). */
@@ -165,19 +165,19 @@ export function settledFields(outcome: 'paid' | 'declined', currency: string, no
 }
 
 /** Settles a session's processing payment with the buyer's outcome. */
-export function settlePayment(gw: Platform, payment: PaymentDoc, outcome: 'paid' | 'declined'): PaymentDoc {
-  Object.assign(payment, settledFields(outcome, payment.currency, gw.now()))
-  return gw.storage.save(payment)
+export async function settlePayment(tx: Tx, payment: PaymentDoc, outcome: 'paid' | 'declined'): Promise<PaymentDoc> {
+  Object.assign(payment, settledFields(outcome, payment.currency, tx.now()))
+  return await tx.save(payment)
 }
 
 /**
  * The buyer's attempt on a session: a succeeded payment, a failed one with the card's decline, or
  * (`processing`) one still being confirmed, settled later by `settlePayment`.
  */
-export function paymentForSession(gw: Platform, scope: Scope, session: SessionDoc, buyer: Buyer, outcome: 'paid' | 'declined' | 'processing'): PaymentDoc {
-  const now = gw.now()
+export async function paymentForSession(tx: Tx, scope: Scope, session: SessionDoc, buyer: Buyer, outcome: 'paid' | 'declined' | 'processing'): Promise<PaymentDoc> {
+  const now = tx.now()
   return recordPayment(
-    gw,
+    tx,
     scope,
     {
       ...(outcome === 'processing' ? {status: 'processing', succeeded_at: null} : settledFields(outcome, session.currency, now)),

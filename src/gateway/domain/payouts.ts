@@ -5,7 +5,7 @@
  */
 import type {Payout} from '@payapp/sdk/schemas/commerce'
 import {newId} from '../ids.js'
-import type {Platform} from '../platform.js'
+import type {Tx} from './context.js'
 import type {PayoutDoc, Scope} from '../storage/documents.js'
 import {stamp} from './shared.js'
 
@@ -13,17 +13,17 @@ const DAY = 86_400
 /** Spec: not shown. */
 const PAYOUT_TRANSIT_SECONDS = 2 * DAY
 
-export function createPayout(gw: Platform, scope: Scope, input: {amount: number; currency: string; status: Payout['status']}, created = gw.now()): PayoutDoc {
+export async function createPayout(tx: Tx, scope: Scope, input: {amount: number; currency: string; status: Payout['status']}, created = tx.now()): Promise<PayoutDoc> {
   const settled = input.status === 'paid' || input.status === 'failed'
   const payout: PayoutDoc = {
-    ...stamp(gw, scope, 'payout', newId('po', 24), created),
+    ...stamp(tx, scope, 'payout', newId('po', 24), created),
     amount: input.amount,
     currency: input.currency,
     status: input.status,
     arrival_date: settled ? created : created + PAYOUT_TRANSIT_SECONDS,
   }
-  gw.storage.insert('payout', scope, payout, {created})
-  gw.emit(scope, 'payout.created', payout)
-  if (settled) gw.emit(scope, input.status === 'paid' ? 'payout.paid' : 'payout.failed', payout)
+  await tx.insert('payout', scope, payout, {created})
+  await tx.emit(scope, 'payout.created', payout)
+  if (settled) await tx.emit(scope, input.status === 'paid' ? 'payout.paid' : 'payout.failed', payout)
   return payout
 }

@@ -16,7 +16,7 @@ import type {z} from 'zod'
 import type * as catalog from '@payapp/sdk/schemas/catalog'
 import {conflict, invalid, notFound} from '../errors.js'
 import {newId} from '../ids.js'
-import type {Platform} from '../platform.js'
+import type {Tx} from './context.js'
 import type {PriceDoc, ProductDoc, Scope} from '../storage/documents.js'
 import {mergeMetadata, stamp} from './shared.js'
 
@@ -30,33 +30,35 @@ export type PriceInput = Omit<PriceCreate, 'set_as_default' | 'transfer_lookup_k
 }
 
 /** A price of this product, or 404 (a price of another product included). */
-export function requirePrice(gw: Platform, scope: Scope, product: ProductDoc, id: string): PriceDoc {
-  const price = gw.storage.get('price', scope, id)
+export async function requirePrice(tx: Tx, scope: Scope, product: ProductDoc, id: string): Promise<PriceDoc> {
+  const price = await tx.get('price', scope, id)
   if (!price || price.product !== product.id) throw notFound('price', id)
   return price
 }
 
 /** A product's prices, newest first. */
-export const pricesOf = (gw: Platform, scope: Scope, productId: string) => gw.storage.all('price', scope, productId).reverse()
+export const pricesOf = async (tx: Tx, scope: Scope, productId: string) => (await tx.all('price', scope, productId)).reverse()
 
 /** The active prices holding a lookup_key, other than `self`. */
-const holdersOf = (gw: Platform, scope: Scope, key: string, self?: string) =>
-  gw.storage
-    .ids('price', scope, [{field: 'lookup_key', eq: key}])
-    .filter((id) => id !== self)
-    .map((id) => gw.storage.get('price', scope, id)!)
-    .filter((p) => p.active)
+async function holdersOf(tx: Tx, scope: Scope, key: string, self?: string): Promise<PriceDoc[]> {
+  const holders: PriceDoc[] = []
+  for (const id of await tx.ids('price', scope, [{field: 'lookup_key', eq: key}])) {
+    const price = id === self ? undefined : await tx.get('price', scope, id)
+    if (price?.active) holders.push(price)
+  }
+  return holders
+}
 
-function checkLookupKey(gw: Platform, scope: Scope, key: string, self?: string): void {
-  const holder = holdersOf(gw, scope, key, self)[0]
+async function checkLookupKey(tx: Tx, scope: Scope, key: string, self?: string): Promise<void> {
+  const [holder] = await holdersOf(tx, scope, key, self)
   if (holder) throw conflict('lookup_key_exists', `The active price ${holder.id} already has the lookup_key '${key}'; send transfer_lookup_key: true to move it`, 'lookup_key')
 }
 
 /** Stores a price without the default-price rules: for a product's inline price, which becomes its default. */
-export function insertPrice(gw: Platform, scope: Scope, product: ProductDoc, input: PriceInput): PriceDoc {
-  if (input.lookup_key && (input.active ?? true)) checkLookupKey(gw, scope, input.lookup_key)
+export async function insertPrice(tx: Tx, scope: Scope, product: ProductDoc, input: PriceInput): Promise<PriceDoc> {
+  if (input.lookup_key && (input.active ?? true)) await checkLookupKey(tx, scope, input.lookup_key)
   const price: PriceDoc = {
-    ...stamp(gw, scope, 'price', newId('price', 24)),
+    ...stamp(tx, scope, 'price', newId('price', 24)),
     product: product.id,
     unit_amount: input.unit_amount,
     currency: input.currency,
@@ -75,67 +77,67 @@ export function insertPrice(gw: Platform, scope: Scope, product: ProductDoc, inp
     lookup_key: input.lookup_key ?? null,
     metadata: input.metadata,
   }
-  gw.storage.insert('price', scope, price, {parent: product.id, created: price.created})
-  gw.emit(scope, 'price.created', price)
+  await tx.insert('price', scope, price, {parent: product.id, created: price.created})
+  await tx.emit(scope, 'price.created', price)
   return price
 }
 
 /** True when the product has no default price it can sell at. */
-function lacksActiveDefault(gw: Platform, scope: Scope, product: ProductDoc): boolean {
-  return product.default_price === null || gw.storage.get('price', scope, product.default_price)?.active !== true
+async function lacksActiveDefault(tx: Tx, scope: Scope, product: ProductDoc): Promise<boolean> {
+  return product.default_price === null || (await tx.get('price', scope, product.default_price))?.active !== true
 }
 
-function setDefaultPrice(gw: Platform, scope: Scope, product: ProductDoc, price: PriceDoc): void {
+async function setDefaultPrice(tx: Tx, scope: Scope, product: ProductDoc, price: PriceDoc): Promise<void> {
   product.default_price = price.id
-  product.updated = gw.now()
-  gw.storage.save(product)
-  gw.emit(scope, 'product.updated', product)
+  product.updated = tx.now()
+  await tx.save(product)
+  await tx.emit(scope, 'product.updated', product)
 }
 
-export function createPrice(gw: Platform, scope: Scope, product: ProductDoc, body: PriceCreate): PriceDoc {
+export async function createPrice(tx: Tx, scope: Scope, product: ProductDoc, body: PriceCreate): Promise<PriceDoc> {
   if (!product.active) throw productArchived(product)
   const {set_as_default, transfer_lookup_key, ...input} = body
   const active = input.active ?? true
   if (set_as_default && !active) throw invalid('parameters_exclusive', 'An archived price cannot be the default price', 'set_as_default')
   if (transfer_lookup_key && !input.lookup_key) throw invalid('parameter_missing', 'transfer_lookup_key needs the lookup_key to move', 'lookup_key')
   if (transfer_lookup_key && active) {
-    for (const holder of holdersOf(gw, scope, input.lookup_key!)) {
+    for (const holder of await holdersOf(tx, scope, input.lookup_key!)) {
       holder.lookup_key = null
-      gw.storage.save(holder)
-      gw.emit(scope, 'price.updated', holder)
+      await tx.save(holder)
+      await tx.emit(scope, 'price.updated', holder)
     }
   }
-  const price = insertPrice(gw, scope, product, {...input, metadata: input.metadata ?? {}})
+  const price = insertPrice(tx, scope, product, {...input, metadata: input.metadata ?? {}})
   // An active product with an active price always has an active default price.
-  if (set_as_default || (active && lacksActiveDefault(gw, scope, product))) setDefaultPrice(gw, scope, product, price)
+  if (set_as_default || (active && await lacksActiveDefault(tx, scope, product))) await setDefaultPrice(tx, scope, product, await price)
   return price
 }
 
-export function updatePrice(gw: Platform, scope: Scope, product: ProductDoc, price: PriceDoc, body: PriceUpdate): PriceDoc {
+export async function updatePrice(tx: Tx, scope: Scope, product: ProductDoc, price: PriceDoc, body: PriceUpdate): Promise<PriceDoc> {
   if (body.active === false && price.active && product.default_price === price.id) {
     throw invalid('price_is_default', `${price.id} is the default price of ${product.id}; set another default_price_id first`, 'active')
   }
   if (body.active === true && !price.active && !product.active) throw productArchived(product)
   const key = body.lookup_key !== undefined ? body.lookup_key : price.lookup_key
-  if (key && (body.active ?? price.active) && (key !== price.lookup_key || !price.active)) checkLookupKey(gw, scope, key, price.id)
+  if (key && (body.active ?? price.active) && (key !== price.lookup_key || !price.active)) await checkLookupKey(tx, scope, key, price.id)
   if (body.active !== undefined) price.active = body.active
   if (body.nickname !== undefined) price.nickname = body.nickname
   if (body.tax_behavior !== undefined) price.tax_behavior = body.tax_behavior
   if (body.lookup_key !== undefined) price.lookup_key = body.lookup_key
   if (body.metadata !== undefined) price.metadata = mergeMetadata(price.metadata, body.metadata)
-  gw.storage.save(price)
-  gw.emit(scope, 'price.updated', price)
-  if (price.active && lacksActiveDefault(gw, scope, product)) setDefaultPrice(gw, scope, product, price)
+  await tx.save(price)
+  await tx.emit(scope, 'price.updated', price)
+  if (price.active && await lacksActiveDefault(tx, scope, product)) await setDefaultPrice(tx, scope, product, price)
   return price
 }
 
 /** Archives every active price of a product (spec: archiving a product archives all its prices). */
-export function archivePrices(gw: Platform, scope: Scope, product: ProductDoc): void {
-  for (const price of gw.storage.all('price', scope, product.id)) {
+export async function archivePrices(tx: Tx, scope: Scope, product: ProductDoc): Promise<void> {
+  for (const price of await tx.all('price', scope, product.id)) {
     if (!price.active) continue
     price.active = false
-    gw.storage.save(price)
-    gw.emit(scope, 'price.updated', price)
+    await tx.save(price)
+    await tx.emit(scope, 'price.updated', price)
   }
 }
 

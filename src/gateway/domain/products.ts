@@ -15,7 +15,7 @@ import type * as catalog from '@payapp/sdk/schemas/catalog'
 import type {Product} from '@payapp/sdk/schemas/catalog'
 import {invalid} from '../errors.js'
 import {newId} from '../ids.js'
-import type {Platform} from '../platform.js'
+import type {Tx} from './context.js'
 import type {ProductDoc, Scope} from '../storage/documents.js'
 import type {RawPage} from '../storage/storage.js'
 import {requireCanCreate} from './merchants.js'
@@ -27,18 +27,18 @@ import {byDisplayOrder, insertDefaultVariant, variantsOf, variantView} from './v
 type ProductCreate = z.output<typeof catalog.productCreate>
 type ProductUpdate = z.output<typeof catalog.productUpdate>
 
-export const requireProduct = (gw: Platform, scope: Scope, id: string) => requireDoc(gw, 'product', scope, id, 'product')
+export const requireProduct = async (tx: Tx, scope: Scope, id: string) => requireDoc(tx, 'product', scope, id, 'product')
 
 /**
  * A page of products, newest first, as stored JSON: the hottest read, served from memory until the next
  * write. `withPrices` (the store API) splices each product's prices in, in two queries and unparsed.
  */
-export function listProducts(gw: Platform, scope: Scope, withPrices: boolean, page: {limit: number; offset: number; starting_after?: string}): RawPage {
+export async function listProducts(tx: Tx, scope: Scope, withPrices: boolean, page: {limit: number; offset: number; starting_after?: string}): Promise<RawPage> {
   const key = `products.list:${withPrices}:${scope.merchant}:${scope.env}:${page.limit}:${page.offset}:${page.starting_after ?? ''}`
-  return gw.cachedRead(key, withPrices ? ['product', 'price'] : ['product'], () => {
-    const products = gw.storage.pageRaw('product', scope, page)
+  return tx.cachedRead(key, withPrices ? ['product', 'price'] : ['product'], async () => {
+    const products = await tx.pageRaw('product', scope, page)
     if (!withPrices) return products
-    const prices = gw.storage.childrenRaw('price', scope, products.ids)
+    const prices = await tx.childrenRaw('price', scope, products.ids)
     // A stored document is a JSON object: drop its closing brace and append the prices.
     const rows = products.rows.map((data, i) => `${data.slice(0, -1)},"prices":[${prices.get(products.ids[i])!.join(',')}]}`)
     return {...products, rows}
@@ -46,25 +46,25 @@ export function listProducts(gw: Platform, scope: Scope, withPrices: boolean, pa
 }
 
 /** One product in full: option groups and variants always, its prices on the store API only (spec). */
-export function productDetail(gw: Platform, scope: Scope, withPrices: boolean, product: ProductDoc): Product {
-  const options = optionsOf(gw, scope, product.id)
+export async function productDetail(tx: Tx, scope: Scope, withPrices: boolean, product: ProductDoc): Promise<Product> {
+  const options = await optionsOf(tx, scope, product.id)
   return {
     ...product,
-    ...(withPrices ? {prices: pricesOf(gw, scope, product.id)} : {}),
+    ...(withPrices ? {prices: await pricesOf(tx, scope, product.id)} : {}),
     option_groups: options.groups.map((g) => optionGroupView(g, g.values)),
-    variants: variantsOf(gw, scope, product.id)
+    variants: (await variantsOf(tx, scope, product.id))
       .sort(byDisplayOrder)
       .map((v) => variantView(v, product, options)),
   }
 }
 
 /** Creates a product, its default variant and its optional inline default price, in the caller's transaction. */
-export function createProduct(gw: Platform, scope: Scope, body: ProductCreate): ProductDoc {
+export async function createProduct(tx: Tx, scope: Scope, body: ProductCreate): Promise<ProductDoc> {
   if (body.price && body.default_price) {
     throw invalid('parameters_exclusive', 'Send the inline price as price or as default_price, not both', 'default_price')
   }
-  requireCanCreate(gw, scope, 'product')
-  const base = stamp(gw, scope, 'product', newId('prod', 14))
+  await requireCanCreate(tx, scope, 'product')
+  const base = stamp(tx, scope, 'product', newId('prod', 14))
   const product: ProductDoc = {
     ...base,
     name: body.name,
@@ -83,23 +83,23 @@ export function createProduct(gw: Platform, scope: Scope, body: ProductCreate): 
     default_price: null,
     updated: base.created,
   }
-  gw.storage.insert('product', scope, product, {created: product.created})
-  insertDefaultVariant(gw, scope, product)
+  await tx.insert('product', scope, product, {created: product.created})
+  await insertDefaultVariant(tx, scope, product)
   const inline = body.price ?? body.default_price
   if (inline) {
-    const price = insertPrice(gw, scope, product, {...inline, metadata: {}})
+    const price = await insertPrice(tx, scope, product, {...inline, metadata: {}})
     product.default_price = price.id
-    gw.storage.save(product)
+    await tx.save(product)
   }
-  gw.emit(scope, 'product.created', product)
-  if (body.active === false) archiveProduct(gw, scope, product)
+  await tx.emit(scope, 'product.created', product)
+  if (body.active === false) await archiveProduct(tx, scope, product)
   return product
 }
 
-export function updateProduct(gw: Platform, scope: Scope, product: ProductDoc, body: ProductUpdate): ProductDoc {
+export async function updateProduct(tx: Tx, scope: Scope, product: ProductDoc, body: ProductUpdate): Promise<ProductDoc> {
   const {default_price_id, active, ...fields} = body
   if (default_price_id !== undefined) {
-    const price = gw.storage.get('price', scope, default_price_id)
+    const price = await tx.get('price', scope, default_price_id)
     if (!price || price.product !== product.id || !price.active) {
       throw invalid('price_unavailable', `default_price_id must be an active price of ${product.id}`, 'default_price_id')
     }
@@ -111,21 +111,21 @@ export function updateProduct(gw: Platform, scope: Scope, product: ProductDoc, b
   }
   // Re-activating brings the product back; its archived prices stay archived until reactivated one by one.
   if (active === true) product.active = true
-  product.updated = gw.now()
-  gw.storage.save(product)
-  gw.emit(scope, 'product.updated', product)
-  if (active === false) archiveProduct(gw, scope, product)
+  product.updated = tx.now()
+  await tx.save(product)
+  await tx.emit(scope, 'product.updated', product)
+  if (active === false) await archiveProduct(tx, scope, product)
   return product
 }
 
 /** Archives a product and every price of it (spec: archiving a product archives all its prices). */
-export function archiveProduct(gw: Platform, scope: Scope, product: ProductDoc) {
-  archivePrices(gw, scope, product)
+export async function archiveProduct(tx: Tx, scope: Scope, product: ProductDoc) {
+  await archivePrices(tx, scope, product)
   if (product.active) {
     product.active = false
-    product.updated = gw.now()
-    gw.storage.save(product)
-    gw.emit(scope, 'product.updated', product)
+    product.updated = tx.now()
+    await tx.save(product)
+    await tx.emit(scope, 'product.updated', product)
   }
   return {id: product.id, object: 'product' as const, deleted: true as const, active: false as const}
 }

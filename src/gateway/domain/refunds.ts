@@ -11,7 +11,7 @@
 import type {LivePayment, RefundRecord, SandboxPayment} from '@payapp/sdk/schemas/commerce'
 import {ApiError, invalid, invalidState, notFound} from '../errors.js'
 import {newId} from '../ids.js'
-import type {Platform} from '../platform.js'
+import type {Tx} from './context.js'
 import type {OrderDoc, PaymentDoc, RefundDoc, Scope} from '../storage/documents.js'
 import {onChargeRefunded} from './fraud-warnings.js'
 import {saveOrder} from './orders.js'
@@ -26,18 +26,18 @@ export interface RefundResult {
 }
 
 /** Stores a refund of `amount` of a payment; the caller has checked it and moves the payment. */
-export function insertRefund(gw: Platform, scope: Scope, payment: PaymentDoc, input: {amount: number; reason: string | null; created?: number}): RefundDoc {
+export async function insertRefund(tx: Tx, scope: Scope, payment: PaymentDoc, input: {amount: number; reason: string | null; created?: number}): Promise<RefundDoc> {
   const refund: RefundDoc = {
-    ...aboutPayment(gw, scope, payment, 'refund', newId('re', 24), input.created),
+    ...aboutPayment(tx, scope, payment, 'refund', newId('re', 24), input.created),
     amount: input.amount,
     status: 'succeeded',
     reason: input.reason,
   }
-  return gw.storage.insert('refund', scope, refund, {parent: payment.id, created: refund.created})
+  return await tx.insert('refund', scope, refund, {parent: payment.id, created: refund.created})
 }
 
 /** Refunds all or part of the rest of a payment. */
-export function refundPayment(gw: Platform, scope: Scope, payment: PaymentDoc, input: {amount?: number; reason?: string}): RefundResult {
+export async function refundPayment(tx: Tx, scope: Scope, payment: PaymentDoc, input: {amount?: number; reason?: string}): Promise<RefundResult> {
   if (payment.status === 'disputed') throw invalidState('charge_disputed', `Payment ${payment.id} is disputed and cannot be refunded`)
   if (payment.status === 'refunded' || payment.amount_refunded >= payment.amount) {
     throw new ApiError(422, 'already_refunded', 'already_refunded', `Payment ${payment.id} is already fully refunded`)
@@ -51,24 +51,24 @@ export function refundPayment(gw: Platform, scope: Scope, payment: PaymentDoc, i
     throw new ApiError(400, 'invalid_request', 'amount_too_large', `Refund amount ${amount} is more than the ${remaining} left to refund on payment ${payment.id}`, 'amount')
   }
 
-  const refund = insertRefund(gw, scope, payment, {amount, reason: input.reason ?? null})
+  const refund = await insertRefund(tx, scope, payment, {amount, reason: input.reason ?? null})
   payment.amount_refunded += amount
   const full = payment.amount_refunded === payment.amount
   payment.status = full ? 'refunded' : 'partially_refunded'
-  gw.storage.save(payment)
+  await tx.save(payment)
 
-  gw.emit(scope, 'refund.created', {...refund})
-  gw.emit(scope, 'charge.refunded', paymentView(payment))
-  gw.emit(scope, 'payment.refunded', paymentView(payment))
-  onChargeRefunded(gw, scope, payment)
+  await tx.emit(scope, 'refund.created', {...refund})
+  await tx.emit(scope, 'charge.refunded', paymentView(payment))
+  await tx.emit(scope, 'payment.refunded', paymentView(payment))
+  await onChargeRefunded(tx, scope, payment)
 
-  let order = payment.order ? (gw.storage.get('order', scope, payment.order) ?? null) : null
+  let order = payment.order ? (await tx.get('order', scope, payment.order) ?? null) : null
   if (full) {
-    const session = payment.session_id ? gw.storage.get('checkout_session', scope, payment.session_id) : undefined
-    if (session?.reservation) moveStock(gw, scope, session.reservation.variant_id, {qty: session.reservation.quantity})
+    const session = payment.session_id ? await tx.get('checkout_session', scope, payment.session_id) : undefined
+    if (session?.reservation) await moveStock(tx, scope, session.reservation.variant_id, {qty: session.reservation.quantity})
     if (order) {
       order.status = 'refunded'
-      order = saveOrder(gw, scope, order)
+      order = await saveOrder(tx, scope, order)
     }
   }
   return {refund: {...refund}, payment: paymentView(payment), order}
@@ -77,20 +77,20 @@ export function refundPayment(gw: Platform, scope: Scope, payment: PaymentDoc, i
 // ---------------------------------------------------------------- the merchant API's refunds
 
 /** `POST /v1/refunds`: the same refund the admin API simulates, through `refundPayment`. */
-export function createRefund(gw: Platform, scope: Scope, body: {payment: string; amount?: number; reason?: string}): RefundRecord {
-  const payment = findPayment(gw, scope, body.payment)
+export async function createRefund(tx: Tx, scope: Scope, body: {payment: string; amount?: number; reason?: string}): Promise<RefundRecord> {
+  const payment = await findPayment(tx, scope, body.payment)
   if (!payment) throw notFound('payment', body.payment, 'resource_missing', 'payment')
-  return refundPayment(gw, scope, payment, body).refund
+  return (await refundPayment(tx, scope, payment, body)).refund
 }
 
 /** `GET /v1/refunds?charge=…|payment_intent=…`: the refunds of one payment, newest first. */
-export function listRefundsOf(gw: Platform, scope: Scope, query: {limit: number; offset: number; starting_after?: string; charge?: string; payment_intent?: string}) {
+export async function listRefundsOf(tx: Tx, scope: Scope, query: {limit: number; offset: number; starting_after?: string; charge?: string; payment_intent?: string}) {
   const ref = query.charge ?? query.payment_intent
   if (ref === undefined) throw invalid('parameter_missing', 'Filter refunds by charge or payment_intent', 'charge')
-  const payment = findPayment(gw, scope, ref)
+  const payment = await findPayment(tx, scope, ref)
   if (!payment) return {object: 'list' as const, has_more: false, data: []}
-  const {docs, hasMore} = gw.storage.page('refund', scope, {...query, parent: payment.id})
+  const {docs, hasMore} = await tx.page('refund', scope, {...query, parent: payment.id})
   return {object: 'list' as const, has_more: hasMore, data: docs}
 }
 
-export const requireRefund = (gw: Platform, scope: Scope, id: string) => requireDoc(gw, 'refund', scope, id, 'refund')
+export const requireRefund = async (tx: Tx, scope: Scope, id: string) => requireDoc(tx, 'refund', scope, id, 'refund')

@@ -3,24 +3,24 @@
  * missing id into the spec's 404, and Stripe's metadata merge.
  */
 import {notFound} from '../errors.js'
-import type {Platform} from '../platform.js'
+import type {Tx} from './context.js'
 import type {Documents, Kind, Scope} from '../storage/documents.js'
 
 /** The fields every new document starts with: its id, its type, its mode (from the scope) and its creation time. */
-export function stamp<const O extends string>(gw: Platform, scope: Scope, object: O, id: string, created = gw.now()) {
+export function stamp<const O extends string>(tx: Tx, scope: Scope, object: O, id: string, created = tx.now()) {
   return {id, object, livemode: scope.env === 'live', created}
 }
 
 /** One document of the scope, or 404 `No such <what>` (another merchant's or environment's id included). */
-export function requireDoc<K extends Kind>(gw: Platform, kind: K, scope: Scope, id: string, what: string, code?: string, param?: string): Documents[K] {
-  const doc = gw.storage.get(kind, scope, id)
+export async function requireDoc<K extends Kind>(tx: Tx, kind: K, scope: Scope, id: string, what: string, code?: string, param?: string): Promise<Documents[K]> {
+  const doc = await tx.get(kind, scope, id)
   if (!doc) throw notFound(what, id, code, param)
   return doc
 }
 
 /** A document by id in whichever scope holds it (admin routes and hosted pages carry no credential), or 404. */
-export function findDoc<K extends Kind>(gw: Platform, kind: K, id: string, what: string, code?: string): {scope: Scope; doc: Documents[K]} {
-  const found = gw.storage.find(kind, id)
+export async function findDoc<K extends Kind>(tx: Tx, kind: K, id: string, what: string, code?: string): Promise<{scope: Scope; doc: Documents[K]}> {
+  const found = await tx.find(kind, id)
   if (!found) throw notFound(what, id, code)
   return found
 }

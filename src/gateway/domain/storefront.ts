@@ -3,7 +3,7 @@
  * what it shows a buyer, its active, store-visible products with their default price, newest first.
  */
 import type {Env, MerchantDoc, PriceDoc, ProductDoc} from '../storage/documents.js'
-import type {Platform} from '../platform.js'
+import type {Tx} from './context.js'
 
 export interface StorefrontItem {
   product: ProductDoc
@@ -11,14 +11,13 @@ export interface StorefrontItem {
   price: PriceDoc | null
 }
 
-export const storeBySlug = (gw: Platform, slug: string): MerchantDoc | undefined => gw.storage.merchantBySlug(slug)
+export const storeBySlug = async (tx: Tx, slug: string): Promise<MerchantDoc | undefined> => await tx.merchantBySlug(slug)
 
-export function storefrontItems(gw: Platform, merchant: MerchantDoc, env: Env): StorefrontItem[] {
+export async function storefrontItems(tx: Tx, merchant: MerchantDoc, env: Env): Promise<StorefrontItem[]> {
   const scope = {merchant: merchant.id, env}
   // Two queries for the whole page, not one more per product for its price.
-  const prices = new Map(gw.storage.all('price', scope).map((p) => [p.id, p]))
-  return gw.storage
-    .all('product', scope)
+  const prices = new Map((await tx.all('price', scope)).map((p) => [p.id, p]))
+  return (await tx.all('product', scope))
     .filter((p) => p.active && p.store_visible)
     .reverse()
     .map((product) => {

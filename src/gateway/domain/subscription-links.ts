@@ -9,14 +9,14 @@ import type {z} from 'zod'
 
 import type {SubscriptionLinkUpdate, subscriptionLinkCreate} from '@payapp/sdk/schemas/commerce'
 import {newId} from '../ids.js'
-import type {Platform} from '../platform.js'
+import type {Tx} from './context.js'
 import type {Scope, SubscriptionLinkDoc} from '../storage/documents.js'
 import {mergeMetadata, requireDoc, stamp} from './shared.js'
 
-export const requireLink = (gw: Platform, scope: Scope, id: string) => requireDoc(gw, 'subscription_link', scope, id, 'subscription link')
+export const requireLink = async (tx: Tx, scope: Scope, id: string) => requireDoc(tx, 'subscription_link', scope, id, 'subscription link')
 
-export function createLink(gw: Platform, scope: Scope, body: z.output<typeof subscriptionLinkCreate>): SubscriptionLinkDoc {
-  const base = stamp(gw, scope, 'subscription_link', newId('sublink', 24))
+export async function createLink(tx: Tx, scope: Scope, body: z.output<typeof subscriptionLinkCreate>): Promise<SubscriptionLinkDoc> {
+  const base = stamp(tx, scope, 'subscription_link', newId('sublink', 24))
   const link: SubscriptionLinkDoc = {
     ...base,
     name: body.name ?? 'Subscription',
@@ -26,20 +26,20 @@ export function createLink(gw: Platform, scope: Scope, body: z.output<typeof sub
     interval: body.interval,
     interval_count: body.interval_count,
     trial_period_days: body.trial_period_days ?? null,
-    url: `${gw.baseUrl}/l/${base.id}`,
+    url: `${tx.baseUrl}/l/${base.id}`,
     active: true,
     archived_at: null,
     metadata: body.metadata ?? {},
     updated: base.created,
   }
-  gw.storage.insert('subscription_link', scope, link, {created: link.created})
-  gw.emit(scope, 'subscription_link.created', link)
+  await tx.insert('subscription_link', scope, link, {created: link.created})
+  await tx.emit(scope, 'subscription_link.created', link)
   return link
 }
 
 /** Applies an update; `active: false` archives. */
-export function updateLink(gw: Platform, scope: Scope, link: SubscriptionLinkDoc, body: SubscriptionLinkUpdate): SubscriptionLinkDoc {
-  const now = gw.now()
+export async function updateLink(tx: Tx, scope: Scope, link: SubscriptionLinkDoc, body: SubscriptionLinkUpdate): Promise<SubscriptionLinkDoc> {
+  const now = tx.now()
   const next: SubscriptionLinkDoc = {
     ...link,
     name: body.name ?? link.name,
@@ -53,7 +53,7 @@ export function updateLink(gw: Platform, scope: Scope, link: SubscriptionLinkDoc
   }
   if (JSON.stringify(next) === JSON.stringify(link)) return link
   next.updated = now
-  gw.storage.save(next)
-  gw.emit(scope, link.active && !next.active ? 'subscription_link.archived' : 'subscription_link.updated', next)
+  await tx.save(next)
+  await tx.emit(scope, link.active && !next.active ? 'subscription_link.archived' : 'subscription_link.updated', next)
   return next
 }

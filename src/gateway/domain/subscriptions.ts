@@ -17,7 +17,7 @@ import type {z} from 'zod'
 import type * as admin from '@payapp/sdk/schemas/admin'
 import {conflict, invalid, notFound} from '../errors.js'
 import {newId, randomText} from '../ids.js'
-import type {Platform} from '../platform.js'
+import type {Tx} from './context.js'
 import type {BillingDoc, CustomerDoc, InvoiceDoc, PaymentDoc, Scope, SubscriptionDoc} from '../storage/documents.js'
 import type {Job} from '../storage/storage.js'
 import {resolveCustomer} from './customers.js'
@@ -87,32 +87,32 @@ const periodEnd = (b: BillingDoc, cycle: number) => addInterval(b.anchor, b.inte
 
 // ---------------------------------------------------------------- reads
 
-export function getBilling(gw: Platform, scope: Scope, sub: Subscription): BillingDoc {
-  const doc = gw.storage.all('subscription_billing', scope, sub.id)[0]
+export async function getBilling(tx: Tx, scope: Scope, sub: Subscription): Promise<BillingDoc> {
+  const doc = (await tx.all('subscription_billing', scope, sub.id))[0]
   if (!doc) throw new Error(`subscription ${sub.id} has no billing record`)
   return doc
 }
 
 /** What a client secret opens: nothing (unknown secret), an ended confirmation, or the incomplete subscription. */
-export function subscriptionForClientSecret(gw: Platform, secret: string): {state: 'unknown'} | {state: 'ended'} | {state: 'open'; scope: Scope; sub: Subscription} {
-  const found = gw.storage.find('subscription_billing', secret.split('_secret_')[0])
+export async function subscriptionForClientSecret(tx: Tx, secret: string): Promise<{state: 'unknown'} | {state: 'ended'} | {state: 'open'; scope: Scope; sub: Subscription}> {
+  const found = await tx.find('subscription_billing', secret.split('_secret_')[0])
   const a = Buffer.from(found?.doc.client_secret ?? '')
   const b = Buffer.from(secret)
   if (!found || a.length !== b.length || !timingSafeEqual(a, b)) return {state: 'unknown'}
-  const sub = gw.storage.get('subscription', found.scope, found.doc.subscription)
+  const sub = await tx.get('subscription', found.scope, found.doc.subscription)
   return sub?.status === 'incomplete' ? {state: 'open', scope: found.scope, sub} : {state: 'ended'}
 }
 
-export const requireSubscription = (gw: Platform, scope: Scope, id: string) => requireDoc(gw, 'subscription', scope, id, 'subscription', 'subscription_not_found')
+export const requireSubscription = async (tx: Tx, scope: Scope, id: string) => requireDoc(tx, 'subscription', scope, id, 'subscription', 'subscription_not_found')
 
 /**
  * The merchant API's view: while the first payment is open it carries the client secret and the
  * gateway's page that confirms it (the stand-in for the platform's browser script).
  */
-export function subscriptionView(gw: Platform, scope: Scope, sub: Subscription): Subscription {
+export async function subscriptionView(tx: Tx, scope: Scope, sub: Subscription): Promise<Subscription> {
   if (sub.status !== 'incomplete') return sub
-  const secret = getBilling(gw, scope, sub).client_secret
-  return {...sub, client_secret: secret, confirmation_url: `${gw.baseUrl}/subscriptions/confirm?client_secret=${encodeURIComponent(secret)}`}
+  const secret = (await getBilling(tx, scope, sub)).client_secret
+  return {...sub, client_secret: secret, confirmation_url: `${tx.baseUrl}/subscriptions/confirm?client_secret=${encodeURIComponent(secret)}`}
 }
 
 // ---------------------------------------------------------------- create
@@ -127,8 +127,8 @@ export interface Plan {
 }
 
 /** The recurring price a subscription bills: 404 `price_not_found`, 400 for a one-time price, 409 when archived. */
-export function planOfPrice(gw: Platform, scope: Scope, priceId: string): Plan {
-  const price = gw.storage.get('price', scope, priceId)
+export async function planOfPrice(tx: Tx, scope: Scope, priceId: string): Promise<Plan> {
+  const price = await tx.get('price', scope, priceId)
   if (!price) throw notFound('price', priceId, 'price_not_found', 'price_id')
   if (price.type !== 'recurring' || !price.recurring) throw invalid('price_not_recurring', `Price ${priceId} is one-time; a subscription needs a recurring price`, 'price_id')
   if (!price.active) throw conflict('price_unavailable', `Price ${priceId} is archived`, 'price_id')
@@ -157,19 +157,19 @@ export interface NewSubscription {
  * A new subscription, `incomplete` until its first payment (or, with a trial, its card) is confirmed
  * with the client secret; `subscription.created` at once (spec). It expires 23 hours later unless confirmed.
  */
-export function createSubscription(gw: Platform, scope: Scope, input: NewSubscription): Subscription {
-  const merchant = gw.merchant(scope.merchant)
+export async function createSubscription(tx: Tx, scope: Scope, input: NewSubscription): Promise<Subscription> {
+  const merchant = await tx.merchant(scope.merchant)
   if (merchant && merchant.status !== 'active') throw conflict('merchant_not_ready', `Merchant ${merchant.id} is ${merchant.status}; it cannot bill yet`)
-  const now = gw.now()
+  const now = tx.now()
   const {plan} = input
-  const customer = resolveCustomer(gw, scope, input)
+  const customer = await resolveCustomer(tx, scope, input)
   const trialDays = input.trial_days ?? plan.trial_period_days ?? undefined
   const trialEnd = trialDays === undefined ? null : now + trialDays * DAY
   const anchor = trialEnd ?? now
   const intent = newId(trialEnd === null ? 'pi' : 'seti', 24)
 
   const sub: Subscription = {
-    ...stamp(gw, scope, 'subscription', newId('sub', 24), now),
+    ...stamp(tx, scope, 'subscription', newId('sub', 24), now),
     status: 'incomplete',
     customer: customer.id,
     price_id: plan.price_id,
@@ -185,7 +185,7 @@ export function createSubscription(gw: Platform, scope: Scope, input: NewSubscri
     canceled_at: null,
     metadata: input.metadata ?? {},
   }
-  gw.storage.insert('subscription', scope, sub, {created: now})
+  await tx.insert('subscription', scope, sub, {created: now})
   const billing: BillingDoc = {
     id: intent,
     object: 'subscription_billing',
@@ -199,20 +199,20 @@ export function createSubscription(gw: Platform, scope: Scope, input: NewSubscri
     renewals: 'succeed',
     card: null,
   }
-  gw.storage.insert('subscription_billing', scope, billing, {parent: sub.id, created: now})
-  gw.emit(scope, 'subscription.created', sub)
-  gw.scheduler.schedule(scope, JOBS.expireIncomplete, sub.id, now + FIRST_PAYMENT_SECONDS)
+  await tx.insert('subscription_billing', scope, billing, {parent: sub.id, created: now})
+  await tx.emit(scope, 'subscription.created', sub)
+  await tx.schedule(scope, JOBS.expireIncomplete, sub.id, now + FIRST_PAYMENT_SECONDS)
   return sub
 }
 
 // ---------------------------------------------------------------- invoices and charges
 
 /** One charge attempt on an invoice with the stored card: a payment row either way. */
-function attemptCharge(gw: Platform, scope: Scope, invoice: Invoice, customer: CustomerDoc | undefined, outcome: 'paid' | 'declined', card: BillingDoc['card']): {invoice: Invoice; payment: PaymentDoc} {
-  const now = gw.now()
+async function attemptCharge(tx: Tx, scope: Scope, invoice: Invoice, customer: CustomerDoc | undefined, outcome: 'paid' | 'declined', card: BillingDoc['card']): Promise<{invoice: Invoice; payment: PaymentDoc}> {
+  const now = tx.now()
   const paid = outcome === 'paid'
-  const payment = recordPayment(
-    gw,
+  const payment = await recordPayment(
+    tx,
     scope,
     {
       ...settledFields(outcome, invoice.currency, now),
@@ -234,13 +234,13 @@ function attemptCharge(gw: Platform, scope: Scope, invoice: Invoice, customer: C
     payment: payment.id,
     ...(paid ? {status: 'paid' as const, amount_paid: invoice.amount_due, next_payment_attempt: null} : {}),
   }
-  gw.storage.save(next)
+  await tx.save(next)
   return {invoice: next, payment}
 }
 
-function saveSubscription(gw: Platform, scope: Scope, sub: Subscription, type: 'subscription.updated' | 'subscription.deleted' = 'subscription.updated'): Subscription {
-  gw.storage.save(sub)
-  gw.emit(scope, type, sub)
+async function saveSubscription(tx: Tx, scope: Scope, sub: Subscription, type: 'subscription.updated' | 'subscription.deleted' = 'subscription.updated'): Promise<Subscription> {
+  await tx.save(sub)
+  await tx.emit(scope, type, sub)
   return sub
 }
 
@@ -260,20 +260,20 @@ export interface Confirmation {
  * zero invoice (spec: the same events). Declined: a failed payment on the first invoice
  * (`invoice.payment_failed`); it stays `incomplete` and may be confirmed again until it expires.
  */
-export function confirmSubscription(gw: Platform, scope: Scope, id: string, input: Confirmation): {subscription: Subscription; invoice: Invoice | null; payment: unknown} {
-  let sub = requireSubscription(gw, scope, id)
+export async function confirmSubscription(tx: Tx, scope: Scope, id: string, input: Confirmation): Promise<{subscription: Subscription; invoice: Invoice | null; payment: unknown}> {
+  let sub = await requireSubscription(tx, scope, id)
   if (sub.status !== 'incomplete') {
     throw conflict('subscription_not_incomplete', `Subscription ${id} is ${sub.status}; only an incomplete subscription can be confirmed`)
   }
-  const billing = getBilling(gw, scope, sub)
-  const customer = gw.storage.get('customer', scope, sub.customer)
+  const billing = await getBilling(tx, scope, sub)
+  const customer = await tx.get('customer', scope, sub.customer)
   const trial = sub.intent_type === 'setup'
 
-  if (input.outcome === 'declined' && trial) return {subscription: subscriptionView(gw, scope, sub), invoice: null, payment: null}
+  if (input.outcome === 'declined' && trial) return {subscription: await subscriptionView(tx, scope, sub), invoice: null, payment: null}
 
-  let invoice = sub.latest_invoice ? gw.storage.get('invoice', scope, sub.latest_invoice) : undefined
+  let invoice = sub.latest_invoice ? await tx.get('invoice', scope, sub.latest_invoice) : undefined
   if (!invoice) {
-    invoice = createInvoice(gw, scope, {
+    invoice = await createInvoice(tx, scope, {
       subscription: sub,
       customer: sub.customer,
       amount: trial ? 0 : sub.amount,
@@ -287,36 +287,36 @@ export function confirmSubscription(gw: Platform, scope: Scope, id: string, inpu
   }
 
   if (input.outcome === 'declined') {
-    const {invoice: failed, payment} = attemptCharge(gw, scope, invoice, customer, 'declined', null)
-    gw.emit(scope, 'payment.failed', paymentView(payment))
-    gw.emit(scope, 'invoice.payment_failed', failed)
-    return {subscription: subscriptionView(gw, scope, sub), invoice: failed, payment: paymentView(payment)}
+    const {invoice: failed, payment} = await attemptCharge(tx, scope, invoice, customer, 'declined', null)
+    await tx.emit(scope, 'payment.failed', paymentView(payment))
+    await tx.emit(scope, 'invoice.payment_failed', failed)
+    return {subscription: await subscriptionView(tx, scope, sub), invoice: failed, payment: paymentView(payment)}
   }
 
   const card = CARDS[input.renewals ?? 'succeed']
-  gw.storage.save({...billing, renewals: input.renewals ?? 'succeed', card})
+  await tx.save({...billing, renewals: input.renewals ?? 'succeed', card})
   let payment: PaymentDoc | null = null
   if (trial) {
     invoice = {...invoice, status: 'paid', attempt_count: 1}
-    gw.storage.save(invoice)
+    await tx.save(invoice)
   } else if (input.paidBy) {
     // Paid through a checkout session: its payment (and its events) already exist.
     payment = input.paidBy
     invoice = {...invoice, status: 'paid', amount_paid: invoice.amount_due, attempt_count: 1, payment: payment.id}
-    gw.storage.save(invoice)
+    await tx.save(invoice)
   } else {
-    ;({invoice, payment} = attemptCharge(gw, scope, invoice, customer, 'paid', card))
-    gw.emit(scope, 'payment.succeeded', paymentView(payment))
+    ; ({invoice, payment} = await attemptCharge(tx, scope, invoice, customer, 'paid', card))
+    await tx.emit(scope, 'payment.succeeded', paymentView(payment))
   }
-  emitPaid(gw, scope, invoice)
-  sub = saveSubscription(gw, scope, {...sub, status: trial ? 'trialing' : 'active'})
-  gw.scheduler.cancel(sub.id, JOBS.expireIncomplete)
-  gw.scheduler.schedule(scope, JOBS.periodEnd, sub.id, sub.current_period_end)
+  await emitPaid(tx, scope, invoice)
+  sub = await saveSubscription(tx, scope, {...sub, status: trial ? 'trialing' : 'active'})
+  await tx.cancelJobs(sub.id, JOBS.expireIncomplete)
+  await tx.schedule(scope, JOBS.periodEnd, sub.id, sub.current_period_end)
   if (trial && sub.trial_end !== null) {
     const remindAt = sub.trial_end - TRIAL_REMINDER_SECONDS
     // A trial shorter than the reminder's lead time is reminded of at once.
-    if (remindAt <= gw.now()) gw.emit(scope, 'customer.subscription.trial_will_end', sub)
-    else gw.scheduler.schedule(scope, JOBS.trialReminder, sub.id, remindAt)
+    if (remindAt <= tx.now()) await tx.emit(scope, 'customer.subscription.trial_will_end', sub)
+    else await tx.schedule(scope, JOBS.trialReminder, sub.id, remindAt)
   }
   return {subscription: sub, invoice, payment: payment && paymentView(payment)}
 }
@@ -327,26 +327,26 @@ export function confirmSubscription(gw: Platform, scope: Scope, id: string, inpu
  * invoice paid by the session's payment (or `trialing` when the price has a trial). The checkout code
  * calls this when it completes such a session, after its own events.
  */
-export function subscriptionFromCheckout(
-  gw: Platform,
+export async function subscriptionFromCheckout(
+  tx: Tx,
   scope: Scope,
   input: {price_id: string; quantity: number; buyer: {name: string; email: string}; payment: PaymentDoc; metadata?: Record<string, string>},
-): Subscription {
-  const sub = createSubscription(gw, scope, {
-    plan: planOfPrice(gw, scope, input.price_id),
+): Promise<Subscription> {
+  const sub = await createSubscription(tx, scope, {
+    plan: await planOfPrice(tx, scope, input.price_id),
     quantity: input.quantity,
     customer_name: input.buyer.name,
     customer_email: input.buyer.email,
     metadata: input.metadata,
   })
-  return confirmSubscription(gw, scope, sub.id, {outcome: 'paid', paidBy: input.payment}).subscription
+  return (await confirmSubscription(tx, scope, sub.id, {outcome: 'paid', paidBy: input.payment})).subscription
 }
 
 /** Changes how later renewal charges of a confirmed subscription go (the admin helper's card swap). */
-export function setRenewalOutcome(gw: Platform, scope: Scope, id: string, renewals: RenewalOutcome): Subscription {
-  const sub = requireSubscription(gw, scope, id)
-  const billing = getBilling(gw, scope, sub)
-  gw.storage.save({...billing, renewals, card: CARDS[renewals]})
+export async function setRenewalOutcome(tx: Tx, scope: Scope, id: string, renewals: RenewalOutcome): Promise<Subscription> {
+  const sub = await requireSubscription(tx, scope, id)
+  const billing = await getBilling(tx, scope, sub)
+  await tx.save({...billing, renewals, card: CARDS[renewals]})
   return sub
 }
 
@@ -357,53 +357,53 @@ export function setRenewalOutcome(gw: Platform, scope: Scope, id: string, renewa
  * then `canceled` when the period ends). An incomplete or unpaid subscription has no period to finish,
  * so it ends now either way. A second cancel is 409 `subscription_already_canceled`.
  */
-export function cancelSubscription(gw: Platform, scope: Scope, id: string, atPeriodEnd: boolean): Subscription {
-  const sub = requireSubscription(gw, scope, id)
+export async function cancelSubscription(tx: Tx, scope: Scope, id: string, atPeriodEnd: boolean): Promise<Subscription> {
+  const sub = await requireSubscription(tx, scope, id)
   if (ENDED.has(sub.status)) throw conflict('subscription_already_canceled', `Subscription ${id} has already ended (${sub.status})`)
   if (atPeriodEnd && sub.status !== 'incomplete' && sub.status !== 'unpaid') {
     if (sub.cancel_at_period_end) return sub
-    return saveSubscription(gw, scope, {...sub, cancel_at_period_end: true})
+    return saveSubscription(tx, scope, {...sub, cancel_at_period_end: true})
   }
-  gw.scheduler.cancel(sub.id)
-  return saveSubscription(gw, scope, {...sub, status: 'canceled', canceled_at: gw.now(), cancel_at_period_end: false}, 'subscription.deleted')
+  await tx.cancelJobs(sub.id)
+  return saveSubscription(tx, scope, {...sub, status: 'canceled', canceled_at: tx.now(), cancel_at_period_end: false}, 'subscription.deleted')
 }
 
 // ---------------------------------------------------------------- time-driven moves (jobs)
 
 /** 23 hours without confirmation: `incomplete_expired` (spec), with `subscription.updated`. */
-function expireIncomplete(gw: Platform, scope: Scope, job: Job) {
-  const sub = gw.storage.get('subscription', scope, job.ref)
+async function expireIncomplete(tx: Tx, scope: Scope, job: Job) {
+  const sub = await tx.get('subscription', scope, job.ref)
   if (sub?.status !== 'incomplete') return
-  gw.scheduler.cancel(sub.id)
-  saveSubscription(gw, scope, {...sub, status: 'incomplete_expired'})
+  await tx.cancelJobs(sub.id)
+  await saveSubscription(tx, scope, {...sub, status: 'incomplete_expired'})
 }
 
-function trialReminder(gw: Platform, scope: Scope, job: Job) {
-  const sub = gw.storage.get('subscription', scope, job.ref)
+async function trialReminder(tx: Tx, scope: Scope, job: Job) {
+  const sub = await tx.get('subscription', scope, job.ref)
   if (sub?.status !== 'trialing' || sub.trial_end === null || sub.trial_end - TRIAL_REMINDER_SECONDS !== job.due) return
-  gw.emit(scope, 'customer.subscription.trial_will_end', sub)
+  await tx.emit(scope, 'customer.subscription.trial_will_end', sub)
 }
 
 /**
  * The end of a period: a pending cancel takes effect; otherwise the next period starts with a new
  * invoice charged to the stored card (a trial's end is its first charge). A failed charge starts dunning.
  */
-function periodEndJob(gw: Platform, scope: Scope, job: Job) {
-  const sub = gw.storage.get('subscription', scope, job.ref)
+async function periodEndJob(tx: Tx, scope: Scope, job: Job) {
+  const sub = await tx.get('subscription', scope, job.ref)
   if (!sub || sub.current_period_end !== job.due || !LIVE_STATES.has(sub.status) || sub.status === 'incomplete' || sub.status === 'unpaid') return
   if (sub.cancel_at_period_end) {
-    gw.scheduler.cancel(sub.id)
-    saveSubscription(gw, scope, {...sub, status: 'canceled', canceled_at: gw.now(), cancel_at_period_end: false}, 'subscription.deleted')
+    await tx.cancelJobs(sub.id)
+    await saveSubscription(tx, scope, {...sub, status: 'canceled', canceled_at: tx.now(), cancel_at_period_end: false}, 'subscription.deleted')
     return
   }
-  const billing = getBilling(gw, scope, sub)
+  const billing = await getBilling(tx, scope, sub)
   const cycle = billing.cycle + 1
   const start = sub.current_period_end
   const end = periodEnd(billing, cycle)
-  gw.storage.save({...billing, cycle})
+  await tx.save({...billing, cycle})
   let next: Subscription = {...sub, current_period_start: start, current_period_end: end}
-  gw.storage.save(next)
-  const invoice = createInvoice(gw, scope, {
+  await tx.save(next)
+  const invoice = await createInvoice(tx, scope, {
     subscription: next,
     customer: sub.customer,
     amount: sub.amount,
@@ -414,11 +414,11 @@ function periodEndJob(gw: Platform, scope: Scope, job: Job) {
     billing_reason: 'subscription_cycle',
   })
   next = {...next, latest_invoice: invoice.id}
-  gw.scheduler.schedule(scope, JOBS.periodEnd, sub.id, end)
-  const result = chargeRenewal(gw, scope, next, billing, invoice, 0)
+  await tx.schedule(scope, JOBS.periodEnd, sub.id, end)
+  const result = await chargeRenewal(tx, scope, next, billing, invoice, 0)
   // A paid renewal still moved the period (and may end a trial): the merchant hears of the change.
-  if (result.status === next.status) saveSubscription(gw, scope, next)
-  else saveSubscription(gw, scope, {...next, status: result.status})
+  if (result.status === next.status) await saveSubscription(tx, scope, next)
+  else await saveSubscription(tx, scope, {...next, status: result.status})
 }
 
 /**
@@ -426,49 +426,51 @@ function periodEndJob(gw: Platform, scope: Scope, job: Job) {
  * subscription is active again if no other invoice is in dunning. Failed: `invoice.payment_failed` at
  * this stage and the next retry scheduled; after the final stage the subscription is `unpaid`.
  */
-function chargeRenewal(gw: Platform, scope: Scope, sub: Subscription, billing: BillingDoc, invoice: Invoice, step: number): {status: Subscription['status']} {
-  const customer = gw.storage.get('customer', scope, sub.customer)
+async function chargeRenewal(tx: Tx, scope: Scope, sub: Subscription, billing: BillingDoc, invoice: Invoice, step: number): Promise<{status: Subscription['status']}> {
+  const customer = await tx.get('customer', scope, sub.customer)
   const outcome = billing.renewals === 'succeed' ? 'paid' : 'declined'
-  const {invoice: charged, payment} = attemptCharge(gw, scope, invoice, customer, outcome, billing.card)
+  const {invoice: charged, payment} = await attemptCharge(tx, scope, invoice, customer, outcome, billing.card)
   if (outcome === 'paid') {
-    gw.emit(scope, 'payment.succeeded', paymentView(payment))
-    emitPaid(gw, scope, charged)
-    return {status: inDunning(gw, scope, sub, charged.id) ? 'past_due' : 'active'}
+    await tx.emit(scope, 'payment.succeeded', paymentView(payment))
+    await emitPaid(tx, scope, charged)
+    return {status: await inDunning(tx, scope, sub, charged.id) ? 'past_due' : 'active'}
   }
   const stage = DUNNING[step]
   const retry = DUNNING[step + 1]
   const failed: Invoice = {...charged, dunning_stage: stage.stage, next_payment_attempt: retry ? invoice.created + retry.after : null}
-  gw.storage.save(failed)
-  gw.emit(scope, 'payment.failed', paymentView(payment))
-  gw.emit(scope, 'invoice.payment_failed', failed)
+  await tx.save(failed)
+  await tx.emit(scope, 'payment.failed', paymentView(payment))
+  await tx.emit(scope, 'invoice.payment_failed', failed)
   if (retry) {
-    gw.scheduler.schedule(scope, JOBS.retryInvoice, invoice.id, failed.next_payment_attempt!)
+    await tx.schedule(scope, JOBS.retryInvoice, invoice.id, failed.next_payment_attempt!)
     return {status: 'past_due'}
   }
   // Retries exhausted: frozen, no further periods or retries.
-  gw.scheduler.cancel(sub.id)
-  for (const other of gw.storage.all('invoice', scope, sub.id)) gw.scheduler.cancel(other.id)
+  await tx.cancelJobs(sub.id)
+  for (const other of await tx.all('invoice', scope, sub.id)) await tx.cancelJobs(other.id)
   return {status: 'unpaid'}
 }
 
 /** Whether another invoice of the subscription than `except` still awaits a dunning retry. */
-function inDunning(gw: Platform, scope: Scope, sub: Subscription, except: string): boolean {
-  return gw.storage.all('invoice', scope, sub.id).some((i) => i.id !== except && i.status === 'open' && i.next_payment_attempt !== null)
+async function inDunning(tx: Tx, scope: Scope, sub: Subscription, except: string): Promise<boolean> {
+  return (await tx.all('invoice', scope, sub.id)).some((i) => i.id !== except && i.status === 'open' && i.next_payment_attempt !== null)
 }
 
-function retryInvoice(gw: Platform, scope: Scope, job: Job) {
-  const invoice = gw.storage.get('invoice', scope, job.ref)
+async function retryInvoice(tx: Tx, scope: Scope, job: Job) {
+  const invoice = await tx.get('invoice', scope, job.ref)
   if (!invoice || invoice.status !== 'open' || invoice.next_payment_attempt !== job.due || !invoice.subscription) return
-  const sub = gw.storage.get('subscription', scope, invoice.subscription)
+  const sub = await tx.get('subscription', scope, invoice.subscription)
   if (sub?.status !== 'past_due') return
   const step = DUNNING.findIndex((d) => d.stage === invoice.dunning_stage) + 1
-  const result = chargeRenewal(gw, scope, sub, getBilling(gw, scope, sub), invoice, step)
-  if (result.status !== sub.status) saveSubscription(gw, scope, {...sub, status: result.status})
+  const result = await chargeRenewal(tx, scope, sub, await getBilling(tx, scope, sub), invoice, step)
+  if (result.status !== sub.status) await saveSubscription(tx, scope, {...sub, status: result.status})
 }
 
 /** The scheduler handlers of this module, by job kind. */
-export function subscriptionJobs(gw: Platform): Record<string, (job: Job) => void> {
-  const scoped = (fn: (gw: Platform, scope: Scope, job: Job) => void) => (job: Job) => fn(gw, {merchant: job.merchant, env: job.env}, job)
+export function subscriptionJobs(): Record<string, (tx: Tx, job: Job) => Promise<void>> {
+  const scoped = (fn: (tx: Tx, scope: Scope, job: Job) => Promise<unknown>) => async (tx: Tx, job: Job) => {
+    await fn(tx, {merchant: job.merchant, env: job.env}, job)
+  }
   return {
     [JOBS.expireIncomplete]: scoped(expireIncomplete),
     [JOBS.trialReminder]: scoped(trialReminder),
@@ -486,15 +488,15 @@ type FixtureInput = z.output<typeof admin.adminSubscriptionCreate>
  * through the real transitions where there are some (confirm for trialing and active), set directly for
  * the states only time reaches. `trial_days` needs `trialing` (default 14 days).
  */
-export function subscriptionFixture(gw: Platform, scope: Scope, input: FixtureInput): Subscription {
+export async function subscriptionFixture(tx: Tx, scope: Scope, input: FixtureInput): Promise<Subscription> {
   if (input.trial_days !== undefined && input.status !== 'trialing') throw invalid('parameter_invalid', 'trial_days needs status trialing', 'trial_days')
   const plan: Plan =
     input.price_id === undefined
       ? {price_id: null, unit_amount: input.amount ?? 1500, currency: input.currency ?? 'eur', interval: input.interval, interval_count: 1, trial_period_days: null}
-      : planOfPrice(gw, scope, input.price_id)
+      : await planOfPrice(tx, scope, input.price_id)
   if (input.price_id !== undefined && input.amount !== undefined && input.amount !== plan.unit_amount) throw invalid('amount_mismatch', 'amount differs from the price', 'amount')
   if (input.price_id !== undefined && input.currency !== undefined && input.currency !== plan.currency) throw invalid('currency_mismatch', 'currency differs from the price', 'currency')
-  const sub = createSubscription(gw, scope, {
+  const sub = await createSubscription(tx, scope, {
     plan: {...plan, trial_period_days: null},
     quantity: input.quantity,
     customer_name: input.customer_name,
@@ -502,19 +504,19 @@ export function subscriptionFixture(gw: Platform, scope: Scope, input: FixtureIn
     trial_days: input.status === 'trialing' ? (input.trial_days ?? 14) : undefined,
   })
   if (input.status === 'incomplete') return sub
-  if (input.status === 'trialing' || input.status === 'active') return confirmSubscription(gw, scope, sub.id, {outcome: 'paid'}).subscription
-  if (input.status === 'canceled') return cancelSubscription(gw, scope, sub.id, false)
-  gw.scheduler.cancel(sub.id)
-  if (input.status === 'past_due') gw.scheduler.schedule(scope, JOBS.periodEnd, sub.id, sub.current_period_end)
-  return saveSubscription(gw, scope, {...sub, status: input.status})
+  if (input.status === 'trialing' || input.status === 'active') return (await confirmSubscription(tx, scope, sub.id, {outcome: 'paid'})).subscription
+  if (input.status === 'canceled') return cancelSubscription(tx, scope, sub.id, false)
+  await tx.cancelJobs(sub.id)
+  if (input.status === 'past_due') await tx.schedule(scope, JOBS.periodEnd, sub.id, sub.current_period_end)
+  return saveSubscription(tx, scope, {...sub, status: input.status})
 }
 
 /** A page of subscriptions as stored (the App API); the merchant API shows each through `subscriptionView`. */
-export const listSubscriptions = (gw: Platform, scope: Scope, page: {limit: number; offset: number}) => gw.storage.pageRaw('subscription', scope, page)
+export const listSubscriptions = async (tx: Tx, scope: Scope, page: {limit: number; offset: number}) => await tx.pageRaw('subscription', scope, page)
 
 /** A subscription's pending work on the clock (its own and its invoices' retries), soonest first. */
-export function subscriptionSchedule(gw: Platform, scope: Scope, id: string) {
-  const invoices = gw.storage.all('invoice', scope, id).map((i) => i.id)
-  const data = gw.scheduler.pending([id, ...invoices]).map((j) => ({object: 'scheduled_job' as const, kind: j.kind, ref: j.ref, due: j.due}))
+export async function subscriptionSchedule(tx: Tx, scope: Scope, id: string) {
+  const invoices = (await tx.all('invoice', scope, id)).map((i) => i.id)
+  const data = (await tx.pendingJobs([id, ...invoices])).map((j) => ({object: 'scheduled_job' as const, kind: j.kind, ref: j.ref, due: j.due}))
   return {object: 'list' as const, has_more: false, data}
 }

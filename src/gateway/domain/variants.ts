@@ -17,7 +17,7 @@ import type * as catalog from '@payapp/sdk/schemas/catalog'
 import type {Variant} from '@payapp/sdk/schemas/catalog'
 import {conflict, invalid} from '../errors.js'
 import {newUuid} from '../ids.js'
-import type {Platform} from '../platform.js'
+import type {Tx} from './context.js'
 import type {ProductDoc, Scope, VariantDoc} from '../storage/documents.js'
 import {optionsOf, type Options} from './option-groups.js'
 import {requireDoc} from './shared.js'
@@ -25,14 +25,14 @@ import {requireDoc} from './shared.js'
 type VariantCreate = z.output<typeof catalog.variantCreate>
 type VariantUpdate = z.output<typeof catalog.variantUpdate>
 
-export const requireVariant = (gw: Platform, scope: Scope, id: string) => requireDoc(gw, 'variant', scope, id, 'variant')
+export const requireVariant = async (tx: Tx, scope: Scope, id: string) => requireDoc(tx, 'variant', scope, id, 'variant')
 
 /** A product's variants, oldest first (the default variant, created with the product, leads). */
-export const variantsOf = (gw: Platform, scope: Scope, productId: string) => gw.storage.all('variant', scope, productId)
+export const variantsOf = async (tx: Tx, scope: Scope, productId: string) => await tx.all('variant', scope, productId)
 
 /** The product's implicit default variant (rule 7): the one sold when no variant is named. */
-export function defaultVariantOf(gw: Platform, scope: Scope, product: Pick<ProductDoc, 'id'>): VariantDoc {
-  const found = variantsOf(gw, scope, product.id).find((v) => v.is_default)
+export async function defaultVariantOf(tx: Tx, scope: Scope, product: Pick<ProductDoc, 'id'>): Promise<VariantDoc> {
+  const found = (await variantsOf(tx, scope, product.id)).find((v) => v.is_default)
   if (!found) throw new Error(`product ${product.id} has no default variant`)
   return found
 }
@@ -82,16 +82,16 @@ export function variantView(v: VariantDoc, product: ProductDoc, options: Options
 }
 
 /** A page of a product's variants as served, newest first. */
-export function listVariants(gw: Platform, scope: Scope, product: ProductDoc, page: {limit: number; offset: number}) {
-  const options = optionsOf(gw, scope, product.id)
-  const {docs, hasMore} = gw.storage.page('variant', scope, {...page, parent: product.id})
+export async function listVariants(tx: Tx, scope: Scope, product: ProductDoc, page: {limit: number; offset: number}) {
+  const options = await optionsOf(tx, scope, product.id)
+  const {docs, hasMore} = await tx.page('variant', scope, {...page, parent: product.id})
   return {object: 'list' as const, has_more: hasMore, data: docs.map((v) => variantView(v, product, options))}
 }
 
 /** Persists a variant changed by another module (a reservation, a sale), stamping `updated`. */
-export function saveVariant(gw: Platform, variant: VariantDoc): VariantDoc {
-  variant.updated = gw.now()
-  return gw.storage.save(variant)
+export async function saveVariant(tx: Tx, variant: VariantDoc): Promise<VariantDoc> {
+  variant.updated = tx.now()
+  return await tx.save(variant)
 }
 
 const invalidOptions = (message: string) => invalid('invalid_options', message, 'options')
@@ -112,15 +112,15 @@ function checkCombination(product: ProductDoc, {groups}: Options, sent: VariantC
 }
 
 /** Rule 4: an explicit price is an active price of the same product. */
-function checkPrice(gw: Platform, scope: Scope, product: ProductDoc, id: string): void {
-  const price = gw.storage.get('price', scope, id)
+async function checkPrice(tx: Tx, scope: Scope, product: ProductDoc, id: string): Promise<void> {
+  const price = await tx.get('price', scope, id)
   if (!price || price.product !== product.id || !price.active) {
     throw invalid('price_unavailable', `price must be an active price of ${product.id}; omit it to inherit the default price`, 'price')
   }
 }
 
-function checkSku(gw: Platform, scope: Scope, sku: string, self?: string): void {
-  if (gw.storage.ids('variant', scope, [{field: 'sku', eq: sku}]).some((id) => id !== self)) {
+async function checkSku(tx: Tx, scope: Scope, sku: string, self?: string): Promise<void> {
+  if ((await tx.ids('variant', scope, [{field: 'sku', eq: sku}])).some((id) => id !== self)) {
     throw conflict('sku_exists', `Another variant in this catalogue already has the SKU '${sku}'`, 'sku')
   }
 }
@@ -130,14 +130,14 @@ type VariantFields = Pick<
   'is_default' | 'options' | 'price' | 'sku' | 'track_inventory' | 'stock_qty' | 'title' | 'description' | 'image_path' | 'features' | 'delivery_days' | 'revisions' | 'highlight' | 'sort_order'
 >
 
-function insertVariant(gw: Platform, scope: Scope, product: ProductDoc, fields: VariantFields, created = gw.now()): VariantDoc {
+async function insertVariant(tx: Tx, scope: Scope, product: ProductDoc, fields: VariantFields, created = tx.now()): Promise<VariantDoc> {
   const variant: VariantDoc = {object: 'variant', id: newUuid(), livemode: scope.env === 'live', product: product.id, ...fields, stock_reserved: 0, created, updated: created}
-  return gw.storage.insert('variant', scope, variant, {parent: product.id, created})
+  return await tx.insert('variant', scope, variant, {parent: product.id, created})
 }
 
 /** Rule 7: the variant every product is created with, sold when no variant is named. */
-export function insertDefaultVariant(gw: Platform, scope: Scope, product: ProductDoc): VariantDoc {
-  return insertVariant(gw, scope, product, presentation({is_default: true, options: [], sort_order: 0}), product.created)
+export async function insertDefaultVariant(tx: Tx, scope: Scope, product: ProductDoc): Promise<VariantDoc> {
+  return insertVariant(tx, scope, product, presentation({is_default: true, options: [], sort_order: 0}), product.created)
 }
 
 /** A variant's own fields, defaulted as the create schema leaves them. */
@@ -160,26 +160,26 @@ function presentation(body: Partial<VariantCreate> & Pick<VariantFields, 'is_def
   }
 }
 
-export function createVariant(gw: Platform, scope: Scope, product: ProductDoc, body: VariantCreate, known = optionsOf(gw, scope, product.id)): VariantDoc {
-  const options = checkCombination(product, known, body.options)
-  const [twinId] = gw.storage.ids('variant', scope, [{field: 'options', eq: JSON.stringify(options)}], product.id)
+export async function createVariant(tx: Tx, scope: Scope, product: ProductDoc, body: VariantCreate, known?: Options): Promise<VariantDoc> {
+  const options = checkCombination(product, known ?? (await optionsOf(tx, scope, product.id)), body.options)
+  const [twinId] = await tx.ids('variant', scope, [{field: 'options', eq: JSON.stringify(options)}], product.id)
   if (twinId) {
-    const twin = gw.storage.get('variant', scope, twinId)
+    const twin = await tx.get('variant', scope, twinId)
     throw conflict(
       'variant_exists',
       twin?.is_default ? 'A product without option groups has only its default variant; update that one' : `Variant ${twinId} has this combination`,
       'options',
     )
   }
-  if (body.price) checkPrice(gw, scope, product, body.price)
-  if (body.sku) checkSku(gw, scope, body.sku)
-  const sortOrder = body.sort_order ?? (gw.storage.max('variant', product.id, 'sort_order') ?? -1) + 1
-  return insertVariant(gw, scope, product, presentation({...body, is_default: false, options, sort_order: sortOrder}))
+  if (body.price) await checkPrice(tx, scope, product, body.price)
+  if (body.sku) await checkSku(tx, scope, body.sku)
+  const sortOrder = body.sort_order ?? (await tx.max('variant', product.id, 'sort_order') ?? -1) + 1
+  return insertVariant(tx, scope, product, presentation({...body, is_default: false, options, sort_order: sortOrder}))
 }
 
-export function updateVariant(gw: Platform, scope: Scope, product: ProductDoc, variant: VariantDoc, body: VariantUpdate): VariantDoc {
-  if (body.price) checkPrice(gw, scope, product, body.price)
-  if (body.sku) checkSku(gw, scope, body.sku, variant.id)
+export async function updateVariant(tx: Tx, scope: Scope, product: ProductDoc, variant: VariantDoc, body: VariantUpdate): Promise<VariantDoc> {
+  if (body.price) await checkPrice(tx, scope, product, body.price)
+  if (body.sku) await checkSku(tx, scope, body.sku, variant.id)
   const tracking = body.track_inventory ?? variant.track_inventory
   const stock = body.stock_qty ?? variant.stock_qty
   if (tracking && stock === null) {
@@ -194,14 +194,14 @@ export function updateVariant(gw: Platform, scope: Scope, product: ProductDoc, v
   }
   // An empty or null title falls back to the option combination again.
   if (title !== undefined) variant.title = title || null
-  return saveVariant(gw, variant)
+  return saveVariant(tx, variant)
 }
 
 /** Rule 7: the default variant stays; archive the product instead. */
-export function deleteVariant(gw: Platform, variant: VariantDoc) {
+export async function deleteVariant(tx: Tx, variant: VariantDoc) {
   if (variant.is_default) {
     throw conflict('default_variant', 'The default variant of a product cannot be deleted; archive the product instead')
   }
-  gw.storage.remove(variant.id)
+  await tx.remove(variant.id)
   return {id: variant.id, object: 'variant', deleted: true as const}
 }

@@ -10,29 +10,29 @@ import type {z} from 'zod'
 import {mask} from '@payapp/sdk/mask'
 import type {adminWebhookEndpointCreate, adminWebhookSecretRotate} from '@payapp/sdk/schemas/admin'
 import {notFound} from '../errors.js'
-import type {Platform} from '../platform.js'
+import type {Tx} from './context.js'
 import type {WebhookEndpointDoc} from '../webhooks.js'
 import {requireMerchant} from './merchants.js'
 
-export function createWebhookEndpoint(gw: Platform, body: z.output<typeof adminWebhookEndpointCreate>): WebhookEndpointDoc {
-  requireMerchant(gw, body.merchant)
+export async function createWebhookEndpoint(tx: Tx, body: z.output<typeof adminWebhookEndpointCreate>): Promise<WebhookEndpointDoc> {
+  await requireMerchant(tx, body.merchant)
   if (body.installation !== undefined) {
     // An app's endpoint belongs to an installation of this merchant and environment.
-    const inst = gw.storage.credentials.byId(body.installation)
+    const inst = await tx.credentials.byId(body.installation)
     if (inst?.kind !== 'installation' || inst.merchant !== body.merchant || inst.env !== body.env) {
       throw notFound('installation of this merchant and environment', body.installation, 'resource_missing', 'installation')
     }
   }
-  return gw.webhooks.create(body)
+  return await tx.endpoints.create(body)
 }
 
-export function listWebhookEndpoints(gw: Platform, merchant: string) {
-  const data = gw.webhooks.list(merchant).map((e) => ({...e, secret: mask(e.secret)}))
+export async function listWebhookEndpoints(tx: Tx, merchant: string) {
+  const data = (await tx.endpoints.list(merchant)).map((e) => ({...e, secret: mask(e.secret)}))
   return {object: 'list' as const, has_more: false, data}
 }
 
-export function requireEndpoint(gw: Platform, id: string, param?: string): WebhookEndpointDoc {
-  const endpoint = gw.webhooks.get(id)
+export async function requireEndpoint(tx: Tx, id: string, param?: string): Promise<WebhookEndpointDoc> {
+  const endpoint = await tx.endpoints.get(id)
   if (!endpoint) throw notFound('webhook endpoint', id, undefined, param)
   return endpoint
 }
@@ -46,19 +46,19 @@ export const DEFAULT_SECRET_OVERLAP_SECONDS = 24 * 3600
  * (default 24 h, like the platforms receivers know; 0 ends it at once), so receivers can switch without
  * dropping events.
  */
-export function rotateWebhookSecret(gw: Platform, id: string, body: z.output<typeof adminWebhookSecretRotate>): WebhookEndpointDoc {
-  requireEndpoint(gw, id)
-  return gw.webhooks.rotateSecret(id, body.expire_previous_in_seconds ?? DEFAULT_SECRET_OVERLAP_SECONDS, body.secret)!
+export async function rotateWebhookSecret(tx: Tx, id: string, body: z.output<typeof adminWebhookSecretRotate>): Promise<WebhookEndpointDoc> {
+  await requireEndpoint(tx, id)
+  return (await tx.endpoints.rotateSecret(id, body.expire_previous_in_seconds ?? DEFAULT_SECRET_OVERLAP_SECONDS, body.secret))!
 }
 
-export function deleteWebhookEndpoint(gw: Platform, id: string) {
-  requireEndpoint(gw, id)
-  gw.webhooks.remove(id)
+export async function deleteWebhookEndpoint(tx: Tx, id: string) {
+  await requireEndpoint(tx, id)
+  await tx.endpoints.remove(id)
   return {id, object: 'webhook_endpoint' as const, deleted: true as const}
 }
 
 /** The endpoint's attempt log, oldest first. */
-export function webhookDeliveries(gw: Platform, id: string) {
-  requireEndpoint(gw, id)
-  return {object: 'list' as const, has_more: false, data: gw.webhooks.deliveries(id)}
+export async function webhookDeliveries(tx: Tx, id: string) {
+  await requireEndpoint(tx, id)
+  return {object: 'list' as const, has_more: false, data: await tx.endpoints.deliveries(id)}
 }

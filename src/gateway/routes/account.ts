@@ -14,33 +14,33 @@ import {createLink, requireLink, updateLink} from '../domain/subscription-links.
 import {notFound} from '../errors.js'
 
 export const accountHandlers = {
-  'merchant.retrieve'({gw, scope}) {
-    const merchant = gw.merchant(scope.merchant)
+  async 'merchant.retrieve'({tx, scope}) {
+    const merchant = await tx.merchant(scope.merchant)
     if (!merchant) throw notFound('merchant', scope.merchant)
     return merchantView(merchant, scope.env)
   },
 
   // The endpoint table declares the status filter (paymentsListQuery); the runner has parsed it.
-  'payments.list': ({gw, scope, query}) => listPayments(gw, scope, query),
-  'payments.retrieve'({gw, scope, door, params}) {
-    if (door === 'app') return paymentView(requirePayment(gw, scope, params.id))
+  'payments.list': ({tx, scope, query}) => listPayments(tx, scope, query),
+  async 'payments.retrieve'({tx, scope, door, params}) {
+    if (door === 'app') return paymentView(await requirePayment(tx, scope, params.id))
     // The merchant API also finds a payment by its payment intent or charge.
-    const payment = findPayment(gw, scope, params.id)
+    const payment = await findPayment(tx, scope, params.id)
     if (!payment) throw notFound('payment', params.id, 'resource_missing')
     return paymentView(payment)
   },
   // The sandbox lists refund rows; live lists the refunded charges themselves.
-  'refunds.list': ({gw, scope, query}) => (scope.env === 'test' ? rawList(gw.storage.pageRaw('refund', scope, query)) : listRefundedPayments(gw, scope, query)),
-  'disputes.list': ({gw, scope, query}) => listDisputes(gw, scope, query),
+  'refunds.list': async ({tx, scope, query}) => (scope.env === 'test' ? rawList(await tx.pageRaw('refund', scope, query)) : listRefundedPayments(tx, scope, query)),
+  'disputes.list': ({tx, scope, query}) => listDisputes(tx, scope, query),
   'payouts.list': storedList('payout'),
-  'balance.retrieve': ({gw, scope}) => balance(gw, scope),
-  'invoices.list': ({gw, scope, door, query}) => rawList(listInvoices(gw, scope, query, door === 'merchant')),
-  'invoices.retrieve': ({gw, scope, door, params}) => requireInvoice(gw, scope, params.id, door === 'merchant'),
-  'analytics.summary': ({gw, scope, query}) => analyticsSummary(gw, scope, query.days),
+  'balance.retrieve': ({tx, scope}) => balance(tx, scope),
+  'invoices.list': async ({tx, scope, door, query}) => rawList(await listInvoices(tx, scope, query, door === 'merchant')),
+  'invoices.retrieve': ({tx, scope, door, params}) => requireInvoice(tx, scope, params.id, door === 'merchant'),
+  'analytics.summary': ({tx, scope, query}) => analyticsSummary(tx, scope, query.days),
 
   'subscriptionLinks.list': storedList('subscription_link'),
-  'subscriptionLinks.retrieve': ({gw, scope, params}) => requireLink(gw, scope, params.id),
-  'subscriptionLinks.create': ({gw, scope, body}) => created(createLink(gw, scope, body)),
-  'subscriptionLinks.update': ({gw, scope, params, body}) => updateLink(gw, scope, requireLink(gw, scope, params.id), body),
-  'subscriptionLinks.archive': ({gw, scope, params}) => updateLink(gw, scope, requireLink(gw, scope, params.id), {active: false}),
+  'subscriptionLinks.retrieve': ({tx, scope, params}) => requireLink(tx, scope, params.id),
+  'subscriptionLinks.create': async ({tx, scope, body}) => created(await createLink(tx, scope, body)),
+  'subscriptionLinks.update': async ({tx, scope, params, body}) => updateLink(tx, scope, await requireLink(tx, scope, params.id), body),
+  'subscriptionLinks.archive': async ({tx, scope, params}) => updateLink(tx, scope, await requireLink(tx, scope, params.id), {active: false}),
 } satisfies HandlersFor

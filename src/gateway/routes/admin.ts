@@ -4,7 +4,7 @@
  * is found in whichever scope holds it.
  */
 import type {AdminHandlers} from '../admin.js'
-import {advanceClock, clockView} from '../domain/clock.js'
+import {advanceClock, clockView, type TestClock} from '../domain/clock.js'
 import {createApiKey, createInstallation, revokeCredential} from '../domain/credentials.js'
 import {disputePayment} from '../domain/disputes.js'
 import {requireFault} from '../domain/faults.js'
@@ -18,77 +18,87 @@ import {findDoc} from '../domain/shared.js'
 import {cancelSubscription, confirmSubscription, setRenewalOutcome, subscriptionFixture, subscriptionSchedule} from '../domain/subscriptions.js'
 import {createWebhookEndpoint, deleteWebhookEndpoint, listWebhookEndpoints, requireEndpoint, rotateWebhookSecret, webhookDeliveries} from '../domain/webhook-endpoints.js'
 import {notFound} from '../errors.js'
+import type {Tx} from '../domain/context.js'
 import type {Platform} from '../platform.js'
 import type {Scope} from '../storage/documents.js'
 
 /** The merchant and environment an admin body names, checked to exist. */
-function scopeOf(gw: Platform, body: {merchant: string; env: Scope['env']}): Scope {
-  requireMerchant(gw, body.merchant)
+async function scopeOf(tx: Tx, body: {merchant: string; env: Scope['env']}): Promise<Scope> {
+  await requireMerchant(tx, body.merchant)
   return {merchant: body.merchant, env: body.env}
 }
 
 /** Where a subscription named by a path id lives (admin calls carry no credential). */
-const subscriptionScope = (gw: Platform, id: string) => findDoc(gw, 'subscription', id, 'subscription', 'subscription_not_found').scope
+const subscriptionScope = async (tx: Tx, id: string) => (await findDoc(tx, 'subscription', id, 'subscription', 'subscription_not_found')).scope
 
-function sessionById(gw: Platform, id: string) {
-  const found = findSession(gw, id)
+async function sessionById(tx: Tx, id: string) {
+  const found = await findSession(tx, id)
   if (!found) throw notFound('checkout session', id)
   return found
 }
 
+/** The platform's clock as the clock's rules see it. */
+const testClock = (gw: Platform): TestClock => ({
+  now: () => gw.now(),
+  get offset() {
+    return gw.clock.offset
+  },
+  advance: (by) => gw.advanceClock(by),
+})
+
 export const adminHandlers: AdminHandlers = {
-  'merchants.create': ({gw, body}) => adminMerchantView(gw, createMerchant(gw, body)),
-  'merchants.retrieve': ({gw, params}) => adminMerchantView(gw, requireMerchant(gw, params.id)),
+  'merchants.create': async ({tx, body}) => adminMerchantView(tx, await createMerchant(tx, body)),
+  'merchants.retrieve': async ({tx, params}) => adminMerchantView(tx, await requireMerchant(tx, params.id)),
 
-  'installations.create': ({gw, body}) => createInstallation(gw, body),
-  'installations.revoke': ({gw, params}) => revokeCredential(gw, 'installation', params.id),
-  'keys.create': ({gw, body}) => createApiKey(gw, body),
-  'keys.revoke': ({gw, params}) => revokeCredential(gw, 'key', params.id),
+  'installations.create': ({tx, body}) => createInstallation(tx, body),
+  'installations.revoke': ({tx, params}) => revokeCredential(tx, 'installation', params.id),
+  'keys.create': ({tx, body}) => createApiKey(tx, body),
+  'keys.revoke': ({tx, params}) => revokeCredential(tx, 'key', params.id),
 
-  'clock.retrieve': ({gw}) => clockView(gw),
-  'clock.advance': ({gw, body}) => advanceClock(gw, body),
-  'sandbox.reset': ({gw, body}) => resetSandbox(gw, body.merchant),
-  'events.list': ({gw, query}) => listEvents(gw, {merchant: query.merchant, env: query.env}, query),
-  'events.resend': ({gw, params, body}) => resendEvent(gw, params.id, body.endpoint),
-  'events.resendMany': ({gw, body}) => {
-    requireMerchant(gw, body.merchant)
-    return resendEvents(gw, body)
+  'clock.retrieve': ({gw}) => clockView(testClock(gw)),
+  'clock.advance': ({gw, body}) => advanceClock(testClock(gw), body),
+  'sandbox.reset': ({tx, body}) => resetSandbox(tx, body.merchant),
+  'events.list': ({tx, query}) => listEvents(tx, {merchant: query.merchant, env: query.env}, query),
+  'events.resend': ({tx, params, body}) => resendEvent(tx, params.id, body.endpoint),
+  'events.resendMany': async ({tx, body}) => {
+    await requireMerchant(tx, body.merchant)
+    return resendEvents(tx, body)
   },
 
-  'webhookEndpoints.create': ({gw, body}) => createWebhookEndpoint(gw, body),
-  'webhookEndpoints.list': ({gw, query}) => listWebhookEndpoints(gw, query.merchant),
-  'webhookEndpoints.delete': ({gw, params}) => deleteWebhookEndpoint(gw, params.id),
-  'webhookEndpoints.deliveries': ({gw, params}) => webhookDeliveries(gw, params.id),
-  'webhookEndpoints.rotateSecret': ({gw, params, body}) => rotateWebhookSecret(gw, params.id, body),
+  'webhookEndpoints.create': ({tx, body}) => createWebhookEndpoint(tx, body),
+  'webhookEndpoints.list': ({tx, query}) => listWebhookEndpoints(tx, query.merchant),
+  'webhookEndpoints.delete': ({tx, params}) => deleteWebhookEndpoint(tx, params.id),
+  'webhookEndpoints.deliveries': ({tx, params}) => webhookDeliveries(tx, params.id),
+  'webhookEndpoints.rotateSecret': ({tx, params, body}) => rotateWebhookSecret(tx, params.id, body),
 
-  'checkouts.complete': ({gw, params, body}) => {
-    const {scope, session} = sessionById(gw, params.session_id)
+  'checkouts.complete': async ({tx, params, body}) => {
+    const {scope, session} = await sessionById(tx, params.session_id)
     const buyer = {name: body.customer_name ?? 'Test Customer', email: body.customer_email ?? 'customer@example.com'}
-    return completeSession(gw, scope, session, body.outcome, buyer)
+    return completeSession(tx, scope, session, body.outcome, buyer)
   },
-  'checkouts.expire': ({gw, params}) => {
-    const {scope, session} = sessionById(gw, params.session_id)
-    return expireOpenSession(gw, scope, session)
+  'checkouts.expire': async ({tx, params}) => {
+    const {scope, session} = await sessionById(tx, params.session_id)
+    return expireOpenSession(tx, scope, session)
   },
-  'payments.refund': ({gw, params, body}) => {
-    const {scope, doc} = findDoc(gw, 'payment', params.id, 'payment')
-    return refundPayment(gw, scope, doc, body)
+  'payments.refund': async ({tx, params, body}) => {
+    const {scope, doc} = await findDoc(tx, 'payment', params.id, 'payment')
+    return refundPayment(tx, scope, doc, body)
   },
-  'payments.dispute': ({gw, params, body}) => {
-    const {scope, doc} = findDoc(gw, 'payment', params.id, 'payment')
-    return disputePayment(gw, scope, doc, body)
+  'payments.dispute': async ({tx, params, body}) => {
+    const {scope, doc} = await findDoc(tx, 'payment', params.id, 'payment')
+    return disputePayment(tx, scope, doc, body)
   },
-  'payouts.create': ({gw, body}) => createPayout(gw, scopeOf(gw, body), body),
-  'invoices.create': ({gw, body}) => issueInvoice(gw, scopeOf(gw, body), body),
-  'subscriptions.create': ({gw, body}) => subscriptionFixture(gw, scopeOf(gw, body), body),
-  'subscriptions.cancel': ({gw, params, body}) => cancelSubscription(gw, subscriptionScope(gw, params.id), params.id, body.at_period_end),
-  'subscriptions.confirm': ({gw, params, body}) => confirmSubscription(gw, subscriptionScope(gw, params.id), params.id, body),
-  'subscriptions.renewals': ({gw, params, body}) => setRenewalOutcome(gw, subscriptionScope(gw, params.id), params.id, body.outcome),
-  'subscriptions.schedule': ({gw, params}) => subscriptionSchedule(gw, subscriptionScope(gw, params.id), params.id),
+  'payouts.create': async ({tx, body}) => createPayout(tx, await scopeOf(tx, body), body),
+  'invoices.create': async ({tx, body}) => issueInvoice(tx, await scopeOf(tx, body), body),
+  'subscriptions.create': async ({tx, body}) => subscriptionFixture(tx, await scopeOf(tx, body), body),
+  'subscriptions.cancel': async ({tx, params, body}) => cancelSubscription(tx, await subscriptionScope(tx, params.id), params.id, body.at_period_end),
+  'subscriptions.confirm': async ({tx, params, body}) => confirmSubscription(tx, await subscriptionScope(tx, params.id), params.id, body),
+  'subscriptions.renewals': async ({tx, params, body}) => setRenewalOutcome(tx, await subscriptionScope(tx, params.id), params.id, body.outcome),
+  'subscriptions.schedule': async ({tx, params}) => subscriptionSchedule(tx, await subscriptionScope(tx, params.id), params.id),
 
-  'faults.create': ({gw, body}) => {
-    if (body.merchant) requireMerchant(gw, body.merchant)
-    if (body.endpoint) requireEndpoint(gw, body.endpoint, 'endpoint')
+  'faults.create': async ({tx, gw, body}) => {
+    if (body.merchant) await requireMerchant(tx, body.merchant)
+    if (body.endpoint) await requireEndpoint(tx, body.endpoint, 'endpoint')
     return gw.faults.add(body)
   },
   'faults.list': ({gw}) => ({object: 'list', has_more: false, data: gw.faults.list()}),

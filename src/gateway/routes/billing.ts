@@ -10,22 +10,23 @@ import {createFraudWarning, getFraudWarning, listFraudWarnings} from '../domain/
 import {cancelSubscription, createSubscription, listSubscriptions, planOfPrice, requireSubscription, subscriptionView} from '../domain/subscriptions.js'
 
 export const billingHandlers = {
-  'subscriptions.create': ({gw, scope, body}) => created(subscriptionView(gw, scope, createSubscription(gw, scope, {...body, plan: planOfPrice(gw, scope, body.price_id)}))),
-  'subscriptions.list'({gw, scope, door, query}) {
-    const page = listSubscriptions(gw, scope, query)
+  'subscriptions.create': async ({tx, scope, body}) => created(await subscriptionView(tx, scope, await createSubscription(tx, scope, {...body, plan: await planOfPrice(tx, scope, body.price_id)}))),
+  async 'subscriptions.list'({tx, scope, door, query}) {
+    const page = await listSubscriptions(tx, scope, query)
     if (door === 'app') return rawList(page)
     // The merchant API shows an incomplete subscription with its client secret; every other row is
     // spliced as stored, and none is read again by id.
-    const rows = page.rows.map((row) => {
+    const rows: string[] = []
+    for (const row of page.rows) {
       const sub = JSON.parse(row) as Subscription
-      return sub.status === 'incomplete' ? JSON.stringify(subscriptionView(gw, scope, sub)) : row
-    })
+      rows.push(sub.status === 'incomplete' ? JSON.stringify(await subscriptionView(tx, scope, sub)) : row)
+    }
     return rawList({rows, hasMore: page.hasMore})
   },
-  'subscriptions.retrieve': ({gw, scope, params}) => subscriptionView(gw, scope, requireSubscription(gw, scope, params.id)),
-  'subscriptions.cancel': ({gw, scope, params, body}) => cancelSubscription(gw, scope, params.id, body.at_period_end),
-  'customers.retrieve': ({gw, scope, params}) => requireCustomer(gw, scope, params.id),
-  'fraudWarnings.list': ({gw, scope, query}) => listFraudWarnings(gw, scope, query),
-  'fraudWarnings.retrieve': ({gw, scope, params}) => getFraudWarning(gw, scope, params.id),
-  'fraudWarnings.testCreate': ({gw, scope, body}) => created(createFraudWarning(gw, scope, body)),
+  'subscriptions.retrieve': async ({tx, scope, params}) => subscriptionView(tx, scope, await requireSubscription(tx, scope, params.id)),
+  'subscriptions.cancel': ({tx, scope, params, body}) => cancelSubscription(tx, scope, params.id, body.at_period_end),
+  'customers.retrieve': ({tx, scope, params}) => requireCustomer(tx, scope, params.id),
+  'fraudWarnings.list': ({tx, scope, query}) => listFraudWarnings(tx, scope, query),
+  'fraudWarnings.retrieve': ({tx, scope, params}) => getFraudWarning(tx, scope, params.id),
+  'fraudWarnings.testCreate': async ({tx, scope, body}) => created(await createFraudWarning(tx, scope, body)),
 } satisfies HandlersFor

@@ -27,84 +27,84 @@ import {notFound} from '../errors.js'
 const MERCHANT_PRODUCTS_LIMIT = 20
 
 export const catalogHandlers = {
-  'store.retrieve'({gw, scope}) {
-    const merchant = gw.merchant(scope.merchant)
+  async 'store.retrieve'({tx, scope}) {
+    const merchant = await tx.merchant(scope.merchant)
     if (!merchant) throw notFound('store')
-    return storeView(merchant, scope.env, gw.baseUrl)
+    return storeView(merchant, scope.env, tx.baseUrl)
   },
 
   // ---------------------------------------------------------------- products and prices
 
-  'products.list'({gw, scope, door, query, request}) {
+  async 'products.list'({tx, scope, door, query, request}) {
     // The merchant API's product list defaults to 20 (spec); the App and store APIs' lists to 25.
     const limit = door === 'merchant' && (request.query as {limit?: unknown}).limit === undefined ? MERCHANT_PRODUCTS_LIMIT : query.limit
-    return rawList(listProducts(gw, scope, door !== 'app', {...query, limit}))
+    return rawList(await listProducts(tx, scope, door !== 'app', {...query, limit}))
   },
-  'products.create': ({gw, scope, door, body}) => created(productDetail(gw, scope, door !== 'app', createProduct(gw, scope, body))),
-  'products.retrieve'({gw, scope, door, params}) {
+  'products.create': async ({tx, scope, door, body}) => created(await productDetail(tx, scope, door !== 'app', await createProduct(tx, scope, body))),
+  async 'products.retrieve'({tx, scope, door, params}) {
     // Expiry is lazy: sessions past their time release their stock before variants are shown.
-    sweepExpired(gw, scope)
-    return productDetail(gw, scope, door !== 'app', requireProduct(gw, scope, params.id))
+    await sweepExpired(tx, scope)
+    return productDetail(tx, scope, door !== 'app', await requireProduct(tx, scope, params.id))
   },
-  'products.update'({gw, scope, door, params, body}) {
-    sweepExpired(gw, scope)
-    return productDetail(gw, scope, door !== 'app', updateProduct(gw, scope, requireProduct(gw, scope, params.id), body))
+  async 'products.update'({tx, scope, door, params, body}) {
+    await sweepExpired(tx, scope)
+    return productDetail(tx, scope, door !== 'app', await updateProduct(tx, scope, await requireProduct(tx, scope, params.id), body))
   },
-  'products.modify'({gw, scope, params, body}) {
-    sweepExpired(gw, scope)
-    return productDetail(gw, scope, true, updateProduct(gw, scope, requireProduct(gw, scope, params.id), body))
+  async 'products.modify'({tx, scope, params, body}) {
+    await sweepExpired(tx, scope)
+    return productDetail(tx, scope, true, await updateProduct(tx, scope, await requireProduct(tx, scope, params.id), body))
   },
-  'products.defaultPrice'({gw, scope, params, body}) {
-    sweepExpired(gw, scope)
-    return productDetail(gw, scope, true, updateProduct(gw, scope, requireProduct(gw, scope, params.id), {default_price_id: body.price}))
+  async 'products.defaultPrice'({tx, scope, params, body}) {
+    await sweepExpired(tx, scope)
+    return productDetail(tx, scope, true, await updateProduct(tx, scope, await requireProduct(tx, scope, params.id), {default_price_id: body.price}))
   },
-  'products.archive': ({gw, scope, params}) => archiveProduct(gw, scope, requireProduct(gw, scope, params.id)),
+  'products.archive': async ({tx, scope, params}) => archiveProduct(tx, scope, await requireProduct(tx, scope, params.id)),
 
-  'prices.list'({gw, scope, params, query}) {
-    return rawList(gw.storage.pageRaw('price', scope, {...query, parent: requireProduct(gw, scope, params.id).id}))
+  async 'prices.list'({tx, scope, params, query}) {
+    return rawList(await tx.pageRaw('price', scope, {...query, parent: (await requireProduct(tx, scope, params.id)).id}))
   },
-  'prices.create': ({gw, scope, params, body}) => created(createPrice(gw, scope, requireProduct(gw, scope, params.id), body)),
-  'prices.update'({gw, scope, params, body}) {
-    const product = requireProduct(gw, scope, params.id)
-    return updatePrice(gw, scope, product, requirePrice(gw, scope, product, params.price), body)
+  'prices.create': async ({tx, scope, params, body}) => created(await createPrice(tx, scope, await requireProduct(tx, scope, params.id), body)),
+  async 'prices.update'({tx, scope, params, body}) {
+    const product = await requireProduct(tx, scope, params.id)
+    return updatePrice(tx, scope, product, await requirePrice(tx, scope, product, params.price), body)
   },
 
   // ---------------------------------------------------------------- option groups and values
 
-  'options.list': ({gw, scope, params, query}) => listGroups(gw, scope, requireProduct(gw, scope, params.id), query),
-  'options.create'({gw, scope, params, body}) {
-    const {group, values} = createOptionGroup(gw, scope, requireProduct(gw, scope, params.id), body)
+  'options.list': async ({tx, scope, params, query}) => listGroups(tx, scope, await requireProduct(tx, scope, params.id), query),
+  async 'options.create'({tx, scope, params, body}) {
+    const {group, values} = await createOptionGroup(tx, scope, await requireProduct(tx, scope, params.id), body)
     return created(optionGroupView(group, values))
   },
-  'options.update': ({gw, scope, params, body}) => groupWithValues(gw, scope, renameOptionGroup(gw, scope, requireGroup(gw, scope, params.id), body.name)),
-  'options.delete': ({gw, scope, params}) => deleteOptionGroup(gw, scope, requireGroup(gw, scope, params.id)),
-  'values.create'({gw, scope, params, body}) {
-    const group = requireGroup(gw, scope, params.id)
-    addValue(gw, scope, group, body)
-    return created(groupWithValues(gw, scope, group))
+  'options.update': async ({tx, scope, params, body}) => groupWithValues(tx, scope, await renameOptionGroup(tx, scope, await requireGroup(tx, scope, params.id), body.name)),
+  'options.delete': async ({tx, scope, params}) => deleteOptionGroup(tx, scope, await requireGroup(tx, scope, params.id)),
+  async 'values.create'({tx, scope, params, body}) {
+    const group = requireGroup(tx, scope, params.id)
+    await addValue(tx, scope, await group, body)
+    return created(await groupWithValues(tx, scope, await group))
   },
-  'values.delete': ({gw, scope, params}) => deleteValue(gw, scope, params.id),
+  'values.delete': ({tx, scope, params}) => deleteValue(tx, scope, params.id),
 
   // ---------------------------------------------------------------- variants
 
-  'variants.list'({gw, scope, params, query}) {
+  async 'variants.list'({tx, scope, params, query}) {
     // Expiry is lazy: sessions past their time release their stock before variants are shown.
-    sweepExpired(gw, scope)
-    return listVariants(gw, scope, requireProduct(gw, scope, params.id), query)
+    await sweepExpired(tx, scope)
+    return listVariants(tx, scope, await requireProduct(tx, scope, params.id), query)
   },
-  'variants.create'({gw, scope, params, body}) {
-    const product = requireProduct(gw, scope, params.id)
-    const options = optionsOf(gw, scope, product.id)
-    return created(variantView(createVariant(gw, scope, product, body, options), product, options))
+  async 'variants.create'({tx, scope, params, body}) {
+    const product = await requireProduct(tx, scope, params.id)
+    const options = await optionsOf(tx, scope, product.id)
+    return created(variantView(await createVariant(tx, scope, product, body, options), product, options))
   },
-  'variants.update'({gw, scope, params, body}) {
-    sweepExpired(gw, scope)
-    const variant = requireVariant(gw, scope, params.id)
-    const product = requireProduct(gw, scope, variant.product)
-    return variantView(updateVariant(gw, scope, product, variant, body), product, optionsOf(gw, scope, product.id))
+  async 'variants.update'({tx, scope, params, body}) {
+    await sweepExpired(tx, scope)
+    const variant = await requireVariant(tx, scope, params.id)
+    const product = await requireProduct(tx, scope, variant.product)
+    return variantView(await updateVariant(tx, scope, product, variant, body), product, await optionsOf(tx, scope, product.id))
   },
-  'variants.delete': ({gw, scope, params}) => deleteVariant(gw, requireVariant(gw, scope, params.id)),
+  'variants.delete': async ({tx, scope, params}) => deleteVariant(tx, await requireVariant(tx, scope, params.id)),
 
   // app.ts has read the multipart upload (and fingerprinted its bytes for idempotency) by now.
-  'files.create': ({gw, scope, upload}) => created(storeFile(gw, scope, upload!)),
+  'files.create': async ({tx, scope, upload}) => created(await storeFile(tx, scope, upload!)),
 } satisfies HandlersFor

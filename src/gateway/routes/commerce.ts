@@ -11,30 +11,30 @@ import {createRefund, listRefundsOf, requireRefund} from '../domain/refunds.js'
 import {notFound} from '../errors.js'
 
 export const commerceHandlers = {
-  'checkouts.create': ({gw, scope, body}) => created(createStoreCheckout(gw, scope, body)),
+  'checkouts.create': async ({tx, scope, body}) => created(await createStoreCheckout(tx, scope, body)),
 
-  'checkoutSessions.retrieve'({gw, scope, params, query}) {
-    if (scope) return retrieveSession(gw, scope, params.id)
+  async 'checkoutSessions.retrieve'({tx, scope, params, query}) {
+    if (scope) return retrieveSession(tx, scope, params.id)
     // The checkout page: no key, the client secret instead; it sees the session without the secret
     // while the session is open, and session_expired once it completed or expired.
-    const found = sessionForClientSecret(gw, params.id, query.cs ?? '')
+    const found = await sessionForClientSecret(tx, params.id, query.cs ?? '')
     if (found.state === 'unknown') throw notFound('checkout session', params.id)
     if (found.state === 'ended') throw sessionGone(params.id)
     return sessionView(found.session, false)
   },
-  'checkoutSessions.create': ({gw, scope, cred, body}) => created(createCheckoutSession(gw, scope, body, cred.kind === 'publishable_key')),
-  'checkoutSessions.list': ({gw, scope, query}) => listCheckoutSessions(gw, scope, query),
-  'checkoutSessions.update': ({gw, scope, params, body}) => updateCheckoutSession(gw, scope, params.id, body),
-  'checkoutSessions.updateViaPost': ({gw, scope, params, body}) => updateCheckoutSession(gw, scope, params.id, body),
-  'checkoutSessions.expire': ({gw, scope, params}) => expireOpenSession(gw, scope, requireSession(gw, scope, params.id)),
+  'checkoutSessions.create': async ({tx, scope, cred, body}) => created(await createCheckoutSession(tx, scope, body, cred.kind === 'publishable_key')),
+  'checkoutSessions.list': ({tx, scope, query}) => listCheckoutSessions(tx, scope, query),
+  'checkoutSessions.update': ({tx, scope, params, body}) => updateCheckoutSession(tx, scope, params.id, body),
+  'checkoutSessions.updateViaPost': ({tx, scope, params, body}) => updateCheckoutSession(tx, scope, params.id, body),
+  'checkoutSessions.expire': async ({tx, scope, params}) => expireOpenSession(tx, scope, await requireSession(tx, scope, params.id)),
 
-  'refunds.create': ({gw, scope, body}) => created(createRefund(gw, scope, body)),
-  'refunds.search': ({gw, scope, query}) => listRefundsOf(gw, scope, query),
-  'refunds.retrieve': ({gw, scope, params}) => requireRefund(gw, scope, params.id),
+  'refunds.create': async ({tx, scope, body}) => created(await createRefund(tx, scope, body)),
+  'refunds.search': ({tx, scope, query}) => listRefundsOf(tx, scope, query),
+  'refunds.retrieve': ({tx, scope, params}) => requireRefund(tx, scope, params.id),
 
   'orders.list': storedList('order'),
-  'orders.retrieve': ({gw, scope, params}) => requireOrder(gw, scope, params.id),
-  'orders.update': ({gw, scope, params, body}) => updateOrderStatus(gw, scope, requireOrder(gw, scope, params.id), body.status),
-  'orders.evidence.create': ({gw, scope, params, body}) => addEvidence(gw, scope, requireOrder(gw, scope, params.id), body),
-  'orders.create': ({gw, scope, body}) => created(createOrderFixture(gw, scope, body)),
+  'orders.retrieve': ({tx, scope, params}) => requireOrder(tx, scope, params.id),
+  'orders.update': async ({tx, scope, params, body}) => updateOrderStatus(tx, scope, await requireOrder(tx, scope, params.id), body.status),
+  'orders.evidence.create': async ({tx, scope, params, body}) => addEvidence(tx, scope, await requireOrder(tx, scope, params.id), body),
+  'orders.create': async ({tx, scope, body}) => created(await createOrderFixture(tx, scope, body)),
 } satisfies HandlersFor

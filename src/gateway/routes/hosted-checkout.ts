@@ -16,6 +16,7 @@ import {clientSecretMatches, completeSession, findSession as findAnySession} fro
 import {optionsOf} from '../domain/option-groups.js'
 import {variantView} from '../domain/variants.js'
 import {ApiError} from '../errors.js'
+import type {Tx} from '../domain/context.js'
 import type {Platform} from '../platform.js'
 import type {Scope, SessionDoc} from '../storage/documents.js'
 import {esc, htmlPage, humanExpiry, money, originOf, sendHtml} from './html.js'
@@ -34,34 +35,34 @@ const NOTICES = {
 const gone = () => new ApiError(410, 'invalid_state', 'session_expired', 'This checkout is no longer open')
 
 /** The session a (session id, client secret) pair opens, in any state, or 404. */
-function findSession(platform: Platform, request: FastifyRequest): {scope: Scope; session: SessionDoc; cs: string} {
+async function findSession(tx: Tx, request: FastifyRequest): Promise<{scope: Scope; session: SessionDoc; cs: string}> {
   const {id} = request.params as {id: string}
   const cs = text((request.query as {cs?: unknown}).cs)
   // Swept first: a session past its time is expired, so its page is gone.
-  const found = findAnySession(platform, id)
+  const found = await findAnySession(tx, id)
   if (!found || !cs || !clientSecretMatches(found.session, cs)) throw new ApiError(404, 'not_found', 'resource_missing', 'No such checkout session')
   return {...found, cs}
 }
 
 /** An open session, or 410: the secret dies with the open state (spec), except for the receipt page. */
-function loadOpen(platform: Platform, request: FastifyRequest) {
-  const found = findSession(platform, request)
+async function loadOpen(tx: Tx, request: FastifyRequest) {
+  const found = await findSession(tx, request)
   if (found.session.status !== 'open') throw gone()
   return found
 }
 
 const pageUrl = (session: SessionDoc, cs: string, suffix = '') => `/checkout/${encodeURIComponent(session.id)}${suffix}?cs=${encodeURIComponent(cs)}`
 
-function storeName(platform: Platform, scope: Scope): string {
-  const merchant = platform.merchant(scope.merchant)
+async function storeName(tx: Tx, scope: Scope): Promise<string> {
+  const merchant = await tx.merchant(scope.merchant)
   return merchant?.store.display_name ?? merchant?.company ?? 'Checkout'
 }
 
 /** A line as a buyer reads it: the product, its variant as `L / Blue`, unit price × quantity, line total. */
-function lineRow(platform: Platform, scope: Scope, line: SessionDoc['line_items'][number]): string {
-  const product = line.product_id ? platform.storage.get('product', scope, line.product_id) : undefined
-  const variant = line.variant_id ? platform.storage.get('variant', scope, line.variant_id) : undefined
-  const variantTitle = product && variant && !variant.is_default ? variantView(variant, product, optionsOf(platform, scope, product.id)).title : null
+async function lineRow(tx: Tx, scope: Scope, line: SessionDoc['line_items'][number]): Promise<string> {
+  const product = line.product_id ? await tx.get('product', scope, line.product_id) : undefined
+  const variant = line.variant_id ? await tx.get('variant', scope, line.variant_id) : undefined
+  const variantTitle = product && variant && !variant.is_default ? variantView(variant, product, await optionsOf(tx, scope, product.id)).title : null
   const name = product?.name ?? line.name
   const unit = money(line.amount, line.currency)
   return `<li><span>${esc(name)}${variantTitle && variantTitle !== name ? `<span class="variant">${esc(variantTitle)}</span>` : ''}<span class="variant">${esc(unit)} × ${line.quantity}</span></span><span class="price">${esc(money(line.amount * line.quantity, line.currency))}</span></li>`
@@ -102,13 +103,14 @@ function embedScript(session: SessionDoc): string {
 })();`
 }
 
-function checkoutPage(platform: Platform, scope: Scope, session: SessionDoc, cs: string, opts: {embed: boolean; notice?: keyof typeof NOTICES}) {
-  const items = session.line_items.map((l) => lineRow(platform, scope, l)).join('')
+async function checkoutPage(tx: Tx, scope: Scope, session: SessionDoc, cs: string, opts: {embed: boolean; notice?: keyof typeof NOTICES}) {
+  let items = ''
+  for (const line of session.line_items) items += await lineRow(tx, scope, line)
   const action = pageUrl(session, cs, '/pay')
   const back = session.cancel_url
     ? `<p><a class="back" href="${esc(session.cancel_url)}"${opts.embed ? ' target="_top"' : ''}>Back to store</a></p>`
     : ''
-  const store = storeName(platform, scope)
+  const store = await storeName(tx, scope)
   const body = `<h1>Checkout</h1><ul class="items">${items}</ul>
 <p class="muted">Total</p><p class="total">${esc(money(session.amount, session.currency))}</p>
 <p id="notice"${opts.notice ? ' role="alert"' : ' hidden'}>${opts.notice ? esc(NOTICES[opts.notice]) : ''}</p>
@@ -117,7 +119,7 @@ function checkoutPage(platform: Platform, scope: Scope, session: SessionDoc, cs:
 <label>E-mail <input name="customer_email" type="email" value="customer@example.com" required></label>
 <p><button class="pay" name="outcome" value="paid">Pay ${esc(money(session.amount, session.currency))} with test card</button>
 <button name="outcome" value="declined">Decline</button></p></form>
-${back}<p class="muted">This checkout expires ${esc(humanExpiry(session.expires_at, platform.now()))}.</p>`
+${back}<p class="muted">This checkout expires ${esc(humanExpiry(session.expires_at, tx.now()))}.</p>`
   return htmlPage({title: `Checkout — ${store}`, store, testMode: !session.livemode, body, script: opts.embed ? embedScript(session) : undefined, compact: opts.embed})
 }
 
@@ -139,9 +141,11 @@ export function registerHostedCheckout(app: FastifyInstance, platform: Platform)
 
     for (const embed of [false, true]) {
       scoped.get(embed ? '/checkout/:id/embed' : '/checkout/:id', async (request, reply) => {
-        const {scope, session, cs} = loadOpen(platform, request)
-        const notice = text((request.query as {notice?: unknown}).notice)
-        const page = checkoutPage(platform, scope, session, cs, {embed, notice: notice in NOTICES ? (notice as keyof typeof NOTICES) : undefined})
+        const {session, page} = await platform.read(async (tx) => {
+          const {scope, session, cs} = await loadOpen(tx, request)
+          const notice = text((request.query as {notice?: unknown}).notice)
+          return {session, page: await checkoutPage(tx, scope, session, cs, {embed, notice: notice in NOTICES ? (notice as keyof typeof NOTICES) : undefined})}
+        })
         return sendHtml(reply, 200, page, {frameable: embed, formTargets: originOf(session.success_url)})
       })
     }
@@ -153,18 +157,20 @@ export function registerHostedCheckout(app: FastifyInstance, platform: Platform)
       const name = text(form.customer_name).trim()
       const email = text(form.customer_email).trim()
       const json = wantsJson(request)
-      const result = platform.storage.transaction(() => {
-        const {scope, session, cs} = loadOpen(platform, request)
-        if (!outcome || name.length < 2 || name.length > 120 || !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) return {scope, session, cs, invalid: true as const}
-        completeSession(platform, scope, session, outcome, {name, email})
-        return {scope, session, cs}
+      const result = await platform.write(async (tx) => {
+        const {scope, session, cs} = await loadOpen(tx, request)
+        if (!outcome || name.length < 2 || name.length > 120 || !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) {
+          return {session, cs, invalid: await checkoutPage(tx, scope, session, cs, {embed: false, notice: 'invalid'})}
+        }
+        await completeSession(tx, scope, session, outcome, {name, email})
+        return {session, cs}
       })
-      const {scope, session, cs} = result
+      const {session, cs} = result
       // Nothing was recorded: the form is shown again, and a reload only repeats the refusal.
-      if ('invalid' in result) {
+      if (result.invalid !== undefined) {
         // The page answered; the outcome is in the body (an error status is reserved for the envelope).
         if (json) return reply.code(200).send({outcome: 'invalid', session_id: session.id, message: NOTICES.invalid})
-        return sendHtml(reply, 400, checkoutPage(platform, scope, session, cs, {embed: false, notice: 'invalid'}), {formTargets: originOf(session.success_url)})
+        return sendHtml(reply, 400, result.invalid, {formTargets: originOf(session.success_url)})
       }
       if (outcome === 'declined') {
         if (json) return reply.code(200).send({outcome, session_id: session.id, message: NOTICES.declined})
@@ -178,10 +184,12 @@ export function registerHostedCheckout(app: FastifyInstance, platform: Platform)
 
     // The receipt of a session paid without a success_url (API sessions may have none).
     scoped.get('/checkout/:id/done', async (request, reply) => {
-      const {scope, session, cs} = findSession(platform, request)
+      const {session, cs, store} = await platform.read(async (tx) => {
+        const found = await findSession(tx, request)
+        return {...found, store: await storeName(tx, found.scope)}
+      })
       if (session.status === 'open') return reply.code(303).header('location', pageUrl(session, cs)).send()
       if (session.status !== 'complete') throw gone()
-      const store = storeName(platform, scope)
       const body = `<h1>Payment received</h1><p class="ok">Thank you: ${esc(store)} received your payment.</p>
 <p class="total">${esc(money(session.amount, session.currency))}</p><p class="muted">Reference ${esc(session.payment)}</p>`
       return sendHtml(reply, 200, htmlPage({title: `Paid — ${store}`, store, testMode: !session.livemode, body}))

@@ -8,6 +8,7 @@ import type {FastifyInstance, FastifyReply, FastifyRequest} from 'fastify'
 
 import {confirmSubscription, subscriptionForClientSecret} from '../domain/subscriptions.js'
 import {ApiError, invalid} from '../errors.js'
+import type {Tx} from '../domain/context.js'
 import type {Platform} from '../platform.js'
 import {esc, htmlPage, money, sendHtml} from './html.js'
 
@@ -17,9 +18,9 @@ function html(reply: FastifyReply, status: number, title: string, body: string, 
 }
 
 /** The incomplete subscription a client secret opens, or a 404 that leaks nothing (410 once it is no longer incomplete). */
-function load(platform: Platform, request: FastifyRequest) {
+async function load(tx: Tx, request: FastifyRequest) {
   const secret = (request.query as {client_secret?: unknown}).client_secret
-  const found = typeof secret === 'string' ? subscriptionForClientSecret(platform, secret) : ({state: 'unknown'} as const)
+  const found = typeof secret === 'string' ? await subscriptionForClientSecret(tx, secret) : ({state: 'unknown'} as const)
   if (found.state === 'unknown') throw new ApiError(404, 'not_found', 'resource_missing', 'No such subscription confirmation')
   if (found.state === 'ended') throw new ApiError(410, 'invalid_state', 'subscription_not_incomplete', 'This subscription no longer awaits confirmation')
   return {scope: found.scope, sub: found.sub, secret: secret as string}
@@ -37,7 +38,7 @@ export function registerHostedSubscription(app: FastifyInstance, platform: Platf
     })
 
     scoped.get('/subscriptions/confirm', async (request, reply) => {
-      const {sub, secret} = load(platform, request)
+      const {sub, secret} = await platform.read((tx) => load(tx, request))
       const price = money(sub.amount, sub.currency)
       const what = sub.intent_type === 'setup' ? `Start a free trial until ${new Date(sub.trial_end! * 1000).toISOString().slice(0, 10)}, then ${price}` : `Pay ${price} now`
       return html(
@@ -55,9 +56,9 @@ export function registerHostedSubscription(app: FastifyInstance, platform: Platf
       // Never a default: a form that lost its button's value must not pay (as on the hosted checkout).
       const outcome = (request.body as {outcome?: unknown} | undefined)?.outcome
       if (outcome !== 'paid' && outcome !== 'declined') throw invalid('parameter_invalid', 'outcome must be paid or declined', 'outcome')
-      const result = platform.storage.transaction(() => {
-        const {scope, sub} = load(platform, request)
-        return confirmSubscription(platform, scope, sub.id, {outcome})
+      const result = await platform.write(async (tx) => {
+        const {scope, sub} = await load(tx, request)
+        return confirmSubscription(tx, scope, sub.id, {outcome})
       })
       const status = result.subscription.status
       if (status === 'incomplete') return html(reply, 402, 'Card declined', `<p>Your card was declined (test). Go back and try again.</p>`)

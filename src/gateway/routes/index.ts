@@ -2,7 +2,7 @@
 import type {Handlers} from '../app.js'
 import {EXPIRE_SESSION_JOB, expireSessionJob} from '../domain/checkout.js'
 import {subscriptionJobs} from '../domain/subscriptions.js'
-import type {Platform} from '../platform.js'
+import type {Tx} from '../domain/context.js'
 import type {Job} from '../storage/storage.js'
 import {accountHandlers} from './account.js'
 import {billingHandlers} from './billing.js'
@@ -18,10 +18,10 @@ export const handlers: Handlers = {
 
 export {adminHandlers} from './admin.js'
 
-/** What each kind of scheduled job does, bound to the platform (see scheduler.ts). */
-export function jobHandlers(platform: Platform): Record<string, (job: Job) => void> {
+/** What each kind of scheduled job does, in the unit of work the scheduler opens for it (see scheduler.ts). */
+export function jobHandlers(): Record<string, (tx: Tx, job: Job) => Promise<void>> {
   return {
-    ...subscriptionJobs(platform),
-    [EXPIRE_SESSION_JOB]: (job) => expireSessionJob(platform, job),
+    ...subscriptionJobs(),
+    [EXPIRE_SESSION_JOB]: expireSessionJob,
   }
 }

@@ -8,12 +8,13 @@ import type {FastifyInstance, FastifyReply, FastifyRequest} from 'fastify'
 
 import {storefrontUrls} from '../domain/merchants.js'
 import {storeBySlug, storefrontItems, type StorefrontItem} from '../domain/storefront.js'
+import type {Tx} from '../domain/context.js'
 import type {Platform} from '../platform.js'
 import type {Env} from '../storage/documents.js'
 import {esc, htmlPage, money, sendHtml} from './html.js'
 
-function storeOf(platform: Platform, request: FastifyRequest) {
-  const merchant = storeBySlug(platform, (request.params as {slug: string}).slug)
+async function storeOf(tx: Tx, request: FastifyRequest) {
+  const merchant = await storeBySlug(tx, (request.params as {slug: string}).slug)
   const env: Env = (request.query as {env?: unknown}).env === 'test' ? 'test' : 'live'
   return merchant ? {merchant, env} : undefined
 }
@@ -29,10 +30,12 @@ const notFound = (reply: FastifyReply) =>
 
 export function registerStorefront(app: FastifyInstance, platform: Platform): void {
   app.get('/s/:slug', async (request, reply) => {
-    const found = storeOf(platform, request)
+    const found = await platform.read(async (tx) => {
+      const store = await storeOf(tx, request)
+      return store && {...store, items: await storefrontItems(tx, store.merchant, store.env)}
+    })
     if (!found) return notFound(reply)
-    const {merchant, env} = found
-    const items = storefrontItems(platform, merchant, env)
+    const {merchant, env, items} = found
     const list = items.length
       ? `<ul class="products">${items
           .map(
@@ -51,7 +54,7 @@ export function registerStorefront(app: FastifyInstance, platform: Platform): vo
     ['cancel', 'Checkout canceled', 'You left the checkout; nothing was charged.'],
   ] as const) {
     app.get(`/s/:slug/${outcome}`, async (request, reply) => {
-      const found = storeOf(platform, request)
+      const found = await platform.read((tx) => storeOf(tx, request))
       if (!found) return notFound(reply)
       const name = found.merchant.store.display_name
       const home = storefrontUrls(`/s/${encodeURIComponent(found.merchant.store.slug)}`, found.env).home

@@ -9,29 +9,29 @@ import {recordPayment} from '../domain/payments.js'
 import {createPayout} from '../domain/payouts.js'
 import {insertRefund} from '../domain/refunds.js'
 import {subscriptionFixture} from '../domain/subscriptions.js'
-import type {Platform} from '../platform.js'
+import type {Tx} from '../domain/context.js'
 import type {Scope} from '../storage/documents.js'
 
 const DAY = 86_400
 
-export function seedAccount(gw: Platform, scope: Scope): void {
-  const now = gw.now()
+export async function seedAccount(tx: Tx, scope: Scope): Promise<void> {
+  const now = tx.now()
   // Oldest first: lists are newest first by insertion order.
-  recordPayment(gw, scope, {amount: 4900, currency: 'eur', created: now - 18 * DAY, reference: 'order-1001', description: 'Starter kit'})
-  createPayout(gw, scope, {amount: 3000, currency: 'eur', status: 'paid'}, now - 15 * DAY)
+  await recordPayment(tx, scope, {amount: 4900, currency: 'eur', created: now - 18 * DAY, reference: 'order-1001', description: 'Starter kit'})
+  await createPayout(tx, scope, {amount: 3000, currency: 'eur', status: 'paid'}, now - 15 * DAY)
 
-  const refunded = recordPayment(gw, scope, {amount: 12900, currency: 'eur', created: now - 12 * DAY, reference: 'order-1002', description: 'Annual plan'})
-  const refund = insertRefund(gw, scope, refunded, {amount: 4000, reason: 'requested_by_customer', created: now - 10 * DAY})
-  gw.storage.save({...refunded, amount_refunded: refund.amount, status: 'partially_refunded'})
+  const refunded = await recordPayment(tx, scope, {amount: 12900, currency: 'eur', created: now - 12 * DAY, reference: 'order-1002', description: 'Annual plan'})
+  const refund = await insertRefund(tx, scope, refunded, {amount: 4000, reason: 'requested_by_customer', created: now - 10 * DAY})
+  await tx.save({...refunded, amount_refunded: refund.amount, status: 'partially_refunded'})
 
-  recordPayment(gw, scope, {amount: 2500, currency: 'usd', created: now - 8 * DAY, reference: 'order-1003', description: 'Sticker pack'})
-  const disputed = recordPayment(gw, scope, {amount: 7500, currency: 'eur', created: now - 6 * DAY, reference: 'order-1004', description: 'Pro bundle'})
-  insertDispute(gw, scope, disputed, {reason: 'fraudulent', evidence_due_by: now + 2 * DAY, created: now - 5 * DAY})
+  await recordPayment(tx, scope, {amount: 2500, currency: 'usd', created: now - 8 * DAY, reference: 'order-1003', description: 'Sticker pack'})
+  const disputed = recordPayment(tx, scope, {amount: 7500, currency: 'eur', created: now - 6 * DAY, reference: 'order-1004', description: 'Pro bundle'})
+  await insertDispute(tx, scope, await disputed, {reason: 'fraudulent', evidence_due_by: now + 2 * DAY, created: now - 5 * DAY})
 
-  createPayout(gw, scope, {amount: 5000, currency: 'eur', status: 'in_transit'}, now - 3 * DAY)
-  recordPayment(gw, scope, {amount: 3900, currency: 'eur', created: now - 1 * DAY, reference: 'order-1005', description: 'Starter kit'})
+  await createPayout(tx, scope, {amount: 5000, currency: 'eur', status: 'in_transit'}, now - 3 * DAY)
+  await recordPayment(tx, scope, {amount: 3900, currency: 'eur', created: now - 1 * DAY, reference: 'order-1005', description: 'Starter kit'})
 
-  subscriptionFixture(gw, scope, {
+  await subscriptionFixture(tx, scope, {
     merchant: scope.merchant,
     env: scope.env,
     amount: 1900,

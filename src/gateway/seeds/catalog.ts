@@ -9,20 +9,20 @@ import {createOptionGroup} from '../domain/option-groups.js'
 import {createPrice} from '../domain/prices.js'
 import {createProduct} from '../domain/products.js'
 import {createVariant} from '../domain/variants.js'
-import type {Platform} from '../platform.js'
+import type {Tx} from '../domain/context.js'
 import type {Scope} from '../storage/documents.js'
 
-export function seedCatalog(gw: Platform, scope: Scope): void {
-  const product = (body: catalog.ProductCreate) => createProduct(gw, scope, catalog.productCreate.parse(body))
+export async function seedCatalog(tx: Tx, scope: Scope): Promise<void> {
+  const product = (body: catalog.ProductCreate) => createProduct(tx, scope, catalog.productCreate.parse(body))
 
-  product({
+  await product({
     name: 'Sticker Pack',
     description: 'Ten vinyl stickers.',
     tags: ['stickers', 'small'],
     price: {currency: 'eur', unit_amount: 450},
   })
 
-  const plan = product({
+  const plan = await product({
     name: 'Pro Plan',
     description: 'Everything in the app, billed monthly or yearly.',
     unit_label: 'seat',
@@ -30,9 +30,9 @@ export function seedCatalog(gw: Platform, scope: Scope): void {
     store_visible: false,
     price: {currency: 'eur', unit_amount: 990, nickname: 'Monthly', recurring: {interval: 'month'}},
   })
-  createPrice(gw, scope, plan, catalog.priceCreate.parse({currency: 'eur', unit_amount: 9900, nickname: 'Yearly', recurring: {interval: 'year'}}))
+  await createPrice(tx, scope, plan, catalog.priceCreate.parse({currency: 'eur', unit_amount: 9900, nickname: 'Yearly', recurring: {interval: 'year'}}))
 
-  product({
+  await product({
     name: 'Ceramic Mug',
     description: 'Stoneware mug, 350 ml.',
     images: ['https://images.example.com/mug-front.jpg', 'https://images.example.com/mug-side.jpg'],
@@ -44,16 +44,16 @@ export function seedCatalog(gw: Platform, scope: Scope): void {
     price: {currency: 'eur', unit_amount: 1800},
   })
 
-  const shirt = product({
+  const shirt = await product({
     name: 'Classic T-Shirt',
     description: 'Organic cotton tee.',
     shippable: true,
     tags: ['apparel'],
     price: {currency: 'eur', unit_amount: 2500},
   })
-  const size = createOptionGroup(gw, scope, shirt, catalog.optionGroupCreate.parse({name: 'Size', values: ['S', 'M', 'L']}))
-  const color = createOptionGroup(gw, scope, shirt, catalog.optionGroupCreate.parse({name: 'Color', values: ['Red', 'Blue']}))
-  const large = createPrice(gw, scope, shirt, catalog.priceCreate.parse({currency: 'eur', unit_amount: 2900, nickname: 'Large sizes'}))
+  const size = await createOptionGroup(tx, scope, shirt, catalog.optionGroupCreate.parse({name: 'Size', values: ['S', 'M', 'L']}))
+  const color = await createOptionGroup(tx, scope, shirt, catalog.optionGroupCreate.parse({name: 'Color', values: ['Red', 'Blue']}))
+  const large = await createPrice(tx, scope, shirt, catalog.priceCreate.parse({currency: 'eur', unit_amount: 2900, nickname: 'Large sizes'}))
   const variants: Array<[string, string, Partial<catalog.VariantCreate>]> = [
     ['S', 'Red', {}],
     ['M', 'Red', {}],
@@ -65,6 +65,6 @@ export function seedCatalog(gw: Platform, scope: Scope): void {
       {group: size.group.id, value: size.values.find((v) => v.value === s)!.id},
       {group: color.group.id, value: color.values.find((v) => v.value === c)!.id},
     ]
-    createVariant(gw, scope, shirt, catalog.variantCreate.parse({options, sku: `TSHIRT-${s}-${c.toUpperCase()}`, ...extra}))
+    await createVariant(tx, scope, shirt, catalog.variantCreate.parse({options, sku: `TSHIRT-${s}-${c.toUpperCase()}`, ...extra}))
   }
 }

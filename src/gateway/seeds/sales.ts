@@ -3,7 +3,7 @@
  * buyer meets, so orders, sessions and their payments are there to read after `--seed`.
  */
 import {completeSession, createStoreCheckout} from '../domain/checkout.js'
-import type {Platform} from '../platform.js'
+import type {Tx} from '../domain/context.js'
 import type {Scope} from '../storage/documents.js'
 
 const SALES = [
@@ -11,13 +11,13 @@ const SALES = [
   {product: 'Classic T-Shirt', quantity: 1, buyer: {name: 'Grace Hopper', email: 'grace@example.com'}},
 ]
 
-export function seedSales(gw: Platform, scope: Scope): void {
-  const products = gw.storage.all('product', scope)
+export async function seedSales(tx: Tx, scope: Scope): Promise<void> {
+  const products = await tx.all('product', scope)
   for (const sale of SALES) {
     const product = products.find((p) => p.name === sale.product)
     if (!product) continue
-    const checkout = createStoreCheckout(gw, scope, {product_id: product.id, quantity: sale.quantity})
-    const session = gw.storage.get('checkout_session', scope, checkout.session_id)!
-    completeSession(gw, scope, session, 'paid', sale.buyer)
+    const checkout = await createStoreCheckout(tx, scope, {product_id: product.id, quantity: sale.quantity})
+    const session = (await tx.get('checkout_session', scope, checkout.session_id))!
+    await completeSession(tx, scope, session, 'paid', sale.buyer)
   }
 }

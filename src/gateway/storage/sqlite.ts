@@ -1,7 +1,10 @@
 /**
  * The SQLite backend of the storage interface (better-sqlite3): one database file (or `:memory:`),
- * documents as JSON in one table, every statement prepared once and cached here. WAL keeps readers off
- * the writer's back; the synchronous driver makes each transaction run with nothing interleaved.
+ * documents as JSON in one table, every statement prepared once per connection. Units of work run one at
+ * a time on the writer connection (BEGIN IMMEDIATE behind an async queue); reads run on a second
+ * connection (WAL: a committed snapshot, never waiting for the writer), or on the one connection of an
+ * in-memory database. The driver is synchronous: each call runs at once inside an async facade, so a
+ * read costs no queue and no I/O wait.
  */
 import {mkdirSync} from 'node:fs'
 import {dirname} from 'node:path'
@@ -9,6 +12,7 @@ import {dirname} from 'node:path'
 import Database from 'better-sqlite3'
 
 import type {Documents, Kind, MerchantDoc, Scope} from './documents.js'
+import {UniqueViolation} from './storage.js'
 import type {
   Condition,
   CredentialRecord,
@@ -17,11 +21,13 @@ import type {
   DueDelivery,
   IdempotencyRecord,
   IdempotencyTable,
+  Increment,
   Job,
   JobTable,
   PageQuery,
   RawPage,
   Storage,
+  Store,
   WebhookEndpointRecord,
   WebhookTable,
 } from './storage.js'
@@ -71,6 +77,10 @@ CREATE INDEX IF NOT EXISTS variants_by_sku ON objects (merchant, env, json_extra
 -- The expiry sweep reads only open sessions that are due, not every session.
 CREATE INDEX IF NOT EXISTS checkout_sessions_open_by_expiry ON objects (merchant, env, json_extract(data, '$.expires_at'))
   WHERE kind = 'checkout_session' AND json_extract(data, '$.status') = 'open';
+-- One payment per checkout session: a second attempt that is not a failure cannot be stored, whatever
+-- interleaves (failed attempts stay, one row each).
+CREATE UNIQUE INDEX IF NOT EXISTS payments_one_per_session ON objects (json_extract(data, '$.session_id'))
+  WHERE kind = 'payment' AND json_extract(data, '$.session_id') IS NOT NULL AND json_extract(data, '$.status') <> 'failed';
 CREATE INDEX IF NOT EXISTS variants_by_sort_order ON objects (parent, json_extract(data, '$.sort_order')) WHERE kind = 'variant';
 -- A price's lookup_key, found by seeking (the one-active-price check before a write and its transfer).
 CREATE INDEX IF NOT EXISTS prices_by_lookup_key ON objects (merchant, env, json_extract(data, '$.lookup_key')) WHERE kind = 'price';
@@ -178,98 +188,178 @@ function scoped(kind: Kind, scope: Scope, where: readonly Condition[] = [], pare
   return [parts.join(' AND '), args]
 }
 
+/** A table's methods as the synchronous driver runs them. */
+type Sync<T> = {[K in keyof T]: T[K] extends (...args: infer A) => Promise<infer R> ? (...args: A) => R : T[K]}
+
+/** The names of the methods that write, per table: a read handle refuses them, a unit's handle records them. */
+const WRITES: Record<string, ReadonlySet<string>> = {
+  '': new Set(['insert', 'save', 'replaceIf', 'increment', 'remove', 'wipe', 'setMeta', 'saveMerchant', 'putBlob']),
+  credentials: new Set(['insert', 'revoke']),
+  idempotency: new Set(['claim', 'finish', 'releaseInFlight', 'prune']),
+  webhooks: new Set(['insertEndpoint', 'removeEndpoint', 'setSecrets', 'enqueue', 'recordAttempt']),
+  jobs: new Set(['insert', 'remove', 'cancel']),
+}
+const TABLES = ['credentials', 'idempotency', 'webhooks', 'jobs'] as const
+
+/**
+ * The asynchronous `Store` over one synchronous connection: every call runs now and resolves (or
+ * rejects) with its result. A read handle's write methods throw, so a write outside a unit fails loudly.
+ */
+function facade(conn: SqliteConnection, writable: boolean): Store {
+  const wrap = (target: object, methods: Iterable<string>, writes: ReadonlySet<string>) => {
+    const out: Record<string, unknown> = {}
+    for (const name of methods) {
+      const fn = (target as Record<string, (...args: unknown[]) => unknown>)[name]
+      out[name] =
+        !writable && writes.has(name)
+          ? () => Promise.reject(new Error(`storage: ${name} outside a unit of work (use platform.write)`))
+          : (...args: unknown[]) => {
+            try {
+              return Promise.resolve(fn.apply(target, args))
+            } catch (error) {
+              return Promise.reject(error)
+            }
+          }
+    }
+    return out
+  }
+  const methods = Object.getOwnPropertyNames(SqliteConnection.prototype).filter((n) => n !== 'constructor' && !n.startsWith('_'))
+  const store = wrap(conn, methods, WRITES['']!)
+  for (const table of TABLES) store[table] = wrap(conn[table], Object.keys(conn[table]), WRITES[table]!)
+  return store as unknown as Store
+}
+
 export class SqliteStorage implements Storage {
-  readonly db: Database.Database
-  /** The one prepared-statement cache: every query text is prepared once per database. */
-  private readonly statements = new Map<string, Database.Statement>()
+  private readonly writer: SqliteConnection
+  private readonly reader: SqliteConnection
+  readonly reads: Store
+  private readonly tx: Store
+  /** The unit running now and the ones waiting for it: units run one at a time, in the order asked. */
+  private tail: Promise<unknown> = Promise.resolve()
+  private busy = false
+  /** The open batch transaction's commit, while one is open. */
+  private batch?: Promise<void>
+  private settle?: {resolve: () => void; reject: (error: Error) => void}
   /**
    * Write counters per kind of document, and `*` for writes of every kind (a wipe, a rolled-back
-   * transaction): a cached read stays valid while the counters of the kinds it read are unchanged.
+   * unit): a cached read stays valid while the counters of the kinds it read are unchanged. A unit's
+   * kinds are counted when it commits, so a read never caches a state that is not committed.
    */
   private readonly writes = new Map<string, number>([['*', 0]])
+  private readonly pending = new Set<string>()
 
   constructor(readonly location: string) {
     if (location !== ':memory:') mkdirSync(dirname(location), {recursive: true, mode: 0o700})
-    this.db = new Database(location)
+    const db = new Database(location)
     // WAL: readers never wait for the writer; NORMAL sync keeps every committed write across a
     // process crash (only an OS crash or power loss can drop the last commits).
-    this.db.pragma('journal_mode = WAL')
-    this.db.pragma('synchronous = NORMAL')
-    this.db.pragma('foreign_keys = ON')
-    this.db.exec(SCHEMA)
-    this.uniqueActiveLookupKeys()
+    db.pragma('journal_mode = WAL')
+    db.pragma('synchronous = NORMAL')
+    db.pragma('foreign_keys = ON')
+    db.exec(SCHEMA)
+    uniqueActiveLookupKeys(db)
     // Databases from before app endpoints, publishable keys, secret rotation and webhook faults gain those columns.
-    this.addColumn('webhook_endpoints', 'installation')
-    this.addColumn('webhook_endpoints', 'previous_secrets')
-    this.addColumn('credentials', 'origins')
-    this.addColumn('webhook_deliveries', 'fault')
-    this.addColumn('webhook_deliveries', 'fail_attempts', 'INTEGER NOT NULL DEFAULT 0')
-    this.addColumn('webhook_deliveries', 'effects')
-    this.addColumn('webhook_deliveries', 'duplicate_of', 'INTEGER')
-    this.addColumn('webhook_deliveries', 'held_until', 'INTEGER')
-    this.addColumn('webhook_deliveries', 'ord', 'REAL')
-    this.addColumn('webhook_attempts', 'injected', 'INTEGER NOT NULL DEFAULT 0')
-  }
-
-  /**
-   * One active price per merchant, environment and lookup_key, kept by a unique partial index (the domain
-   * checks first to answer 409 lookup_key_exists; the index holds whatever path a write takes). A database
-   * from before the rule keeps the key on the newest of two active prices, as a transfer would have.
-   */
-  private uniqueActiveLookupKeys(): void {
-    const exists = this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = 'prices_active_lookup_key'").get()
-    if (exists) return
-    const active = (t: string) => `${t}.kind = 'price' AND json_extract(${t}.data, '$.active') = 1 AND json_extract(${t}.data, '$.lookup_key') IS NOT NULL`
-    this.db.transaction(() => {
-      this.db.exec(`UPDATE objects SET data = json_set(data, '$.lookup_key', json('null')) WHERE ${active('objects')} AND EXISTS (
-        SELECT 1 FROM objects o WHERE ${active('o')} AND o.merchant = objects.merchant AND o.env = objects.env
-          AND json_extract(o.data, '$.lookup_key') = json_extract(objects.data, '$.lookup_key') AND o.seq > objects.seq)`)
-      this.db.exec(`CREATE UNIQUE INDEX prices_active_lookup_key ON objects (merchant, env, json_extract(data, '$.lookup_key')) WHERE ${active('objects')}`)
-    })()
-  }
-
-  /** Adds a column to a table of a database created before the column existed. */
-  private addColumn(table: 'webhook_endpoints' | 'credentials' | 'webhook_deliveries' | 'webhook_attempts', column: string, type = 'TEXT'): void {
-    const columns = this.db.prepare<[], {name: string}>(`PRAGMA table_info(${table})`).all()
-    if (!columns.some((c) => c.name === column)) this.db.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${type}`)
-  }
-
-  /** A cached prepared statement. */
-  private sql<R = unknown>(text: string): Database.Statement<unknown[], R> {
-    let stmt = this.statements.get(text)
-    if (!stmt) this.statements.set(text, (stmt = this.db.prepare(text)))
-    return stmt as Database.Statement<unknown[], R>
-  }
-
-  /** `INSERT INTO <table> (<keys>) VALUES (?, …)` for one row object, through the statement cache. */
-  private insertRow(table: string, row: Record<string, unknown>): void {
-    const keys = Object.keys(row)
-    this.sql(`INSERT INTO ${table} (${keys.join(', ')}) VALUES (${keys.map(() => '?').join(', ')})`).run(...Object.values(row))
+    addColumn(db, 'webhook_endpoints', 'installation')
+    addColumn(db, 'webhook_endpoints', 'previous_secrets')
+    addColumn(db, 'credentials', 'origins')
+    addColumn(db, 'webhook_deliveries', 'fault')
+    addColumn(db, 'webhook_deliveries', 'fail_attempts', 'INTEGER NOT NULL DEFAULT 0')
+    addColumn(db, 'webhook_deliveries', 'effects')
+    addColumn(db, 'webhook_deliveries', 'duplicate_of', 'INTEGER')
+    addColumn(db, 'webhook_deliveries', 'held_until', 'INTEGER')
+    addColumn(db, 'webhook_deliveries', 'ord', 'REAL')
+    addColumn(db, 'webhook_attempts', 'injected', 'INTEGER NOT NULL DEFAULT 0')
+    this.writer = new SqliteConnection(db, (kind) => this.touched(kind))
+    // An in-memory database is one connection's; a file gets a reader that sees committed data only.
+    this.reader = location === ':memory:' ? this.writer : new SqliteConnection(new Database(location, {readonly: true}), () => {})
+    this.reads = facade(this.reader, false)
+    this.tx = facade(this.writer, true)
   }
 
   get open(): boolean {
-    return this.db.open
+    return this.writer.db.open
   }
 
-  meta(key: string): string | undefined {
-    return this.sql<{value: string}>('SELECT value FROM meta WHERE key = ?').get(key)?.value
+  write<T>(fn: (tx: Store) => Promise<T>): Promise<T> {
+    // An idle writer starts the unit at once: no queue hop on the common path.
+    const run = this.busy ? this.tail.then(() => this.unit(fn)) : this.unit(fn)
+    this.tail = run.catch(() => {})
+    return run
   }
 
-  setMeta(key: string, value: string): void {
-    this.sql('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value').run(key, value)
-  }
-
-  transaction<T>(fn: () => T): T {
+  /**
+   * One unit in the open batch transaction, as a savepoint: a throw rolls back this unit alone. The
+   * unit resolves once the batch commits (group commit): units that arrive in the same turn of the
+   * event loop share one COMMIT, whose WAL pages (the objects table and its indexes) are written once
+   * for all of them instead of once each. Nothing is acknowledged before it is committed.
+   */
+  private async unit<T>(fn: (tx: Store) => Promise<T>): Promise<T> {
+    this.busy = true
+    const {db} = this.writer
+    let result: T
     try {
-      return this.db.transaction(fn)()
-    } catch (error) {
-      // A read cached inside the rolled-back transaction saw writes that never landed.
-      this.touch('*')
-      throw error
+      const batch = this.batch ?? this.openBatch()
+      db.exec('SAVEPOINT unit')
+      try {
+        result = await fn(this.tx)
+        db.exec('RELEASE unit')
+      } catch (error) {
+        db.exec('ROLLBACK TO unit')
+        db.exec('RELEASE unit')
+        // A read of the one in-memory connection may have cached what the rolled-back unit wrote.
+        this.bump('*')
+        throw error
+      }
+      this.busy = false
+      await batch
+      return result
+    } finally {
+      this.busy = false
     }
   }
 
-  private touch(kind: string): void {
+  /** Opens the batch transaction; it commits once this turn of the event loop is done. */
+  private openBatch(): Promise<void> {
+    this.writer.db.exec('BEGIN IMMEDIATE')
+    const batch = new Promise<void>((resolve, reject) => {
+      this.settle = {resolve, reject}
+    })
+    // Every unit of the batch awaits it; none may leave a rejection unobserved.
+    batch.catch(() => {})
+    this.batch = batch
+    setImmediate(() => this.commitBatch())
+    return batch
+  }
+
+  /** Commits the open batch and lets its units answer; a unit still running (awaiting I/O) is waited for. */
+  private commitBatch(): void {
+    if (!this.batch || !this.settle) return
+    if (this.busy) {
+      setImmediate(() => this.commitBatch())
+      return
+    }
+    const {db} = this.writer
+    const settle = this.settle
+    this.batch = this.settle = undefined
+    try {
+      db.exec('COMMIT')
+      for (const kind of this.pending) this.bump(kind)
+      settle.resolve()
+    } catch (error) {
+      if (db.inTransaction) db.exec('ROLLBACK')
+      this.bump('*')
+      settle.reject(error as Error)
+    } finally {
+      this.pending.clear()
+    }
+  }
+
+  private touched(kind: string): void {
+    if (this.writer.db.inTransaction) this.pending.add(kind)
+    else this.bump(kind)
+  }
+
+  private bump(kind: string): void {
     this.writes.set(kind, (this.writes.get(kind) ?? 0) + 1)
   }
 
@@ -279,40 +369,141 @@ export class SqliteStorage implements Storage {
     return key
   }
 
-  // ---------------------------------------------------------------- documents
+  close(): void {
+    // A batch still open (closing in the turn of its last unit) commits first: its units are whole.
+    if (this.writer.db.open) this.commitBatch()
+    if (this.reader !== this.writer && this.reader.db.open) this.reader.db.close()
+    if (this.writer.db.open) this.writer.db.close()
+  }
+}
+
+/** Adds a column to a table of a database created before the column existed. */
+function addColumn(db: Database.Database, table: 'webhook_endpoints' | 'credentials' | 'webhook_deliveries' | 'webhook_attempts', column: string, type = 'TEXT'): void {
+  const columns = db.prepare<[], {name: string}>(`PRAGMA table_info(${table})`).all()
+  if (!columns.some((c) => c.name === column)) db.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${type}`)
+}
+
+/**
+ * One active price per merchant, environment and lookup_key, kept by a unique partial index (the domain
+ * checks first to answer 409 lookup_key_exists; the index holds whatever path a write takes). A database
+ * from before the rule keeps the key on the newest of two active prices, as a transfer would have.
+ */
+function uniqueActiveLookupKeys(db: Database.Database): void {
+  const exists = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = 'prices_active_lookup_key'").get()
+  if (exists) return
+  const active = (t: string) => `${t}.kind = 'price' AND json_extract(${t}.data, '$.active') = 1 AND json_extract(${t}.data, '$.lookup_key') IS NOT NULL`
+  db.transaction(() => {
+    db.exec(`UPDATE objects SET data = json_set(data, '$.lookup_key', json('null')) WHERE ${active('objects')} AND EXISTS (
+      SELECT 1 FROM objects o WHERE ${active('o')} AND o.merchant = objects.merchant AND o.env = objects.env
+        AND json_extract(o.data, '$.lookup_key') = json_extract(objects.data, '$.lookup_key') AND o.seq > objects.seq)`)
+    db.exec(`CREATE UNIQUE INDEX prices_active_lookup_key ON objects (merchant, env, json_extract(data, '$.lookup_key')) WHERE ${active('objects')}`)
+  })()
+}
+
+/** One connection's synchronous statements; `SqliteStorage` serves them through the async `Store`. */
+class SqliteConnection {
+  /** The one prepared-statement cache: every query text is prepared once per connection. */
+  private readonly statements = new Map<string, Database.Statement>()
+
+  constructor(
+    readonly db: Database.Database,
+    private readonly touch: (kind: string) => void,
+  ) {}
+
+  /** A cached prepared statement. */
+  _sql<R = unknown>(text: string): Database.Statement<unknown[], R> {
+    let stmt = this.statements.get(text)
+    if (!stmt) this.statements.set(text, (stmt = this.db.prepare(text)))
+    return stmt as Database.Statement<unknown[], R>
+  }
+
+  /** `INSERT INTO <table> (<keys>) VALUES (?, …)` for one row object, through the statement cache. */
+  _insertRow(table: string, row: Record<string, unknown>): void {
+    const keys = Object.keys(row)
+    this._sql(`INSERT INTO ${table} (${keys.join(', ')}) VALUES (${keys.map(() => '?').join(', ')})`).run(...Object.values(row))
+  }
+
+  get open(): boolean {
+    return this.db.open
+  }
+
+  meta(key: string): string | undefined {
+    return this._sql<{value: string}>('SELECT value FROM meta WHERE key = ?').get(key)?.value
+  }
+
+  setMeta(key: string, value: string): void {
+    this._sql('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value').run(key, value)
+  }
+
 
   insert<K extends Kind>(kind: K, scope: Scope, doc: Documents[K], opts: {parent?: string | null; created: number}): Documents[K] {
     this.touch(kind)
-    this.insertRow('objects', {id: doc.id, kind, merchant: scope.merchant, env: scope.env, parent: opts.parent ?? null, created: opts.created, data: JSON.stringify(doc)})
+    try {
+      this._insertRow('objects', {id: doc.id, kind, merchant: scope.merchant, env: scope.env, parent: opts.parent ?? null, created: opts.created, data: JSON.stringify(doc)})
+    } catch (error) {
+      if ((error as {code?: string}).code === 'SQLITE_CONSTRAINT_UNIQUE') throw new UniqueViolation(`${kind} ${doc.id}: ${(error as Error).message}`)
+      throw error
+    }
     return doc
   }
 
   save<T extends {id: string}>(doc: T): T {
-    const row = this.sql<{kind: string}>('UPDATE objects SET data = ? WHERE id = ? RETURNING kind').get(JSON.stringify(doc), doc.id)
+    const row = this._sql<{kind: string}>('UPDATE objects SET data = ? WHERE id = ? RETURNING kind').get(JSON.stringify(doc), doc.id)
     if (row) this.touch(row.kind)
     return doc
   }
 
+  replaceIf<T extends {id: string}>(doc: T, where: readonly Condition[]): boolean {
+    const parts = ['id = ?']
+    const args: unknown[] = [JSON.stringify(doc), doc.id]
+    for (const c of where) {
+      const [sql, values] = condition(c)
+      parts.push(sql)
+      args.push(...values)
+    }
+    const row = this._sql<{kind: string}>(`UPDATE objects SET data = ? WHERE ${parts.join(' AND ')} RETURNING kind`).get(...args)
+    if (row) this.touch(row.kind)
+    return row !== undefined
+  }
+
+  increment<K extends Kind>(kind: K, scope: Scope, id: string, change: Increment): Documents[K] | undefined {
+    const target = field(change.field)
+    let data = change.floor === undefined ? `json_set(data, '$.${name(change.field)}', ${target} + ?)` : `json_set(data, '$.${name(change.field)}', MAX(?, ${target} + ?))`
+    const args: unknown[] = change.floor === undefined ? [change.by] : [change.floor, change.by]
+    for (const [key, value] of Object.entries(change.set ?? {})) {
+      data = `json_set(${data}, '$.${name(key)}', json(?))`
+      args.push(JSON.stringify(value))
+    }
+    const guard = change.atMost === undefined ? '' : ` AND ${target} + ? <= ${field(change.atMost)}`
+    const guardArgs = change.atMost === undefined ? [] : [change.by]
+    const row = this._sql<{data: string}>(
+      `UPDATE objects SET data = ${data} WHERE id = ? AND kind = '${name(kind)}' AND merchant = ? AND env = ?${guard} RETURNING data`,
+    ).get(...args, id, scope.merchant, scope.env, ...guardArgs)
+    if (!row) return undefined
+    this.touch(kind)
+    return JSON.parse(row.data) as Documents[K]
+  }
+
   remove(id: string): void {
-    const row = this.sql<{kind: string}>('DELETE FROM objects WHERE id = ? RETURNING kind').get(id)
+    const row = this._sql<{kind: string}>('DELETE FROM objects WHERE id = ? RETURNING kind').get(id)
     if (row) this.touch(row.kind)
   }
 
   get<K extends Kind>(kind: K, scope: Scope, id: string): Documents[K] | undefined {
-    const row = this.sql<{data: string}>('SELECT data FROM objects WHERE id = ? AND kind = ? AND merchant = ? AND env = ?').get(id, kind, scope.merchant, scope.env)
+    const row = this._sql<{data: string}>('SELECT data FROM objects WHERE id = ? AND kind = ? AND merchant = ? AND env = ?').get(id, kind, scope.merchant, scope.env)
     return row ? (JSON.parse(row.data) as Documents[K]) : undefined
   }
 
   find<K extends Kind>(kind: K, id: string): {scope: Scope; doc: Documents[K]} | undefined {
-    const row = this.sql<{merchant: string; env: Scope['env']; data: string}>('SELECT merchant, env, data FROM objects WHERE id = ? AND kind = ?').get(id, kind)
+    const row = this._sql<{merchant: string; env: Scope['env']; data: string}>('SELECT merchant, env, data FROM objects WHERE id = ? AND kind = ?').get(id, kind)
     return row ? {scope: {merchant: row.merchant, env: row.env}, doc: JSON.parse(row.data) as Documents[K]} : undefined
   }
 
   all<K extends Kind>(kind: K, scope: Scope, parent?: string): Documents[K][] {
     const rows =
       parent === undefined
-        ? this.sql<{data: string}>('SELECT data FROM objects WHERE merchant = ? AND env = ? AND kind = ? ORDER BY seq ASC').all(scope.merchant, scope.env, kind)
-        : this.sql<{data: string}>(
+        ? this._sql<{data: string}>('SELECT data FROM objects WHERE merchant = ? AND env = ? AND kind = ? ORDER BY seq ASC').all(scope.merchant, scope.env, kind)
+        : this._sql<{data: string}>(
             'SELECT data FROM objects INDEXED BY objects_by_parent_scope WHERE parent = ? AND kind = ? AND merchant = ? AND env = ? ORDER BY seq ASC',
           ).all(parent, kind, scope.merchant, scope.env)
     return rows.map((r) => JSON.parse(r.data) as Documents[K])
@@ -320,20 +511,20 @@ export class SqliteStorage implements Storage {
 
   where<K extends Kind>(kind: K, scope: Scope, where: readonly Condition[]): Documents[K][] {
     const [sql, args] = scoped(kind, scope, where)
-    return this.sql<{data: string}>(`SELECT data FROM objects WHERE ${sql} ORDER BY seq ASC`)
+    return this._sql<{data: string}>(`SELECT data FROM objects WHERE ${sql} ORDER BY seq ASC`)
       .all(...args)
       .map((r) => JSON.parse(r.data) as Documents[K])
   }
 
   ids(kind: Kind, scope: Scope, where: readonly Condition[], parent?: string): string[] {
     const [sql, args] = scoped(kind, scope, where, parent)
-    return this.sql<{id: string}>(`SELECT id FROM objects WHERE ${sql}`)
+    return this._sql<{id: string}>(`SELECT id FROM objects WHERE ${sql}`)
       .all(...args)
       .map((r) => r.id)
   }
 
   max(kind: Kind, parent: string, fieldName: string): number | null {
-    return this.sql<{max: number | null}>(`SELECT MAX(${field(fieldName)}) AS max FROM objects WHERE parent = ? AND kind = '${name(kind)}'`).get(parent)!.max
+    return this._sql<{max: number | null}>(`SELECT MAX(${field(fieldName)}) AS max FROM objects WHERE parent = ? AND kind = '${name(kind)}'`).get(parent)!.max
   }
 
   pageRaw(kind: Kind, scope: Scope, query: PageQuery): RawPage {
@@ -343,14 +534,14 @@ export class SqliteStorage implements Storage {
       // An unknown cursor compares with NULL: an empty page, never another scope's rows.
       const cursor = query.starting_after === undefined ? '' : ' AND seq < (SELECT seq FROM objects WHERE id = ? AND merchant = ? AND env = ?)'
       const cursorArgs = query.starting_after === undefined ? [] : [query.starting_after, scope.merchant, scope.env]
-      rows = this.sql<{id: string; data: string}>(`SELECT id, data FROM objects WHERE ${sql}${cursor} ORDER BY seq DESC LIMIT ? OFFSET ?`).all(
+      rows = this._sql<{id: string; data: string}>(`SELECT id, data FROM objects WHERE ${sql}${cursor} ORDER BY seq DESC LIMIT ? OFFSET ?`).all(
         ...args,
         ...cursorArgs,
         query.limit + 1,
         query.offset,
       )
     } else if (query.parent === undefined) {
-      rows = this.sql<{id: string; data: string}>('SELECT id, data FROM objects WHERE merchant = ? AND env = ? AND kind = ? ORDER BY seq DESC LIMIT ? OFFSET ?').all(
+      rows = this._sql<{id: string; data: string}>('SELECT id, data FROM objects WHERE merchant = ? AND env = ? AND kind = ? ORDER BY seq DESC LIMIT ? OFFSET ?').all(
         scope.merchant,
         scope.env,
         kind,
@@ -358,7 +549,7 @@ export class SqliteStorage implements Storage {
         query.offset,
       )
     } else {
-      rows = this.sql<{id: string; data: string}>(
+      rows = this._sql<{id: string; data: string}>(
         'SELECT id, data FROM objects INDEXED BY objects_by_parent_scope WHERE parent = ? AND kind = ? AND merchant = ? AND env = ? ORDER BY seq DESC LIMIT ? OFFSET ?',
       ).all(query.parent, kind, scope.merchant, scope.env, query.limit + 1, query.offset)
     }
@@ -374,7 +565,7 @@ export class SqliteStorage implements Storage {
 
   childrenRaw(kind: Kind, scope: Scope, parents: readonly string[]): Map<string, string[]> {
     const out = new Map<string, string[]>(parents.map((p) => [p, []]))
-    const rows = this.sql<{parent: string; data: string}>(
+    const rows = this._sql<{parent: string; data: string}>(
       `SELECT parent, data FROM objects WHERE merchant = ? AND env = ? AND kind = '${name(kind)}'
          AND parent IN (SELECT value FROM json_each(?)) ORDER BY seq DESC`,
     ).all(scope.merchant, scope.env, JSON.stringify(parents))
@@ -384,38 +575,38 @@ export class SqliteStorage implements Storage {
 
   wipe(scope: Scope): number {
     this.touch('*')
-    return this.sql('DELETE FROM objects WHERE merchant = ? AND env = ?').run(scope.merchant, scope.env).changes
+    return this._sql('DELETE FROM objects WHERE merchant = ? AND env = ?').run(scope.merchant, scope.env).changes
   }
 
   // ---------------------------------------------------------------- merchants and blobs
 
   merchant(id: string): MerchantDoc | undefined {
-    const row = this.sql<{data: string}>('SELECT data FROM merchants WHERE id = ?').get(id)
+    const row = this._sql<{data: string}>('SELECT data FROM merchants WHERE id = ?').get(id)
     return row ? (JSON.parse(row.data) as MerchantDoc) : undefined
   }
 
   merchantBySlug(slug: string): MerchantDoc | undefined {
-    const row = this.sql<{data: string}>(`SELECT data FROM merchants WHERE json_extract(data, '$.store.slug') = ?`).get(slug)
+    const row = this._sql<{data: string}>(`SELECT data FROM merchants WHERE json_extract(data, '$.store.slug') = ?`).get(slug)
     return row ? (JSON.parse(row.data) as MerchantDoc) : undefined
   }
 
   saveMerchant(doc: MerchantDoc): void {
-    this.sql('INSERT INTO merchants (id, created, data) VALUES (?, ?, ?) ON CONFLICT(id) DO UPDATE SET data = excluded.data').run(doc.id, doc.created, JSON.stringify(doc))
+    this._sql('INSERT INTO merchants (id, created, data) VALUES (?, ?, ?) ON CONFLICT(id) DO UPDATE SET data = excluded.data').run(doc.id, doc.created, JSON.stringify(doc))
   }
 
   putBlob(id: string, bytes: Buffer): void {
-    this.sql('INSERT INTO file_blobs (id, bytes) VALUES (?, ?)').run(id, bytes)
+    this._sql('INSERT INTO file_blobs (id, bytes) VALUES (?, ?)').run(id, bytes)
   }
 
   blob(id: string): Buffer | undefined {
-    return this.sql<{bytes: Buffer}>('SELECT bytes FROM file_blobs WHERE id = ?').get(id)?.bytes
+    return this._sql<{bytes: Buffer}>('SELECT bytes FROM file_blobs WHERE id = ?').get(id)?.bytes
   }
 
   // ---------------------------------------------------------------- credentials, idempotency, webhooks
 
-  readonly credentials: CredentialTable = {
+  readonly credentials: Sync<CredentialTable> = {
     insert: (r) =>
-      this.insertRow('credentials', {
+      this._insertRow('credentials', {
         id: r.id,
         token_hash: r.tokenHash,
         kind: r.kind,
@@ -427,11 +618,11 @@ export class SqliteStorage implements Storage {
         created: r.created,
         origins: r.origins ? JSON.stringify(r.origins) : null,
       }),
-    revoke: (id, kind, at) => this.sql('UPDATE credentials SET revoked = ? WHERE id = ? AND kind = ? AND revoked IS NULL').run(at, id, kind).changes > 0,
-    byTokenHash: (tokenHash) => this.credential('token_hash', tokenHash),
-    byId: (id) => this.credential('id', id),
+    revoke: (id, kind, at) => this._sql('UPDATE credentials SET revoked = ? WHERE id = ? AND kind = ? AND revoked IS NULL').run(at, id, kind).changes > 0,
+    byTokenHash: (tokenHash) => this._credential('token_hash', tokenHash),
+    byId: (id) => this._credential('id', id),
     browserOrigins: () =>
-      this.sql<{value: string}>(
+      this._sql<{value: string}>(
         "SELECT DISTINCT o.value FROM credentials c, json_each(c.origins) o WHERE c.kind = 'publishable_key' AND c.revoked IS NULL AND c.origins IS NOT NULL",
       )
         .all()
@@ -439,52 +630,53 @@ export class SqliteStorage implements Storage {
   }
 
   /** An unrevoked credential by its token hash or id, its JSON columns parsed. */
-  private credential(by: 'token_hash' | 'id', value: string): CredentialRecord | undefined {
-    const row = this.sql<Omit<CredentialRecord, 'scopes' | 'origins'> & {scopes: string; origins: string | null}>(
+  _credential(by: 'token_hash' | 'id', value: string): CredentialRecord | undefined {
+    const row = this._sql<Omit<CredentialRecord, 'scopes' | 'origins'> & {scopes: string; origins: string | null}>(
       `SELECT id, kind, merchant, env, scopes, hint, origins FROM credentials WHERE ${by} = ? AND revoked IS NULL`,
     ).get(value)
     return row ? {...row, scopes: JSON.parse(row.scopes) as string[], origins: row.origins ? (JSON.parse(row.origins) as string[]) : null} : undefined
   }
 
-  readonly idempotency: IdempotencyTable = {
+  readonly idempotency: Sync<IdempotencyTable> = {
     read: (credential, key) =>
-      this.sql<IdempotencyRecord>('SELECT fingerprint, state, status, body, created FROM idempotency WHERE credential = ? AND key = ?').get(credential, key),
-    claim: (credential, key, fingerprint, now) => {
-      this.sql(
+      this._sql<IdempotencyRecord>('SELECT fingerprint, state, status, body, created FROM idempotency WHERE credential = ? AND key = ?').get(credential, key),
+    // The primary key (credential, key) decides a race: an insert, or the replacement of an expired row only.
+    claim: (credential, key, fingerprint, now, expiredBefore) =>
+      this._sql(
         `INSERT INTO idempotency (credential, key, fingerprint, state, created) VALUES (?, ?, ?, 'in_flight', ?)
-         ON CONFLICT(credential, key) DO UPDATE SET fingerprint = excluded.fingerprint, state = 'in_flight', status = NULL, body = NULL, created = excluded.created`,
-      ).run(credential, key, fingerprint, now)
-    },
+         ON CONFLICT(credential, key) DO UPDATE SET fingerprint = excluded.fingerprint, state = 'in_flight', status = NULL, body = NULL, created = excluded.created
+         WHERE idempotency.created <= ?`,
+      ).run(credential, key, fingerprint, now, expiredBefore).changes > 0,
     finish: (credential, key, status, body) => {
-      this.sql(`UPDATE idempotency SET state = 'done', status = ?, body = ? WHERE credential = ? AND key = ?`).run(status, body, credential, key)
+      this._sql(`UPDATE idempotency SET state = 'done', status = ?, body = ? WHERE credential = ? AND key = ?`).run(status, body, credential, key)
     },
     releaseInFlight: () => {
-      this.sql("DELETE FROM idempotency WHERE state = 'in_flight'").run()
+      this._sql("DELETE FROM idempotency WHERE state = 'in_flight'").run()
     },
     prune: (before) => {
-      this.sql('DELETE FROM idempotency WHERE created <= ?').run(before)
+      this._sql('DELETE FROM idempotency WHERE created <= ?').run(before)
     },
   }
 
-  readonly webhooks: WebhookTable = {
+  readonly webhooks: Sync<WebhookTable> = {
     insertEndpoint: (e) =>
-      this.insertRow('webhook_endpoints', {...e, events: JSON.stringify(e.events), previous_secrets: JSON.stringify(e.previous_secrets)}),
-    endpoint: (id) => endpointRecord(this.sql<EndpointRow>('SELECT * FROM webhook_endpoints WHERE id = ?').get(id)),
+      this._insertRow('webhook_endpoints', {...e, events: JSON.stringify(e.events), previous_secrets: JSON.stringify(e.previous_secrets)}),
+    endpoint: (id) => endpointRecord(this._sql<EndpointRow>('SELECT * FROM webhook_endpoints WHERE id = ?').get(id)),
     endpointsOf: (merchant) =>
-      this.sql<EndpointRow>('SELECT * FROM webhook_endpoints WHERE merchant = ? ORDER BY created DESC, rowid DESC')
+      this._sql<EndpointRow>('SELECT * FROM webhook_endpoints WHERE merchant = ? ORDER BY created DESC, rowid DESC')
         .all(merchant)
         .map((row) => endpointRecord(row)!),
     endpointsIn: (scope) =>
-      this.sql<EndpointRow>('SELECT * FROM webhook_endpoints WHERE merchant = ? AND env = ?')
+      this._sql<EndpointRow>('SELECT * FROM webhook_endpoints WHERE merchant = ? AND env = ?')
         .all(scope.merchant, scope.env)
         .map((row) => endpointRecord(row)!),
-    removeEndpoint: (id) => this.sql('DELETE FROM webhook_endpoints WHERE id = ?').run(id).changes > 0,
+    removeEndpoint: (id) => this._sql('DELETE FROM webhook_endpoints WHERE id = ?').run(id).changes > 0,
     setSecrets: (id, secret, previous) => {
-      this.sql('UPDATE webhook_endpoints SET secret = ?, previous_secrets = ? WHERE id = ?').run(secret, JSON.stringify(previous), id)
+      this._sql('UPDATE webhook_endpoints SET secret = ?, previous_secrets = ? WHERE id = ?').run(secret, JSON.stringify(previous), id)
     },
     enqueue: (endpoint, event, body, at, fault) =>
       Number(
-        this.sql(
+        this._sql(
           `INSERT INTO webhook_deliveries (endpoint, event_id, event_type, body, next_attempt, created, fault, fail_attempts, effects, duplicate_of, held_until, ord)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         ).run(
@@ -502,19 +694,19 @@ export class SqliteStorage implements Storage {
           fault?.ord ?? null,
         ).lastInsertRowid,
       ),
-    nextDue: () => this.sql<{due: number | null}>('SELECT MIN(next_attempt) AS due FROM webhook_deliveries WHERE next_attempt IS NOT NULL').get()?.due ?? undefined,
+    nextDue: () => this._sql<{due: number | null}>('SELECT MIN(next_attempt) AS due FROM webhook_deliveries WHERE next_attempt IS NOT NULL').get()?.due ?? undefined,
     dueEndpoints: (now) =>
-      this.sql<{endpoint: string}>('SELECT DISTINCT endpoint FROM webhook_deliveries WHERE next_attempt IS NOT NULL AND next_attempt <= ?')
+      this._sql<{endpoint: string}>('SELECT DISTINCT endpoint FROM webhook_deliveries WHERE next_attempt IS NOT NULL AND next_attempt <= ?')
         .all(now)
         .map((row) => row.endpoint),
     dueFor: (endpoint, now, limit) =>
-      this.sql<DueDelivery>(
+      this._sql<DueDelivery>(
         `SELECT id, endpoint, event_id, event_type, body, attempts, fault, fail_attempts FROM webhook_deliveries
          WHERE endpoint = ? AND next_attempt IS NOT NULL AND next_attempt <= ? ORDER BY COALESCE(ord, id) LIMIT ?`,
       ).all(endpoint, now, limit),
     recordAttempt: (delivery, attempt, at, outcome) => {
-      this.sql('UPDATE webhook_deliveries SET attempts = ?, next_attempt = ?, delivered = ? WHERE id = ?').run(attempt, outcome.next, outcome.delivered ? at : null, delivery)
-      this.insertRow('webhook_attempts', {
+      this._sql('UPDATE webhook_deliveries SET attempts = ?, next_attempt = ?, delivered = ? WHERE id = ?').run(attempt, outcome.next, outcome.delivered ? at : null, delivery)
+      this._insertRow('webhook_attempts', {
         delivery,
         attempt,
         attempted: at,
@@ -525,7 +717,7 @@ export class SqliteStorage implements Storage {
       })
     },
     attempts: (endpoint) =>
-      this.sql<Omit<DeliveryAttempt, 'injected' | 'effects'> & {injected: number; effects: string | null}>(
+      this._sql<Omit<DeliveryAttempt, 'injected' | 'effects'> & {injected: number; effects: string | null}>(
         `SELECT a.delivery, d.event_id, d.event_type, a.attempt, a.attempted, a.status, a.error, a.next_attempt, a.injected,
                 d.fault, d.effects, d.duplicate_of, d.held_until
          FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery WHERE d.endpoint = ? ORDER BY a.rowid`,
@@ -534,7 +726,7 @@ export class SqliteStorage implements Storage {
         .map((row) => ({...row, injected: row.injected === 1, effects: row.effects ? (JSON.parse(row.effects) as DeliveryAttempt['effects']) : []})),
     deliveryCounts: (eventIds) => {
       const counts = new Map<string, {delivered: number; failing: number; unattempted: number}>()
-      const rows = this.sql<{event_id: string; delivered: number; failing: number; unattempted: number}>(
+      const rows = this._sql<{event_id: string; delivered: number; failing: number; unattempted: number}>(
         `SELECT event_id, SUM(ok) AS delivered, SUM(NOT ok AND tried) AS failing, SUM(NOT ok AND NOT tried) AS unattempted
          FROM (SELECT event_id, MAX(delivered IS NOT NULL) AS ok, MAX(attempts > 0) AS tried FROM webhook_deliveries
                WHERE event_id IN (SELECT value FROM json_each(?)) GROUP BY event_id, endpoint)
@@ -545,23 +737,18 @@ export class SqliteStorage implements Storage {
     },
   }
 
-  readonly jobs: JobTable = {
-    insert: (job) => this.insertRow('jobs', {...job}),
-    next: (now) => this.sql<Job>('SELECT * FROM jobs WHERE due <= ? ORDER BY due, id LIMIT 1').get(now),
-    earliest: () => this.sql<{due: number | null}>('SELECT MIN(due) AS due FROM jobs').get()?.due ?? undefined,
-    remove: (id) => {
-      this.sql('DELETE FROM jobs WHERE id = ?').run(id)
-    },
+  readonly jobs: Sync<JobTable> = {
+    insert: (job) => this._insertRow('jobs', {...job}),
+    next: (now) => this._sql<Job>('SELECT * FROM jobs WHERE due <= ? ORDER BY due, id LIMIT 1').get(now),
+    earliest: () => this._sql<{due: number | null}>('SELECT MIN(due) AS due FROM jobs').get()?.due ?? undefined,
+    remove: (id) => this._sql('DELETE FROM jobs WHERE id = ?').run(id).changes > 0,
     cancel: (ref, kind) => {
-      this.sql('DELETE FROM jobs WHERE ref = ? AND (? IS NULL OR kind = ?)').run(ref, kind ?? null, kind ?? null)
+      this._sql('DELETE FROM jobs WHERE ref = ? AND (? IS NULL OR kind = ?)').run(ref, kind ?? null, kind ?? null)
     },
     pending: (refs) =>
-      refs.length === 0 ? [] : this.sql<Job>(`SELECT * FROM jobs WHERE ref IN (${refs.map(() => '?').join(', ')}) ORDER BY due, id`).all(...refs),
+      refs.length === 0 ? [] : this._sql<Job>(`SELECT * FROM jobs WHERE ref IN (${refs.map(() => '?').join(', ')}) ORDER BY due, id`).all(...refs),
   }
 
-  close(): void {
-    if (this.db.open) this.db.close()
-  }
 }
 
 type EndpointRow = Omit<WebhookEndpointRecord, 'events' | 'previous_secrets'> & {events: string; previous_secrets: string | null}

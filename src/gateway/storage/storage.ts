@@ -3,8 +3,11 @@
  * shared by many CI jobs) can be added next to storage/sqlite.ts without touching a rule. Platform
  * objects are JSON documents scoped by merchant and environment, so that "another merchant's or
  * environment's id is a 404" holds for every kind by construction, and a sandbox reset is one wipe.
- * Every call is synchronous and `transaction` runs its function with nothing interleaved: that is what
- * makes stock and idempotency race-free.
+ * Every call is asynchronous, as a database server's are. Writes happen only inside a unit of work
+ * (`Storage.write`): its function gets a handle whose calls all belong to one transaction, committed when
+ * the function resolves and rolled back when it throws. Reads outside a unit see committed data only.
+ * Invariants (stock, idempotency, one payment per session) are conditional updates and unique
+ * constraints, never "nothing else runs in between" (docs/architecture.md lists them).
  */
 import type {Documents, Env, Kind, MerchantDoc, Scope} from './documents.js'
 
@@ -20,6 +23,22 @@ export type Condition =
   | {field: string; in: readonly (string | number)[]}
   | {field: string; gt: number}
   | {field: string; lte: number}
+
+/**
+ * A write refused by a unique constraint (one payment per session, one active price per lookup key):
+ * another unit stored the same thing first. The API answers 409; nothing of the unit is kept.
+ */
+export class UniqueViolation extends Error {
+  override readonly name = 'UniqueViolation'
+}
+
+export interface Increment {
+  field: string
+  by: number
+  atMost?: string
+  floor?: number
+  set?: Record<string, unknown>
+}
 
 export interface PageQuery {
   limit: number
@@ -39,33 +58,42 @@ export interface RawPage {
 }
 
 export interface DocumentStore {
-  /** Runs `fn` in one transaction: all of its writes land, or none. */
-  transaction<T>(fn: () => T): T
-  insert<K extends Kind>(kind: K, scope: Scope, doc: Documents[K], opts: {parent?: string | null; created: number}): Documents[K]
+  insert<K extends Kind>(kind: K, scope: Scope, doc: Documents[K], opts: {parent?: string | null; created: number}): Promise<Documents[K]>
   /** Replaces a document; the caller has read it through a scoped `get` first. */
-  save<T extends {id: string}>(doc: T): T
-  remove(id: string): void
+  save<T extends {id: string}>(doc: T): Promise<T>
+  /**
+   * Replaces a document only while the stored one still meets `where` (compare-and-set, e.g. on its
+   * `revision`): false when another write changed it first. A rule that must not lose a concurrent
+   * update uses this, not read-then-`save`.
+   */
+  replaceIf<T extends {id: string}>(doc: T, where: readonly Condition[]): Promise<boolean>
+  /**
+   * Adds `by` to a numeric field in one conditional update, with `set` fields written alongside: only
+   * while the result stays at most the value of the field `atMost` (stock: `reserved + qty <= stock`);
+   * never below `floor` when given. The updated document, or undefined when the guard failed or no
+   * such document is in the scope.
+   */
+  increment<K extends Kind>(kind: K, scope: Scope, id: string, change: Increment): Promise<Documents[K] | undefined>
+  remove(id: string): Promise<void>
   /** One document of `kind` in the scope; undefined for a missing id and for another scope's id alike. */
-  get<K extends Kind>(kind: K, scope: Scope, id: string): Documents[K] | undefined
+  get<K extends Kind>(kind: K, scope: Scope, id: string): Promise<Documents[K] | undefined>
   /** A document by id in whatever scope holds it: for the admin API and the hosted page, which carry no credential. */
-  find<K extends Kind>(kind: K, id: string): {scope: Scope; doc: Documents[K]} | undefined
+  find<K extends Kind>(kind: K, id: string): Promise<{scope: Scope; doc: Documents[K]} | undefined>
   /** Every document of `kind` in the scope (under `parent` if given), oldest first. */
-  all<K extends Kind>(kind: K, scope: Scope, parent?: string): Documents[K][]
+  all<K extends Kind>(kind: K, scope: Scope, parent?: string): Promise<Documents[K][]>
   /** Every document of `kind` in the scope that meets all conditions, oldest first (expiry sweeps read due ones). */
-  where<K extends Kind>(kind: K, scope: Scope, where: readonly Condition[]): Documents[K][]
+  where<K extends Kind>(kind: K, scope: Scope, where: readonly Condition[]): Promise<Documents[K][]>
   /** Ids of the documents of `kind` that meet all conditions, in the scope (and under `parent` if given). */
-  ids(kind: Kind, scope: Scope, where: readonly Condition[], parent?: string): string[]
+  ids(kind: Kind, scope: Scope, where: readonly Condition[], parent?: string): Promise<string[]>
   /** The largest value of a numeric field among a parent's children of `kind`; null when it has none. */
-  max(kind: Kind, parent: string, field: string): number | null
+  max(kind: Kind, parent: string, field: string): Promise<number | null>
   /** A page of documents, newest first, plus whether more exist. */
-  page<K extends Kind>(kind: K, scope: Scope, query: PageQuery): {docs: Documents[K][]; hasMore: boolean}
-  pageRaw(kind: Kind, scope: Scope, query: PageQuery): RawPage
+  page<K extends Kind>(kind: K, scope: Scope, query: PageQuery): Promise<{docs: Documents[K][]; hasMore: boolean}>
+  pageRaw(kind: Kind, scope: Scope, query: PageQuery): Promise<RawPage>
   /** The stored JSON of the children of `kind` of each parent, newest first. */
-  childrenRaw(kind: Kind, scope: Scope, parents: readonly string[]): Map<string, string[]>
+  childrenRaw(kind: Kind, scope: Scope, parents: readonly string[]): Promise<Map<string, string[]>>
   /** Wipes one merchant's documents in one environment (the sandbox reset); returns how many. */
-  wipe(scope: Scope): number
-  /** Changes whenever a document of one of `kinds` may have been written; see `Platform.cachedRead`. */
-  generation(kinds: readonly Kind[]): string
+  wipe(scope: Scope): Promise<number>
 }
 
 export interface CredentialRecord {
@@ -81,14 +109,14 @@ export interface CredentialRecord {
 }
 
 export interface CredentialTable {
-  insert(record: CredentialRecord & {tokenHash: string; appName: string | null; created: number}): void
+  insert(record: CredentialRecord & {tokenHash: string; appName: string | null; created: number}): Promise<void>
   /** False when no unrevoked credential of that kind has the id. */
-  revoke(id: string, kind: CredentialRecord['kind'], at: number): boolean
-  byTokenHash(tokenHash: string): CredentialRecord | undefined
+  revoke(id: string, kind: CredentialRecord['kind'], at: number): Promise<boolean>
+  byTokenHash(tokenHash: string): Promise<CredentialRecord | undefined>
   /** An unrevoked credential by its id (an app's webhook endpoint checks its installation's scopes). */
-  byId(id: string): CredentialRecord | undefined
+  byId(id: string): Promise<CredentialRecord | undefined>
   /** Every origin an unrevoked publishable key lists, each once: the origins CORS may answer (cors.ts). */
-  browserOrigins(): string[]
+  browserOrigins(): Promise<string[]>
 }
 
 export interface IdempotencyRecord {
@@ -100,14 +128,17 @@ export interface IdempotencyRecord {
 }
 
 export interface IdempotencyTable {
-  read(credential: string, key: string): IdempotencyRecord | undefined
-  /** Marks the key in flight for this fingerprint, replacing an expired record. */
-  claim(credential: string, key: string, fingerprint: string, now: number): void
-  finish(credential: string, key: string, status: number, body: string): void
+  read(credential: string, key: string): Promise<IdempotencyRecord | undefined>
+  /**
+   * Marks the key in flight for this fingerprint: a new row, or one created at or before
+   * `expiredBefore` replaced. False when a live record holds the key (another request claimed it first).
+   */
+  claim(credential: string, key: string, fingerprint: string, now: number, expiredBefore: number): Promise<boolean>
+  finish(credential: string, key: string, status: number, body: string): Promise<void>
   /** Deletes every claim still in flight (one a crashed process of an older version committed). */
-  releaseInFlight(): void
+  releaseInFlight(): Promise<void>
   /** Deletes records created at or before `before`. */
-  prune(before: number): void
+  prune(before: number): Promise<void>
 }
 
 export interface WebhookEndpointRecord {
@@ -169,36 +200,36 @@ export interface DeliveryAttempt {
 
 /** Webhook endpoints and an outbox of deliveries written in the transaction of the event they carry. */
 export interface WebhookTable {
-  insertEndpoint(endpoint: WebhookEndpointRecord): void
-  endpoint(id: string): WebhookEndpointRecord | undefined
+  insertEndpoint(endpoint: WebhookEndpointRecord): Promise<void>
+  endpoint(id: string): Promise<WebhookEndpointRecord | undefined>
   /** The merchant's endpoints, newest first. */
-  endpointsOf(merchant: string): WebhookEndpointRecord[]
-  endpointsIn(scope: Scope): WebhookEndpointRecord[]
+  endpointsOf(merchant: string): Promise<WebhookEndpointRecord[]>
+  endpointsIn(scope: Scope): Promise<WebhookEndpointRecord[]>
   /** Deletes the endpoint with its pending deliveries and their log. */
-  removeEndpoint(id: string): boolean
+  removeEndpoint(id: string): Promise<boolean>
   /** Replaces an endpoint's secret, keeping earlier ones that still sign until their expiry. */
-  setSecrets(id: string, secret: string, previous: WebhookEndpointRecord['previous_secrets']): void
+  setSecrets(id: string, secret: string, previous: WebhookEndpointRecord['previous_secrets']): Promise<void>
   /** Queues a delivery, due at `at`, as a fault rule may have changed it; answers its id. */
-  enqueue(endpoint: string, event: {id: string; type: string}, body: string, at: number, fault?: DeliveryFault): number
+  enqueue(endpoint: string, event: {id: string; type: string}, body: string, at: number, fault?: DeliveryFault): Promise<number>
   /** Endpoints with deliveries due at or before `now`. */
-  dueEndpoints(now: number): string[]
+  dueEndpoints(now: number): Promise<string[]>
   /** An endpoint's due deliveries, in delivery order (their `ord`, else their id). */
-  dueFor(endpoint: string, now: number, limit: number): DueDelivery[]
+  dueFor(endpoint: string, now: number, limit: number): Promise<DueDelivery[]>
   /** When the earliest pending attempt is due; undefined when none is. */
-  nextDue(): number | undefined
+  nextDue(): Promise<number | undefined>
   /** Records one attempt and what follows it (the next attempt, or delivered / given up). */
   recordAttempt(
     delivery: number,
     attempt: number,
     at: number,
     outcome: {status: number | null; error: string | null; next: number | null; delivered: boolean; injected?: boolean},
-  ): void
-  attempts(endpoint: string): DeliveryAttempt[]
+  ): Promise<void>
+  attempts(endpoint: string): Promise<DeliveryAttempt[]>
   /**
    * Per event (of those given that have deliveries), over the endpoints it was queued for: how many got it
    * (some delivery succeeded), are failing (attempted, none succeeded: retrying or given up), or were not attempted yet.
    */
-  deliveryCounts(eventIds: readonly string[]): Map<string, {delivered: number; failing: number; unattempted: number}>
+  deliveryCounts(eventIds: readonly string[]): Promise<Map<string, {delivered: number; failing: number; unattempted: number}>>
 }
 
 /** Due work on the clock (see scheduler.ts): one row per job, run once when the clock reaches `due`. */
@@ -214,34 +245,48 @@ export interface Job {
 }
 
 export interface JobTable {
-  insert(job: Omit<Job, 'id'>): void
+  insert(job: Omit<Job, 'id'>): Promise<void>
   /** The soonest job due at or before `now` (ties in insertion order). */
-  next(now: number): Job | undefined
+  next(now: number): Promise<Job | undefined>
   /** When the soonest job is due; undefined when none is pending. */
-  earliest(): number | undefined
-  remove(id: number): void
+  earliest(): Promise<number | undefined>
+  /** Claims a job: false when another runner removed it first (a job runs once). */
+  remove(id: number): Promise<boolean>
   /** Drops the pending jobs of `ref` (of one kind, or all). */
-  cancel(ref: string, kind?: string): void
+  cancel(ref: string, kind?: string): Promise<void>
   /** The pending jobs of these refs, soonest first. */
-  pending(refs: readonly string[]): Job[]
+  pending(refs: readonly string[]): Promise<Job[]>
 }
 
-export interface Storage extends DocumentStore {
-  /** Where the data lives (a file path, `:memory:`), for messages. */
-  readonly location: string
-  readonly open: boolean
-  meta(key: string): string | undefined
-  setMeta(key: string, value: string): void
-  merchant(id: string): MerchantDoc | undefined
+/** What a unit of work (and a read) reaches: the documents and every table. */
+export interface Store extends DocumentStore {
+  meta(key: string): Promise<string | undefined>
+  setMeta(key: string, value: string): Promise<void>
+  merchant(id: string): Promise<MerchantDoc | undefined>
   /** The merchant whose store has this slug (the storefront's address). */
-  merchantBySlug(slug: string): MerchantDoc | undefined
-  saveMerchant(doc: MerchantDoc): void
+  merchantBySlug(slug: string): Promise<MerchantDoc | undefined>
+  saveMerchant(doc: MerchantDoc): Promise<void>
   /** Bytes stored with a document (an uploaded file's); they go when the document goes. */
-  putBlob(id: string, bytes: Buffer): void
-  blob(id: string): Buffer | undefined
+  putBlob(id: string, bytes: Buffer): Promise<void>
+  blob(id: string): Promise<Buffer | undefined>
   readonly credentials: CredentialTable
   readonly idempotency: IdempotencyTable
   readonly webhooks: WebhookTable
   readonly jobs: JobTable
+}
+
+export interface Storage {
+  /** Where the data lives (a file path, `:memory:`), for messages. */
+  readonly location: string
+  readonly open: boolean
+  /**
+   * A unit of work: `fn`'s writes commit together when it resolves, or none when it throws. On SQLite
+   * units run one at a time (BEGIN IMMEDIATE behind a queue); a unit must never start another (deadlock).
+   */
+  write<T>(fn: (tx: Store) => Promise<T>): Promise<T>
+  /** Reads of committed data; never waits for a unit. Its write methods throw. */
+  readonly reads: Store
+  /** Changes whenever a committed write may have changed a document of one of `kinds`; see `Platform.cachedRead`. */
+  generation(kinds: readonly Kind[]): string
   close(): void
 }

@@ -1,0 +1,90 @@
+/**
+ * The invariants storage enforces (docs/architecture.md, "Invariants"): each raced through real HTTP
+ * with many requests at once, and each checked at the storage level too, where a second write that
+ * would break it is refused by the conditional update or unique constraint itself, not by a read before.
+ */
+import {expect} from 'chai'
+
+import {checkout, pay, readVariant, sellable} from '../helpers/commerce.js'
+import {TestGateway} from '../helpers/gateway.js'
+
+describe('gateway invariants enforced by storage', () => {
+  let gw: TestGateway
+  before(async () => {
+    gw = await TestGateway.start()
+  })
+  after(() => gw.close())
+
+  it('stock: the conditional update refuses a reservation beyond the stock, however the caller read it', async () => {
+    const acct = await gw.account()
+    const item = await sellable(acct, {stock: 2})
+    const scope = {merchant: acct.merchant.id, env: 'test' as const}
+    const platform = gw.gw.platform
+    const take = (n: number) => platform.write((tx) => tx.increment('variant', scope, item.variant.id, {field: 'stock_reserved', by: n, atMost: 'stock_qty'}))
+    expect(await take(2)).to.include({stock_reserved: 2})
+    // A stale copy that still shows 2 free units does not matter: the stored counts decide.
+    expect(await take(1)).to.equal(undefined)
+    const results = await Promise.all(Array.from({length: 20}, () => acct.store('POST', '/checkouts', {body: {product_id: item.product.id}})))
+    expect(results.map((r) => r.body.error?.code)).to.deep.equal(Array(20).fill('out_of_stock'))
+    expect(await readVariant(acct, item.product.id, item.variant.id)).to.include({stock_qty: 2, stock_reserved: 2, stock_available: 0})
+  })
+
+  it('one payment per session: 20 simultaneous completions of one session record exactly one payment', async () => {
+    const acct = await gw.account()
+    const item = await sellable(acct, {stock: 1, unit_amount: 3000})
+    const co = await checkout(acct, {product_id: item.product.id})
+    const results = await Promise.all(Array.from({length: 20}, () => pay(gw, co.session_id)))
+    const paid = results.filter((r) => r.status === 200)
+    expect(paid).to.have.length(1)
+    for (const r of results.filter((x) => x.status !== 200)) expect(r.body.error.code).to.be.oneOf(['session_already_completed', 'concurrent_write'])
+    const payments = await acct.app('GET', '/payments?limit=100')
+    expect(payments.body.data.filter((p: any) => p.session_id === co.session_id)).to.have.length(1)
+    expect(await readVariant(acct, item.product.id, item.variant.id)).to.include({stock_qty: 0, stock_reserved: 0})
+
+    // The unique index itself refuses a second payment of the session that is not a failure.
+    const scope = {merchant: acct.merchant.id, env: 'test' as const}
+    const platform = gw.gw.platform
+    const stored = (await platform.storage.reads.get('payment', scope, paid[0]!.body.payment.id))!
+    const twin = {...stored, id: 'py_twin_of_the_first'}
+    const refused = await platform.write((tx) => tx.insert('payment', scope, twin, {created: twin.created})).catch((error: Error) => error)
+    expect(refused).to.be.instanceOf(Error).with.property('name', 'UniqueViolation')
+    // A failed attempt of the same session is stored: declines are kept, one row each.
+    await platform.write((tx) => tx.insert('payment', scope, {...twin, status: 'failed'}, {created: twin.created}))
+  })
+
+  it('idempotency: 30 simultaneous requests with one key create one product; a live claim is never taken over', async () => {
+    const acct = await gw.account()
+    const results = await Promise.all(
+      Array.from({length: 30}, () => acct.app('POST', '/products', {body: {name: 'Once only'}, idempotencyKey: 'race-1'})),
+    )
+    expect(new Set(results.map((r) => r.body.id)).size).to.equal(1)
+    expect(results.map((r) => r.status)).to.deep.equal(Array(30).fill(201))
+    const listed = await acct.app('GET', '/products?limit=100')
+    expect(listed.body.data.filter((p: any) => p.name === 'Once only')).to.have.length(1)
+
+    const platform = gw.gw.platform
+    const now = platform.now()
+    const claim = () => platform.write((tx) => tx.idempotency.claim('cred_x', 'key-1', 'fp', now, now - 86_400))
+    expect(await claim()).to.equal(true)
+    expect(await claim()).to.equal(false)
+  })
+
+  it('revisions: of 20 simultaneous updates at one revision exactly one wins; a stale compare-and-set writes nothing', async () => {
+    const acct = await gw.account()
+    const created = await acct.v1('POST', '/checkout/sessions', {body: {amount: 1000, currency: 'eur', customer_name: 'Ada Buyer', customer_email: 'ada@example.com'}})
+    expect(created.status, created.text).to.equal(201)
+    const id = created.body.id
+    const results = await Promise.all(
+      Array.from({length: 20}, (_, i) => acct.v1('PATCH', `/checkout/sessions/${id}`, {body: {revision: created.body.revision, description: `update ${i}`}})),
+    )
+    expect(results.filter((r) => r.status === 200)).to.have.length(1)
+    expect(results.filter((r) => r.status === 409).every((r) => r.body.error.code === 'revision_conflict')).to.equal(true)
+
+    const scope = {merchant: acct.merchant.id, env: 'test' as const}
+    const platform = gw.gw.platform
+    const stored = (await platform.storage.reads.get('checkout_session', scope, id))!
+    const stale = {...stored, description: 'stale'}
+    expect(await platform.write((tx) => tx.replaceIf(stale, [{field: 'revision', eq: (stored.revision ?? 0) - 1}]))).to.equal(false)
+    expect((await platform.storage.reads.get('checkout_session', scope, id))!.description).to.not.equal('stale')
+  })
+})
