@@ -17,7 +17,7 @@ import {MemoryCredentialCache, MemoryRateCounters, MemoryReadCache, type Credent
 import type {Env, EventDoc, Kind, Scope} from './storage/documents.js'
 import {SqliteStorage} from './storage/sqlite.js'
 import type {Storage, Store} from './storage/storage.js'
-import {Scheduler, type AdvanceResult} from './scheduler.js'
+import {readOffsets, Scheduler, type AdvanceResult} from './scheduler.js'
 import {Webhooks} from './webhooks.js'
 
 export interface Credential {
@@ -56,7 +56,7 @@ export class Credentials {
     const id = newId(ID_PREFIX[kind], 16)
     const hint = token.slice(-4)
     const origins = kind === 'publishable_key' ? [...new Set(extra.origins ?? [])] : null
-    await store.credentials.insert({id, tokenHash: sha256(token), kind, merchant, env, scopes: [...new Set(scopes)], hint, origins, appName: extra.appName ?? null, created: this.clock.now()})
+    await store.credentials.insert({id, tokenHash: sha256(token), kind, merchant, env, scopes: [...new Set(scopes)], hint, origins, appName: extra.appName ?? null, created: this.clock.now(merchant)})
     if (origins?.length) this.origins = undefined
     return {id, token}
   }
@@ -281,23 +281,24 @@ export class Platform {
   private readonly readTx: Tx
   private readonly contexts = new WeakMap<Store, Tx>()
 
-  private constructor(opts: PlatformOptions, storage: Storage, clockOffset: number) {
+  private constructor(opts: PlatformOptions, storage: Storage, clockOffsets: ReadonlyMap<string, number>) {
     this.storage = storage
-    this.clock = new Clock(clockOffset)
+    this.clock = new Clock()
+    this.clock.load(clockOffsets)
     this.credentials = new Credentials(this.storage, this.clock)
     this.rateLimiter = new RateLimiter(this.clock, opts.rateLimit, opts.rateLimits)
     this.idempotency = new Idempotency(this.storage, this.clock)
     this.faults = new Faults(() => this.now())
-    this.webhooks = new Webhooks(this.storage, () => this.now(), this.faults)
+    this.webhooks = new Webhooks(this.storage, (merchant) => this.clock.now(merchant), this.faults)
     this.scheduler = new Scheduler(this.storage, this.clock, this.webhooks, (fn) => this.write(fn))
     this.baseUrl = opts.baseUrl ?? 'http://127.0.0.1'
     this.readTx = this.context(this.storage.reads, false)
   }
 
-  /** Opens the storage and reads what the platform keeps across restarts (the clock's offset). */
+  /** Opens the storage and reads what the platform keeps across restarts (the clocks' offsets). */
   static async open(opts: PlatformOptions): Promise<Platform> {
     const storage = new SqliteStorage(opts.db)
-    const platform = new Platform(opts, storage, Number((await storage.reads.meta('clock_offset')) ?? 0))
+    const platform = new Platform(opts, storage, await readOffsets(storage))
     await platform.idempotency.releaseInFlight()
     return platform
   }
@@ -326,7 +327,7 @@ export class Platform {
     const extra: Omit<Tx, keyof Store | 'baseUrl'> = {
       writable,
       writing: (fn) => (writable ? fn(tx) : this.write(fn)),
-      now: () => this.now(),
+      now: (scope) => this.clock.now(scope.merchant),
       emit: (scope, type, object) => this.emit(store, scope, type, object),
       schedule: (scope, kind, ref, due) => store.jobs.insert({due, kind, merchant: scope.merchant, env: scope.env, ref}),
       cancelJobs: (ref, kind) => store.jobs.cancel(ref, kind),
@@ -369,15 +370,17 @@ export class Platform {
   }
 
   /**
-   * Moves the clock forward; resolves once everything due up to the new time has happened in time
-   * order (jobs, then the webhook attempts they and earlier events made due, each finished and logged).
+   * Moves the merchant's clock forward (every clock without one); resolves once everything due up to
+   * the new time has happened in time order (jobs, then the webhook attempts they and earlier events
+   * made due, each finished and logged).
    */
-  advanceClock(by: {seconds: number} | {to: number}): Promise<AdvanceResult> {
-    return 'to' in by ? this.scheduler.advanceTo(by.to) : this.scheduler.advance(by.seconds)
+  advanceClock(by: {seconds: number} | {to: number}, merchant?: string): Promise<AdvanceResult> {
+    return this.scheduler.advance(by, merchant)
   }
 
-  now(): number {
-    return this.clock.now()
+  /** The merchant's clock; without one, the shared clock (merchants that never moved alone). */
+  now(merchant?: string): number {
+    return this.clock.now(merchant)
   }
 
   /**
@@ -385,7 +388,7 @@ export class Platform {
    * event exists exactly when its state change does; so do its webhook deliveries.
    */
   async emit(store: Store, scope: Scope, type: EventType, object: unknown): Promise<EventDoc> {
-    const event: EventDoc = {id: newId('evt', 24), object: 'event', type, livemode: scope.env === 'live', created: this.now(), data: {object}}
+    const event: EventDoc = {id: newId('evt', 24), object: 'event', type, livemode: scope.env === 'live', created: this.now(scope.merchant), data: {object}}
     await store.insert('event', scope, event, {created: event.created})
     await this.webhooks.enqueue(store, scope, event)
     return event

@@ -4,8 +4,9 @@
  * scheduler runs it once the clock reaches it. Two things drive the same `runDue`: a background tick
  * (real time passing) and `advance` (the test clock jumping), so a job behaves the same either way.
  *
- * `advance` walks the jump in time order: at each moment something is due (a job or a webhook
- * delivery attempt) it pins the clock there, runs the jobs (each in its own transaction), then lets
+ * Each merchant has its own clock (clock.ts), and its jobs and webhook attempts are due on it.
+ * `advance` walks a merchant's jump in time order: at each moment something is due (a job or a webhook
+ * delivery attempt) it pins that merchant's clock there, runs the jobs (each in its own transaction), then lets
  * every delivery due by then finish and be logged, and only then moves on. It resolves when nothing
  * due up to the target is left, so a caller sees every consequence of the jump when it returns.
  *
@@ -20,28 +21,44 @@ export type {Job}
 /** Runs one job inside its unit of work; it re-reads its object and does nothing if the job went stale. */
 export type JobHandler = (tx: Tx, job: Job) => Promise<void>
 
-/** The webhook worker as the scheduler sees it: when its next attempt is due, and a way to run them. */
+/** The webhook worker as the scheduler sees it: when a merchant's next attempt is due, and a way to run them. */
 export interface DeliveryDriver {
-  /** The earliest pending attempt's due time, or undefined. */
-  nextDue(): Promise<number | undefined>
-  /** Runs every attempt due at or before `upTo`, each finished and logged, before resolving; says how many ran. */
-  drain(upTo: number): Promise<number>
+  /** The earliest pending attempt's due time for the merchant's endpoints, or undefined. */
+  nextDue(merchant: string): Promise<number | undefined>
+  /** The merchants whose endpoints have attempts pending. */
+  merchantsPending(): Promise<string[]>
+  /** Runs every attempt of the merchant's endpoints due at or before `upTo`, each finished and logged, before resolving; says how many ran. */
+  drain(merchant: string, upTo: number): Promise<number>
 }
 
 const TICK_MS = 1000
+const OFFSET_KEY = 'clock_offset'
 
 export interface AdvanceResult {
+  /** The clock moved (the merchant's, else the shared one), after the jump. */
   now: number
   /** Jobs run during the jump. */
   jobs: number
 }
 
+/** The stored offsets (the shared one under `''`), as `Clock.load` takes them. */
+export async function readOffsets(storage: Storage): Promise<Map<string, number>> {
+  const offsets = new Map<string, number>([['', Number((await storage.reads.meta(OFFSET_KEY)) ?? 0)]])
+  for (const [key, value] of await storage.reads.metaWithPrefix(`${OFFSET_KEY}:`)) offsets.set(key.slice(OFFSET_KEY.length + 1), Number(value))
+  return offsets
+}
+
 export class Scheduler {
   private readonly handlers = new Map<string, JobHandler>()
   private timer?: NodeJS.Timeout
-  /** Advances run one at a time, in the order they were asked for. */
-  private queue: Promise<unknown> = Promise.resolve()
-  private advancing = false
+  /** A merchant's advances run one at a time, in the order asked for; an all-clocks advance waits for every one and they for it. */
+  private readonly lanes = new Map<string, Promise<unknown>>()
+  private allLane: Promise<unknown> = Promise.resolve()
+  /** Merchants whose jump is being walked (the tick leaves them alone), and whether every clock is. */
+  private readonly walking = new Set<string>()
+  private walkingAll = false
+  /** Bumped on every local clock change, so a tick's stale read of the stored offsets is not applied. */
+  private version = 0
 
   constructor(
     private readonly storage: Storage,
@@ -56,16 +73,15 @@ export class Scheduler {
     this.handlers.set(kind, handler)
   }
 
-
   /**
-   * Runs every job due at or before `now`, soonest first, each in its own transaction; a job that
-   * schedules another one already due runs it in the same call. A job whose handler throws is dropped
-   * (its transaction rolled back) so one bad job cannot stall the clock.
+   * Runs every job of the merchant due at or before `now` on its clock, soonest first, each in its own
+   * transaction; a job that schedules another one already due runs it in the same call. A job whose
+   * handler throws is dropped (its transaction rolled back) so one bad job cannot stall the clock.
    */
-  async runDue(now: number): Promise<number> {
+  async runDue(merchant: string, now: number): Promise<number> {
     let ran = 0
     for (;;) {
-      const job = await this.storage.reads.jobs.next(now)
+      const job = await this.storage.reads.jobs.next(merchant, now)
       if (!job) return ran
       try {
         await this.write(async (tx) => {
@@ -81,56 +97,96 @@ export class Scheduler {
     }
   }
 
-  /** Moves the clock forward by `seconds`, doing everything due on the way in time order. */
-  advance(seconds: number): Promise<AdvanceResult> {
-    return this.enqueue((now) => now + seconds)
-  }
-
-  /** Moves the clock forward to `t` (no move when it already reads `t` or later). */
-  advanceTo(t: number): Promise<AdvanceResult> {
-    return this.enqueue((now) => Math.max(now, t))
-  }
-
-  private enqueue(target: (now: number) => number): Promise<AdvanceResult> {
-    const run = this.queue.then(() => this.walk(target(this.clock.now())))
-    this.queue = run.catch(() => {})
+  /**
+   * Moves the merchant's clock (every clock without one) forward by `seconds` or to `to` (no move when
+   * it already reads `to` or later), doing everything due on the way in time order.
+   */
+  advance(by: {seconds: number} | {to: number}, merchant?: string): Promise<AdvanceResult> {
+    const target = (now: number) => ('to' in by ? Math.max(now, by.to) : now + by.seconds)
+    if (merchant !== undefined) {
+      const run = Promise.all([this.allLane, this.lanes.get(merchant)]).then(() => this.walkOne(merchant, target(this.clock.now(merchant))))
+      const lane = run.catch(() => {})
+      this.lanes.set(merchant, lane)
+      void lane.then(() => this.lanes.get(merchant) === lane && this.lanes.delete(merchant))
+      return run
+    }
+    const run = Promise.all([this.allLane, ...this.lanes.values()]).then(() => this.walkAll(target(this.clock.now()) - this.clock.now()))
+    this.allLane = run.catch(() => {})
     return run
   }
 
-  private async walk(target: number): Promise<AdvanceResult> {
+  private async walkOne(merchant: string, target: number): Promise<AdvanceResult> {
+    this.walking.add(merchant)
+    try {
+      return {now: target, jobs: await this.walk(merchant, target)}
+    } finally {
+      this.clock.release(merchant)
+      this.version += 1
+      await this.persist([merchant])
+      this.walking.delete(merchant)
+    }
+  }
+
+  /** Every clock moves by `seconds`: each merchant with work due on the way walks its own jump, then the shared offset moves. */
+  private async walkAll(seconds: number): Promise<AdvanceResult> {
+    const merchants = [...new Set([...(await this.storage.reads.jobs.merchants()), ...(await this.deliveries.merchantsPending())])]
+    let jobs = 0
+    this.walkingAll = true
+    try {
+      // One merchant after another: their work never meets, and each keeps its own time order.
+      for (const merchant of merchants) jobs += await this.walk(merchant, this.clock.now(merchant) + seconds)
+      return {now: this.clock.now() + seconds, jobs}
+    } finally {
+      // Walked clocks stay pinned at their target while the shared offset moves under them.
+      this.clock.advanceAll(seconds)
+      for (const merchant of merchants) this.clock.release(merchant)
+      this.version += 1
+      await this.persist(['', ...merchants])
+      this.walkingAll = false
+    }
+  }
+
+  /** Walks the merchant's jump to `target` in time order, leaving its clock pinned there; answers how many jobs ran. */
+  private async walk(merchant: string, target: number): Promise<number> {
     const {clock, deliveries} = this
     let jobs = 0
     // Deliveries the worker cannot make (it is stopped) must not hold the clock in place.
     let deliveriesStuck = false
-    this.advancing = true
-    try {
-      for (;;) {
-        const nextJob = await this.storage.reads.jobs.earliest()
-        const nextDelivery = deliveriesStuck ? undefined : await deliveries.nextDue()
-        const candidates = [nextJob, nextDelivery].filter((t): t is number => t !== undefined && t <= target)
-        const at = candidates.length === 0 ? target : Math.min(...candidates)
-        const t = clock.pin(at)
-        await this.persistOffset()
-        const ran = await this.runDue(t)
-        jobs += ran
-        const attempts = await deliveries.drain(t)
-        if (candidates.length === 0) break
-        // Stuck only when nothing ran and the delivery that was due is due still: the worker's own poll
-        // may have made the attempt while this step awaited its units, which is progress too.
-        if (ran === 0 && attempts === 0 && (await deliveries.nextDue()) === nextDelivery) deliveriesStuck = true
-      }
-      return {now: clock.now(), jobs}
-    } finally {
-      clock.release()
-      await this.persistOffset()
-      this.advancing = false
+    for (;;) {
+      const nextJob = await this.storage.reads.jobs.earliest(merchant)
+      const nextDelivery = deliveriesStuck ? undefined : await deliveries.nextDue(merchant)
+      const candidates = [nextJob, nextDelivery].filter((t): t is number => t !== undefined && t <= target)
+      const at = candidates.length === 0 ? target : Math.min(...candidates)
+      const t = clock.pin(merchant, at)
+      await this.persist([merchant])
+      const ran = await this.runDue(merchant, t)
+      jobs += ran
+      const attempts = await deliveries.drain(merchant, t)
+      if (candidates.length === 0) return jobs
+      // Stuck only when nothing ran and the delivery that was due is due still: the worker's own poll
+      // may have made the attempt while this step awaited its units, which is progress too.
+      if (ran === 0 && attempts === 0 && (await deliveries.nextDue(merchant)) === nextDelivery) deliveriesStuck = true
     }
   }
 
-  /** Keeps the clock's offset across restarts. */
-  private persistOffset(): Promise<void> {
-    const offset = String(this.clock.offset)
-    return this.storage.write((tx) => tx.setMeta('clock_offset', offset))
+  /** Keeps the clocks' offsets (`''`: the shared one) across restarts and for other processes on the database. */
+  private persist(merchants: readonly string[]): Promise<void> {
+    const offsets = this.clock.offsets()
+    return this.storage.write(async (tx) => {
+      for (const m of merchants) await tx.setMeta(m === '' ? OFFSET_KEY : `${OFFSET_KEY}:${m}`, String(offsets.get(m) ?? 0))
+    })
+  }
+
+  /** One tick: the offsets another process may have moved, then every merchant's due jobs on its own clock. */
+  private async tick(): Promise<void> {
+    const version = this.version
+    const offsets = await readOffsets(this.storage)
+    if (this.walkingAll || this.walking.size > 0 || version !== this.version) return
+    this.clock.load(offsets)
+    for (const merchant of await this.storage.reads.jobs.merchants()) {
+      if (this.walkingAll) return
+      if (!this.walking.has(merchant)) await this.runDue(merchant, this.clock.now(merchant))
+    }
   }
 
   /** Runs due jobs as real time passes. */
@@ -138,9 +194,9 @@ export class Scheduler {
     if (this.timer) return
     let ticking = false
     this.timer = setInterval(() => {
-      if (this.advancing || ticking || !this.storage.open) return
+      if (this.walkingAll || ticking || !this.storage.open) return
       ticking = true
-      this.runDue(this.clock.now())
+      this.tick()
         // The database closed under the tick (shutdown): nothing to do.
         .catch(() => {})
         .finally(() => (ticking = false))

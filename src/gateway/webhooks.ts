@@ -78,23 +78,24 @@ export class Webhooks {
 
   constructor(
     private readonly storage: Storage,
-    private readonly now: () => number,
+    /** The merchant's clock: an endpoint's attempts fall due on its merchant's time. */
+    private readonly now: (merchant: string) => number,
     private readonly faults: Pick<Faults, 'forDelivery'>,
   ) {}
 
   private view(record: WebhookEndpointRecord): WebhookEndpointDoc {
     const {previous_secrets: previous, ...rest} = record
-    return {...rest, object: 'webhook_endpoint', previous_secrets_expire: this.stillValid(previous).map((p) => p.expires)}
+    return {...rest, object: 'webhook_endpoint', previous_secrets_expire: this.stillValid(record.merchant, previous).map((p) => p.expires)}
   }
 
-  private stillValid(previous: WebhookEndpointRecord['previous_secrets']) {
-    const now = this.now()
+  private stillValid(merchant: string, previous: WebhookEndpointRecord['previous_secrets']) {
+    const now = this.now(merchant)
     return previous.filter((p) => p.expires > now)
   }
 
   /** The secrets a delivery is signed with now: the current one, then earlier ones not yet expired. */
   signingSecrets(record: WebhookEndpointRecord): string[] {
-    return [record.secret, ...this.stillValid(record.previous_secrets).map((p) => p.secret)]
+    return [record.secret, ...this.stillValid(record.merchant, record.previous_secrets).map((p) => p.secret)]
   }
 
   /**
@@ -104,8 +105,8 @@ export class Webhooks {
   async rotateSecret(store: Store, id: string, expirePreviousIn: number, secret = newSecret()): Promise<WebhookEndpointDoc | undefined> {
     const record = await store.webhooks.endpoint(id)
     if (!record) return undefined
-    const kept = this.stillValid(record.previous_secrets)
-    const previous = expirePreviousIn > 0 ? [{secret: record.secret, expires: this.now() + expirePreviousIn}, ...kept] : kept
+    const kept = this.stillValid(record.merchant, record.previous_secrets)
+    const previous = expirePreviousIn > 0 ? [{secret: record.secret, expires: this.now(record.merchant) + expirePreviousIn}, ...kept] : kept
     await store.webhooks.setSecrets(id, secret, previous)
     return this.view({...record, secret, previous_secrets: previous})
   }
@@ -119,7 +120,7 @@ export class Webhooks {
       events: [...new Set(input.events)],
       secret: input.secret ?? newSecret(),
       installation: input.installation ?? null,
-      created: this.now(),
+      created: this.now(input.merchant),
       previous_secrets: [],
     }
     await store.webhooks.insertEndpoint(record)
@@ -244,7 +245,7 @@ export class Webhooks {
       if (endpoint.merchant !== scope.merchant || endpoint.env !== scope.env) continue
       if (endpointId === undefined && !endpoint.events.some((pattern) => matchesEventType(pattern, event.type))) continue
       if (!(await this.mayReceive(store, endpoint, event.type))) continue
-      await this.queue(store, endpoint, event, this.now())
+      await this.queue(store, endpoint, event, this.now(scope.merchant))
       queued += 1
     }
     if (queued > 0) this.kickSoon()
@@ -274,26 +275,33 @@ export class Webhooks {
   kick(): void {
     if (!this.started || !this.storage.open) return
     // A rejection: the database closed under the poll (shutdown).
-    this.startChains(this.now()).catch(() => {})
+    this.startChains().catch(() => {})
   }
 
-  /** The earliest pending attempt's due time on the gateway clock. */
-  async nextDue(): Promise<number | undefined> {
+  /** The earliest pending attempt's due time on the merchant's clock. */
+  async nextDue(merchant: string): Promise<number | undefined> {
     if (!this.started || !this.storage.open) return undefined
-    return this.storage.reads.webhooks.nextDue()
+    return this.storage.reads.webhooks.nextDue(merchant)
+  }
+
+  /** The merchants whose endpoints have attempts pending. */
+  async merchantsPending(): Promise<string[]> {
+    if (!this.started || !this.storage.open) return []
+    return [...new Set((await this.storage.reads.webhooks.pendingEndpoints()).map((row) => row.merchant))]
   }
 
   /**
-   * Makes every attempt due at or before `upTo` (the clock's pinned moment during an advance), waits
-   * for each to finish and be logged, and says how many were made. Chains already running count too.
+   * Makes every attempt of the merchant's endpoints due at or before `upTo` on its clock (pinned there
+   * during an advance), waits for each to finish and be logged, and says how many were made. Chains
+   * already running count too.
    */
-  async drain(upTo: number): Promise<number> {
+  async drain(merchant: string, upTo: number): Promise<number> {
     const before = this.attemptsMade
     for (;;) {
       if (!this.started || !this.storage.open) break
       const round = this.attemptsMade
       await Promise.allSettled([...this.busy.values()])
-      if (!(await this.startChains(upTo))) break
+      if (!(await this.startChains(merchant, upTo))) break
       await Promise.allSettled([...this.busy.values()])
       if (this.attemptsMade === round) break
     }
@@ -301,23 +309,25 @@ export class Webhooks {
   }
 
   /**
-   * One chain per endpoint with deliveries due by `upTo` and no chain running: each endpoint's deliveries
-   * go one at a time, in order, and never wait for another endpoint's. Answers whether any endpoint had some.
+   * One chain per endpoint with deliveries due (by `upTo`, else by its merchant's clock) and no chain
+   * running: each endpoint's deliveries go one at a time, in order, and never wait for another
+   * endpoint's. Without a merchant, every merchant's. Answers whether any endpoint had some.
    */
-  private async startChains(upTo: number): Promise<boolean> {
-    const endpoints = await this.storage.reads.webhooks.dueEndpoints(upTo)
-    for (const endpoint of endpoints) {
+  private async startChains(only?: string, upTo?: number): Promise<boolean> {
+    const pending = await this.storage.reads.webhooks.pendingEndpoints(only)
+    const due = pending.filter((row) => row.due <= (upTo ?? this.now(row.merchant)))
+    for (const {endpoint, merchant} of due) {
       if (this.busy.has(endpoint)) continue
       const chain = (async () => {
         // The chain runs while its endpoint has due deliveries (up to the clock's pinned moment during an advance).
         for (;;) {
           if (!this.started || !this.storage.open) return
-          // The gateway's now: the pinned moment during an advance, so nothing due later is sent early.
-          const rows = await this.storage.reads.webhooks.dueFor(endpoint, this.now(), BATCH)
+          // The merchant's now: the pinned moment during an advance, so nothing due later is sent early.
+          const rows = await this.storage.reads.webhooks.dueFor(endpoint, this.now(merchant), BATCH)
           if (rows.length === 0) return
           for (const row of rows) {
             if (!this.started) return
-            await this.deliver(row).catch(() => {})
+            await this.deliver(row, merchant).catch(() => {})
           }
         }
       })()
@@ -329,7 +339,7 @@ export class Webhooks {
         })
       this.busy.set(endpoint, chain)
     }
-    return endpoints.length > 0
+    return due.length > 0
   }
 
   /** Keep-alive connections per scheme, made on the first delivery. */
@@ -365,13 +375,13 @@ export class Webhooks {
     })
   }
 
-  private async deliver(row: DueDelivery): Promise<void> {
+  private async deliver(row: DueDelivery, merchant: string): Promise<void> {
     const endpoint = await this.storage.reads.webhooks.endpoint(row.endpoint)
     if (!endpoint) return
     const attempt = row.attempts + 1
     if (attempt <= row.fail_attempts) {
       // A fault rule fails this attempt as a timeout would, without sending it: the retry schedule runs on.
-      await this.record(row, attempt, {status: null, error: `timeout (injected by fault ${row.fault})`, injected: true})
+      await this.record(row, merchant, attempt, {status: null, error: `timeout (injected by fault ${row.fault})`, injected: true})
       return
     }
     // Signed with the wall clock, not the test clock: receivers check the timestamp against their own time.
@@ -394,13 +404,13 @@ export class Webhooks {
       if (!this.started) return
       error = describeFailure(err)
     }
-    await this.record(row, attempt, {status, error})
+    await this.record(row, merchant, attempt, {status, error})
   }
 
   /** Logs an attempt and schedules the next one on the gateway clock, or ends the delivery (delivered or given up). */
-  private async record(row: DueDelivery, attempt: number, result: {status: number | null; error: string | null; injected?: boolean}): Promise<void> {
+  private async record(row: DueDelivery, merchant: string, attempt: number, result: {status: number | null; error: string | null; injected?: boolean}): Promise<void> {
     if (!this.storage.open) return
-    const now = this.now()
+    const now = this.now(merchant)
     const delivered = result.status !== null && result.status >= 200 && result.status < 300
     const next = delivered || attempt >= MAX_ATTEMPTS ? null : now + BACKOFF_SECONDS[attempt - 1]
     await this.storage.write(async (tx) => {

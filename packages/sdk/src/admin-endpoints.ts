@@ -53,8 +53,10 @@ export const adminEndpoints = lazyTable({
   }),
   'keys.revoke': adminRoute('DELETE', '/keys/{id}', () => admin.adminRevoked, 'Revoke a secret or publishable key'),
 
-  'clock.retrieve': adminRoute('GET', '/clock', () => admin.adminClock, "The gateway's time and the test clock's offset"),
-  'clock.advance': adminRoute('POST', '/clock', () => admin.adminClock, "Move the gateway's time forward; answers once everything due on the way happened, in time order, webhook attempts included", {
+  'clock.retrieve': adminRoute('GET', '/clock', () => admin.adminClock, "A merchant's time and its test clock's offset (without merchant: the shared clock's)", {
+    query: () => admin.adminClockQuery,
+  }),
+  'clock.advance': adminRoute('POST', '/clock', () => admin.adminClock, "Move a merchant's time forward (without merchant: every merchant's); answers once everything due on the way happened, in time order, webhook attempts included", {
     body: () => admin.adminClockAdvance,
     ...ok,
   }),

@@ -53,6 +53,9 @@ interface AdminCall<Id extends AdminEndpointId> {
 }
 type AdminResult<Id extends AdminEndpointId> = Promise<AdminEndpoint<Id> extends {list: true} ? Page<AdminResultOf<Id>> : AdminResultOf<Id>>
 
+/** Request options plus whose clock: a merchant id, or none for the shared clock (an advance moves every clock). */
+export type ClockOptions = RequestOptions & {merchant?: string}
+
 export class GatewayAdmin {
   readonly #transport: Transport
 
@@ -98,15 +101,16 @@ export class GatewayAdmin {
     revoke: (keyId: string, opts?: RequestOptions) => this.call('keys.revoke', {params: {id: keyId}, opts}),
   }
 
+  /** Each merchant has its own test clock: `{merchant}` reads or moves that one; without it, the shared one (moving every clock). */
   readonly clock = {
-    retrieve: (opts?: RequestOptions) => this.call('clock.retrieve', {opts}),
+    retrieve: ({merchant, ...opts}: ClockOptions = {}) => this.call('clock.retrieve', {query: {merchant}, opts}),
     /**
-     * Moves the gateway's time forward and resolves once everything due up to the new time has
-     * happened in time order: expiries, renewals, dunning, trial reminders, webhook attempts.
+     * Moves the merchant's time (every merchant's without one) forward and resolves once everything due
+     * up to the new time has happened in time order: expiries, renewals, dunning, trial reminders, webhook attempts.
      */
-    advance: (seconds: number, opts?: RequestOptions) => this.call('clock.advance', {body: {advance_seconds: seconds}, opts}),
+    advance: (seconds: number, {merchant, ...opts}: ClockOptions = {}) => this.call('clock.advance', {body: {merchant, advance_seconds: seconds}, opts}),
     /** Moves the clock to the Unix time `t` exactly (400 `clock_in_past` if it already passed). */
-    advanceTo: (t: number, opts?: RequestOptions) => this.call('clock.advance', {body: {advance_to: t}, opts}),
+    advanceTo: (t: number, {merchant, ...opts}: ClockOptions = {}) => this.call('clock.advance', {body: {merchant, advance_to: t}, opts}),
   }
 
   readonly sandbox = {

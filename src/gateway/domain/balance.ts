@@ -31,7 +31,7 @@ function add(sums: Map<string, number>, currency: string, amount: number) {
 }
 
 export async function balance(tx: Tx, scope: Scope): Promise<Balance> {
-  const settledBy = tx.now() - SETTLEMENT_SECONDS
+  const settledBy = tx.now(scope) - SETTLEMENT_SECONDS
   const available = new Map<string, number>()
   const pending = new Map<string, number>()
   for (const p of await tx.all('payment', scope)) {
@@ -47,7 +47,7 @@ export async function balance(tx: Tx, scope: Scope): Promise<Balance> {
 
 /** Gross, refunded and net volume of the captured payments of the last `days` days, per currency. */
 export async function analyticsSummary(tx: Tx, scope: Scope, days: number): Promise<AnalyticsSummary> {
-  const until = tx.now()
+  const until = tx.now(scope)
   const since = until - days * DAY
   const totals = new Map<string, {gross: number; refunded: number; disputed: number; payments: number; refunds: number}>()
   for (const p of await tx.all('payment', scope)) {

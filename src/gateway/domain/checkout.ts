@@ -128,7 +128,7 @@ export const EXPIRE_SESSION_JOB = 'checkout_session.expire'
 export async function expireSessionJob(tx: Tx, job: Job): Promise<void> {
   const scope = {merchant: job.merchant, env: job.env}
   const session = await tx.get('checkout_session', scope, job.ref)
-  if (session?.status === 'open' && session.expires_at <= tx.now()) await expireSession(tx, scope, session)
+  if (session?.status === 'open' && session.expires_at <= tx.now(scope)) await expireSession(tx, scope, session)
 }
 
 /** Ends an open session unpaid: the client secret dies, held stock returns, the merchant hears of it. */
@@ -148,7 +148,7 @@ export async function expireSession(tx: Tx, scope: Scope, session: SessionDoc): 
 export async function sweepExpired(tx: Tx, scope: Scope): Promise<number> {
   const due = await tx.where('checkout_session', scope, [
     {field: 'status', is: 'open'},
-    {field: 'expires_at', lte: tx.now()},
+    {field: 'expires_at', lte: tx.now(scope)},
   ])
   if (due.length === 0) return 0
   // A read that meets due sessions expires them in a unit of its own first.
@@ -302,7 +302,7 @@ export async function completeSession(tx: Tx, scope: Scope, session: SessionDoc,
     await tx.emit(scope, 'payment.processing', paymentView(started))
     return {session: sessionView(session, true), payment: paymentView(started), order: null}
   }
-  const payment = pending ? await settlePayment(tx, pending, outcome) : await paymentForSession(tx, scope, session, buyer, outcome)
+  const payment = pending ? await settlePayment(tx, scope, pending, outcome) : await paymentForSession(tx, scope, session, buyer, outcome)
   if (outcome === 'declined') {
     if (pending) {
       session.payment = null

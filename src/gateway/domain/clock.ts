@@ -1,19 +1,21 @@
 /**
- * The test clock (spec: a deterministic clock for renewals, expiries and deliveries): one offset on the
- * wall clock, kept across restarts. Moving it forward walks everything due on the way in time order
- * (scheduler.ts) and answers once it all happened; it never goes back.
+ * The test clocks (spec: a deterministic clock for renewals, expiries and deliveries): one per merchant,
+ * an offset on the wall clock kept in storage. Moving one forward walks everything of that merchant due
+ * on the way in time order (scheduler.ts) and answers once it all happened; without a merchant, every
+ * clock moves together. A clock never goes back.
  */
 import {MAX_CLOCK_ADVANCE_SECONDS} from '@payapp/sdk/schemas/admin'
 import {invalid} from '../errors.js'
 
-/** The test clock as its rules see it; the platform's scheduler walks the jump (it is not a unit of work). */
+/** One merchant's test clock (the shared one when `merchant` is null) as its rules see it; the platform's scheduler walks a jump (it is not a unit of work). */
 export interface TestClock {
+  readonly merchant: string | null
   now(): number
   readonly offset: number
   advance(by: {seconds: number} | {to: number}): Promise<{jobs: number}>
 }
 
-export const clockView = (clock: TestClock) => ({object: 'clock' as const, now: clock.now(), offset_seconds: clock.offset})
+export const clockView = (clock: TestClock) => ({object: 'clock' as const, merchant: clock.merchant, now: clock.now(), offset_seconds: clock.offset})
 
 /** By `advance_seconds`, or to `advance_to` (400 `clock_in_past` once the clock passed it). */
 export async function advanceClock(clock: TestClock, body: {advance_seconds?: number; advance_to?: number}) {

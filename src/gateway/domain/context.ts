@@ -19,8 +19,8 @@ export interface Tx extends Store {
   readonly writable: boolean
   /** Runs `fn` in a write unit: this one when it is one, else a unit of its own (a read that must expire sessions first). */
   writing<T>(fn: (tx: Tx) => Promise<T>): Promise<T>
-  /** Unix seconds on the gateway's (test) clock. */
-  now(): number
+  /** Unix seconds on the merchant's (test) clock: each merchant's time moves on its own. */
+  now(scope: {merchant: string}): number
   /** Where the gateway is reachable (checkout URLs point there). */
   readonly baseUrl: string
   /** Appends an event to the merchant's log, with its webhook deliveries, in this unit. */

@@ -17,7 +17,7 @@ export const disputeView = (d: DisputeDoc, now: number): DisputeDoc => ({...d, p
 
 export async function listDisputes(tx: Tx, scope: Scope, page: {limit: number; offset: number}) {
   const {docs, hasMore} = await tx.page('dispute', scope, page)
-  const now = tx.now()
+  const now = tx.now(scope)
   return {object: 'list' as const, has_more: hasMore, data: docs.map((d) => disputeView(d, now))}
 }
 
@@ -43,7 +43,7 @@ export async function disputePayment(tx: Tx, scope: Scope, payment: PaymentDoc, 
   if (payment.status === 'failed' || payment.status === 'pending' || payment.status === 'processing') {
     throw invalidState('payment_not_succeeded', `Payment ${payment.id} has status ${payment.status}; only a succeeded payment can be disputed`)
   }
-  const now = tx.now()
+  const now = tx.now(scope)
   const dispute = await insertDispute(tx, scope, payment, {reason: input.reason, evidence_due_by: now + input.evidence_due_in_days * DAY})
   const view = disputeView(dispute, now)
   await tx.emit(scope, 'charge.dispute.created', view)

@@ -28,7 +28,7 @@ export async function createFraudWarning(
   scope: Scope,
   input: {amount?: number; currency?: string; fraud_type: FraudWarning['fraud_type']; charge_id?: string},
 ): Promise<FraudWarning> {
-  const now = tx.now()
+  const now = tx.now(scope)
   const payment = input.charge_id === undefined ? undefined : await paymentByCharge(tx, scope, input.charge_id)
   const warning: FraudWarning = {
     ...stamp(tx, scope, 'fraud_warning', newUuid(), now),
@@ -59,7 +59,7 @@ async function paymentByCharge(tx: Tx, scope: Scope, charge: string): Promise<Pa
 async function move(tx: Tx, scope: Scope, warning: FraudWarning, status: FraudWarning['status']): Promise<void> {
   const actionable = status === 'open' ? warning.actionable : false
   if (warning.status === status && warning.actionable === actionable) return
-  const now = tx.now()
+  const now = tx.now(scope)
   const next: FraudWarning = {...warning, status, actionable, updated: now, resolved: status === 'open' ? null : (warning.resolved ?? now)}
   await tx.save(next)
   await tx.emit(scope, 'fraud_warning.updated', next)

@@ -81,7 +81,7 @@ export async function issueInvoice(tx: Tx, scope: Scope, body: z.output<typeof a
   if (sub && body.currency !== undefined && body.currency !== sub.currency) throw invalid('currency_mismatch', 'currency differs from the subscription', 'currency')
   const amount = body.amount ?? sub?.amount
   if (amount === undefined) throw invalid('parameter_missing', 'Missing required parameter: amount (or send subscription)', 'amount')
-  const now = tx.now()
+  const now = tx.now(scope)
   return createInvoice(tx, scope, {
     subscription: sub,
     customer: sub?.customer ?? null,

@@ -63,7 +63,7 @@ export async function createMerchant(tx: Tx, body: admin.AdminMerchantCreateOut)
     vat_number: body.vat_number ?? null,
     status: body.status,
     ...(body.plan ? {plan: body.plan} : {}),
-    created: tx.now(),
+    created: tx.now({merchant: id}),
     store: {
       id: newId('store', 16),
       slug,

@@ -86,7 +86,7 @@ export async function createOptionGroup(tx: Tx, scope: Scope, product: ProductDo
     throw invalid('too_many_option_groups', `A product has at most ${MAX_OPTION_GROUPS} option groups`)
   }
   const group: OptionGroupDoc = {object: 'option_group', id: newUuid(), product: product.id, name: body.name}
-  await tx.insert('option_group', scope, group, {parent: product.id, created: tx.now()})
+  await tx.insert('option_group', scope, group, {parent: product.id, created: tx.now(scope)})
   const values = []
   for (const [i, value] of body.values.entries()) values.push(await insertValue(tx, scope, group, value, i))
   return {group, values}
@@ -107,7 +107,7 @@ export async function deleteOptionGroup(tx: Tx, scope: Scope, group: OptionGroup
 
 async function insertValue(tx: Tx, scope: Scope, group: OptionGroupDoc, value: string, sortOrder: number): Promise<OptionValueDoc> {
   const doc: OptionValueDoc = {object: 'option_value', id: newUuid(), group: group.id, product: group.product, value, sort_order: sortOrder}
-  return await tx.insert('option_value', scope, doc, {parent: group.id, created: tx.now()})
+  return await tx.insert('option_value', scope, doc, {parent: group.id, created: tx.now(scope)})
 }
 
 /** Adds a value after the group's last one unless `sort_order` places it. */

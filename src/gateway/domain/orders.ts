@@ -56,7 +56,7 @@ export async function newOrder(tx: Tx, scope: Scope, input: NewOrder): Promise<O
 
 /** Saves a changed order and tells the merchant (`store.order.updated`). */
 export async function saveOrder(tx: Tx, scope: Scope, order: OrderDoc): Promise<OrderDoc> {
-  order.updated = tx.now()
+  order.updated = tx.now(scope)
   await tx.save(order)
   await tx.emit(scope, 'store.order.updated', order)
   return order
@@ -71,7 +71,7 @@ export async function updateOrderStatus(tx: Tx, scope: Scope, order: OrderDoc, s
   }
   order.status = status
   const at = STAMP[status]
-  if (at) order[at] = tx.now()
+  if (at) order[at] = tx.now(scope)
   return saveOrder(tx, scope, order)
 }
 
@@ -87,7 +87,7 @@ export async function addEvidence(tx: Tx, scope: Scope, order: OrderDoc, body: z
     carrier: body.carrier ?? null,
     file: body.file ?? null,
     note: body.note ?? null,
-    created: tx.now(),
+    created: tx.now(scope),
   }
   order.evidence.push(evidence)
   return saveOrder(tx, scope, order)

@@ -165,8 +165,8 @@ export function settledFields(outcome: 'paid' | 'declined', currency: string, no
 }
 
 /** Settles a session's processing payment with the buyer's outcome. */
-export async function settlePayment(tx: Tx, payment: PaymentDoc, outcome: 'paid' | 'declined'): Promise<PaymentDoc> {
-  Object.assign(payment, settledFields(outcome, payment.currency, tx.now()))
+export async function settlePayment(tx: Tx, scope: Scope, payment: PaymentDoc, outcome: 'paid' | 'declined'): Promise<PaymentDoc> {
+  Object.assign(payment, settledFields(outcome, payment.currency, tx.now(scope)))
   return await tx.save(payment)
 }
 
@@ -175,7 +175,7 @@ export async function settlePayment(tx: Tx, payment: PaymentDoc, outcome: 'paid'
  * (`processing`) one still being confirmed, settled later by `settlePayment`.
  */
 export async function paymentForSession(tx: Tx, scope: Scope, session: SessionDoc, buyer: Buyer, outcome: 'paid' | 'declined' | 'processing'): Promise<PaymentDoc> {
-  const now = tx.now()
+  const now = tx.now(scope)
   return recordPayment(
     tx,
     scope,

@@ -13,7 +13,7 @@ const DAY = 86_400
 /** Spec: not shown. */
 const PAYOUT_TRANSIT_SECONDS = 2 * DAY
 
-export async function createPayout(tx: Tx, scope: Scope, input: {amount: number; currency: string; status: Payout['status']}, created = tx.now()): Promise<PayoutDoc> {
+export async function createPayout(tx: Tx, scope: Scope, input: {amount: number; currency: string; status: Payout['status']}, created = tx.now(scope)): Promise<PayoutDoc> {
   const settled = input.status === 'paid' || input.status === 'failed'
   const payout: PayoutDoc = {
     ...stamp(tx, scope, 'payout', newId('po', 24), created),

@@ -89,7 +89,7 @@ async function lacksActiveDefault(tx: Tx, scope: Scope, product: ProductDoc): Pr
 
 async function setDefaultPrice(tx: Tx, scope: Scope, product: ProductDoc, price: PriceDoc): Promise<void> {
   product.default_price = price.id
-  product.updated = tx.now()
+  product.updated = tx.now(scope)
   await tx.save(product)
   await tx.emit(scope, 'product.updated', product)
 }

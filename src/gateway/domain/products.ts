@@ -111,7 +111,7 @@ export async function updateProduct(tx: Tx, scope: Scope, product: ProductDoc, b
   }
   // Re-activating brings the product back; its archived prices stay archived until reactivated one by one.
   if (active === true) product.active = true
-  product.updated = tx.now()
+  product.updated = tx.now(scope)
   await tx.save(product)
   await tx.emit(scope, 'product.updated', product)
   if (active === false) await archiveProduct(tx, scope, product)
@@ -123,7 +123,7 @@ export async function archiveProduct(tx: Tx, scope: Scope, product: ProductDoc) 
   await archivePrices(tx, scope, product)
   if (product.active) {
     product.active = false
-    product.updated = tx.now()
+    product.updated = tx.now(scope)
     await tx.save(product)
     await tx.emit(scope, 'product.updated', product)
   }

@@ -7,7 +7,7 @@ import type {Tx} from './context.js'
 import type {Documents, Kind, Scope} from '../storage/documents.js'
 
 /** The fields every new document starts with: its id, its type, its mode (from the scope) and its creation time. */
-export function stamp<const O extends string>(tx: Tx, scope: Scope, object: O, id: string, created = tx.now()) {
+export function stamp<const O extends string>(tx: Tx, scope: Scope, object: O, id: string, created = tx.now(scope)) {
   return {id, object, livemode: scope.env === 'live', created}
 }
 

@@ -39,7 +39,7 @@ export async function createLink(tx: Tx, scope: Scope, body: z.output<typeof sub
 
 /** Applies an update; `active: false` archives. */
 export async function updateLink(tx: Tx, scope: Scope, link: SubscriptionLinkDoc, body: SubscriptionLinkUpdate): Promise<SubscriptionLinkDoc> {
-  const now = tx.now()
+  const now = tx.now(scope)
   const next: SubscriptionLinkDoc = {
     ...link,
     name: body.name ?? link.name,

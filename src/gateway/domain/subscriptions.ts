@@ -160,7 +160,7 @@ export interface NewSubscription {
 export async function createSubscription(tx: Tx, scope: Scope, input: NewSubscription): Promise<Subscription> {
   const merchant = await tx.merchant(scope.merchant)
   if (merchant && merchant.status !== 'active') throw conflict('merchant_not_ready', `Merchant ${merchant.id} is ${merchant.status}; it cannot bill yet`)
-  const now = tx.now()
+  const now = tx.now(scope)
   const {plan} = input
   const customer = await resolveCustomer(tx, scope, input)
   const trialDays = input.trial_days ?? plan.trial_period_days ?? undefined
@@ -209,7 +209,7 @@ export async function createSubscription(tx: Tx, scope: Scope, input: NewSubscri
 
 /** One charge attempt on an invoice with the stored card: a payment row either way. */
 async function attemptCharge(tx: Tx, scope: Scope, invoice: Invoice, customer: CustomerDoc | undefined, outcome: 'paid' | 'declined', card: BillingDoc['card']): Promise<{invoice: Invoice; payment: PaymentDoc}> {
-  const now = tx.now()
+  const now = tx.now(scope)
   const paid = outcome === 'paid'
   const payment = await recordPayment(
     tx,
@@ -315,7 +315,7 @@ export async function confirmSubscription(tx: Tx, scope: Scope, id: string, inpu
   if (trial && sub.trial_end !== null) {
     const remindAt = sub.trial_end - TRIAL_REMINDER_SECONDS
     // A trial shorter than the reminder's lead time is reminded of at once.
-    if (remindAt <= tx.now()) await tx.emit(scope, 'customer.subscription.trial_will_end', sub)
+    if (remindAt <= tx.now(scope)) await tx.emit(scope, 'customer.subscription.trial_will_end', sub)
     else await tx.schedule(scope, JOBS.trialReminder, sub.id, remindAt)
   }
   return {subscription: sub, invoice, payment: payment && paymentView(payment)}
@@ -365,7 +365,7 @@ export async function cancelSubscription(tx: Tx, scope: Scope, id: string, atPer
     return saveSubscription(tx, scope, {...sub, cancel_at_period_end: true})
   }
   await tx.cancelJobs(sub.id)
-  return saveSubscription(tx, scope, {...sub, status: 'canceled', canceled_at: tx.now(), cancel_at_period_end: false}, 'subscription.deleted')
+  return saveSubscription(tx, scope, {...sub, status: 'canceled', canceled_at: tx.now(scope), cancel_at_period_end: false}, 'subscription.deleted')
 }
 
 // ---------------------------------------------------------------- time-driven moves (jobs)
@@ -393,7 +393,7 @@ async function periodEndJob(tx: Tx, scope: Scope, job: Job) {
   if (!sub || sub.current_period_end !== job.due || !LIVE_STATES.has(sub.status) || sub.status === 'incomplete' || sub.status === 'unpaid') return
   if (sub.cancel_at_period_end) {
     await tx.cancelJobs(sub.id)
-    await saveSubscription(tx, scope, {...sub, status: 'canceled', canceled_at: tx.now(), cancel_at_period_end: false}, 'subscription.deleted')
+    await saveSubscription(tx, scope, {...sub, status: 'canceled', canceled_at: tx.now(scope), cancel_at_period_end: false}, 'subscription.deleted')
     return
   }
   const billing = await getBilling(tx, scope, sub)

@@ -89,8 +89,8 @@ export async function listVariants(tx: Tx, scope: Scope, product: ProductDoc, pa
 }
 
 /** Persists a variant changed by another module (a reservation, a sale), stamping `updated`. */
-export async function saveVariant(tx: Tx, variant: VariantDoc): Promise<VariantDoc> {
-  variant.updated = tx.now()
+export async function saveVariant(tx: Tx, scope: Scope, variant: VariantDoc): Promise<VariantDoc> {
+  variant.updated = tx.now(scope)
   return await tx.save(variant)
 }
 
@@ -130,7 +130,7 @@ type VariantFields = Pick<
   'is_default' | 'options' | 'price' | 'sku' | 'track_inventory' | 'stock_qty' | 'title' | 'description' | 'image_path' | 'features' | 'delivery_days' | 'revisions' | 'highlight' | 'sort_order'
 >
 
-async function insertVariant(tx: Tx, scope: Scope, product: ProductDoc, fields: VariantFields, created = tx.now()): Promise<VariantDoc> {
+async function insertVariant(tx: Tx, scope: Scope, product: ProductDoc, fields: VariantFields, created = tx.now(scope)): Promise<VariantDoc> {
   const variant: VariantDoc = {object: 'variant', id: newUuid(), livemode: scope.env === 'live', product: product.id, ...fields, stock_reserved: 0, created, updated: created}
   return await tx.insert('variant', scope, variant, {parent: product.id, created})
 }
@@ -194,7 +194,7 @@ export async function updateVariant(tx: Tx, scope: Scope, product: ProductDoc, v
   }
   // An empty or null title falls back to the option combination again.
   if (title !== undefined) variant.title = title || null
-  return saveVariant(tx, variant)
+  return saveVariant(tx, scope, variant)
 }
 
 /** Rule 7: the default variant stays; archive the product instead. */

@@ -37,14 +37,18 @@ async function sessionById(tx: Tx, id: string) {
   return found
 }
 
-/** The platform's clock as the clock's rules see it. */
-const testClock = (gw: Platform): TestClock => ({
-  now: () => gw.now(),
-  get offset() {
-    return gw.clock.offset
-  },
-  advance: (by) => gw.advanceClock(by),
-})
+/** A merchant's clock (checked to exist), or the shared one, as the clock's rules see it. */
+async function testClock(tx: Tx, gw: Platform, merchant: string | undefined): Promise<TestClock> {
+  if (merchant !== undefined) await requireMerchant(tx, merchant)
+  return {
+    merchant: merchant ?? null,
+    now: () => gw.now(merchant),
+    get offset() {
+      return gw.clock.offset(merchant)
+    },
+    advance: (by) => gw.advanceClock(by, merchant),
+  }
+}
 
 export const adminHandlers: AdminHandlers = {
   'merchants.create': async ({tx, body}) => adminMerchantView(tx, await createMerchant(tx, body)),
@@ -55,8 +59,8 @@ export const adminHandlers: AdminHandlers = {
   'keys.create': ({tx, body}) => createApiKey(tx, body),
   'keys.revoke': ({tx, params}) => revokeCredential(tx, 'key', params.id),
 
-  'clock.retrieve': ({gw}) => clockView(testClock(gw)),
-  'clock.advance': ({gw, body}) => advanceClock(testClock(gw), body),
+  'clock.retrieve': async ({tx, gw, query}) => clockView(await testClock(tx, gw, query.merchant)),
+  'clock.advance': async ({tx, gw, body}) => advanceClock(await testClock(tx, gw, body.merchant), body),
   'sandbox.reset': ({tx, body}) => resetSandbox(tx, body.merchant),
   'events.list': ({tx, query}) => listEvents(tx, {merchant: query.merchant, env: query.env}, query),
   'events.resend': ({tx, params, body}) => resendEvent(tx, params.id, body.endpoint),

@@ -119,7 +119,7 @@ async function checkoutPage(tx: Tx, scope: Scope, session: SessionDoc, cs: strin
 <label>E-mail <input name="customer_email" type="email" value="customer@example.com" required></label>
 <p><button class="pay" name="outcome" value="paid">Pay ${esc(money(session.amount, session.currency))} with test card</button>
 <button name="outcome" value="declined">Decline</button></p></form>
-${back}<p class="muted">This checkout expires ${esc(humanExpiry(session.expires_at, tx.now()))}.</p>`
+${back}<p class="muted">This checkout expires ${esc(humanExpiry(session.expires_at, tx.now(scope)))}.</p>`
   return htmlPage({title: `Checkout — ${store}`, store, testMode: !session.livemode, body, script: opts.embed ? embedScript(session) : undefined, compact: opts.embed})
 }
 

@@ -15,7 +15,7 @@ import type {Scope} from '../storage/documents.js'
 const DAY = 86_400
 
 export async function seedAccount(tx: Tx, scope: Scope): Promise<void> {
-  const now = tx.now()
+  const now = tx.now(scope)
   // Oldest first: lists are newest first by insertion order.
   await recordPayment(tx, scope, {amount: 4900, currency: 'eur', created: now - 18 * DAY, reference: 'order-1001', description: 'Starter kit'})
   await createPayout(tx, scope, {amount: 3000, currency: 'eur', status: 'paid'}, now - 15 * DAY)

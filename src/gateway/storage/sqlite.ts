@@ -150,6 +150,8 @@ CREATE TABLE IF NOT EXISTS jobs (
   ref TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS jobs_by_due ON jobs (due, id);
+-- Each merchant's due work on its own clock (one test clock per merchant).
+CREATE INDEX IF NOT EXISTS jobs_by_merchant_due ON jobs (merchant, due, id);
 CREATE INDEX IF NOT EXISTS jobs_by_ref ON jobs (ref, kind);
 `
 
@@ -431,6 +433,12 @@ class SqliteConnection {
     return this._sql<{value: string}>('SELECT value FROM meta WHERE key = ?').get(key)?.value
   }
 
+  metaWithPrefix(prefix: string): [string, string][] {
+    return this._sql<{key: string; value: string}>('SELECT key, value FROM meta WHERE substr(key, 1, length(?)) = ?')
+      .all(prefix, prefix)
+      .map((row) => [row.key, row.value])
+  }
+
   setMeta(key: string, value: string): void {
     this._sql('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value').run(key, value)
   }
@@ -694,11 +702,15 @@ class SqliteConnection {
           fault?.ord ?? null,
         ).lastInsertRowid,
       ),
-    nextDue: () => this._sql<{due: number | null}>('SELECT MIN(next_attempt) AS due FROM webhook_deliveries WHERE next_attempt IS NOT NULL').get()?.due ?? undefined,
-    dueEndpoints: (now) =>
-      this._sql<{endpoint: string}>('SELECT DISTINCT endpoint FROM webhook_deliveries WHERE next_attempt IS NOT NULL AND next_attempt <= ?')
-        .all(now)
-        .map((row) => row.endpoint),
+    nextDue: (merchant) =>
+      this._sql<{due: number | null}>(
+        `SELECT MIN(d.next_attempt) AS due FROM webhook_endpoints e JOIN webhook_deliveries d ON d.endpoint = e.id AND d.next_attempt IS NOT NULL WHERE e.merchant = ?`,
+      ).get(merchant)?.due ?? undefined,
+    pendingEndpoints: (merchant) =>
+      this._sql<{endpoint: string; merchant: string; due: number}>(
+        `SELECT d.endpoint, e.merchant, MIN(d.next_attempt) AS due FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint
+         WHERE d.next_attempt IS NOT NULL AND (? IS NULL OR e.merchant = ?) GROUP BY d.endpoint`,
+      ).all(merchant ?? null, merchant ?? null),
     dueFor: (endpoint, now, limit) =>
       this._sql<DueDelivery>(
         `SELECT id, endpoint, event_id, event_type, body, attempts, fault, fail_attempts FROM webhook_deliveries
@@ -739,8 +751,9 @@ class SqliteConnection {
 
   readonly jobs: Sync<JobTable> = {
     insert: (job) => this._insertRow('jobs', {...job}),
-    next: (now) => this._sql<Job>('SELECT * FROM jobs WHERE due <= ? ORDER BY due, id LIMIT 1').get(now),
-    earliest: () => this._sql<{due: number | null}>('SELECT MIN(due) AS due FROM jobs').get()?.due ?? undefined,
+    next: (merchant, now) => this._sql<Job>('SELECT * FROM jobs WHERE merchant = ? AND due <= ? ORDER BY due, id LIMIT 1').get(merchant, now),
+    earliest: (merchant) => this._sql<{due: number | null}>('SELECT MIN(due) AS due FROM jobs WHERE merchant = ?').get(merchant)?.due ?? undefined,
+    merchants: () => this._sql<{merchant: string}>('SELECT DISTINCT merchant FROM jobs').all().map((row) => row.merchant),
     remove: (id) => this._sql('DELETE FROM jobs WHERE id = ?').run(id).changes > 0,
     cancel: (ref, kind) => {
       this._sql('DELETE FROM jobs WHERE ref = ? AND (? IS NULL OR kind = ?)').run(ref, kind ?? null, kind ?? null)

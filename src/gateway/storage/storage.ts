@@ -211,12 +211,12 @@ export interface WebhookTable {
   setSecrets(id: string, secret: string, previous: WebhookEndpointRecord['previous_secrets']): Promise<void>
   /** Queues a delivery, due at `at`, as a fault rule may have changed it; answers its id. */
   enqueue(endpoint: string, event: {id: string; type: string}, body: string, at: number, fault?: DeliveryFault): Promise<number>
-  /** Endpoints with deliveries due at or before `now`. */
-  dueEndpoints(now: number): Promise<string[]>
+  /** Endpoints with pending deliveries (of one merchant, or all), with their merchant and earliest due time. */
+  pendingEndpoints(merchant?: string): Promise<{endpoint: string; merchant: string; due: number}[]>
   /** An endpoint's due deliveries, in delivery order (their `ord`, else their id). */
   dueFor(endpoint: string, now: number, limit: number): Promise<DueDelivery[]>
-  /** When the earliest pending attempt is due; undefined when none is. */
-  nextDue(): Promise<number | undefined>
+  /** When the earliest pending attempt (of the merchant's endpoints) is due; undefined when none is. */
+  nextDue(merchant: string): Promise<number | undefined>
   /** Records one attempt and what follows it (the next attempt, or delivered / given up). */
   recordAttempt(
     delivery: number,
@@ -246,10 +246,12 @@ export interface Job {
 
 export interface JobTable {
   insert(job: Omit<Job, 'id'>): Promise<void>
-  /** The soonest job due at or before `now` (ties in insertion order). */
-  next(now: number): Promise<Job | undefined>
-  /** When the soonest job is due; undefined when none is pending. */
-  earliest(): Promise<number | undefined>
+  /** The merchant's soonest job due at or before `now` on its clock (ties in insertion order). */
+  next(merchant: string, now: number): Promise<Job | undefined>
+  /** When the merchant's soonest job is due; undefined when none is pending. */
+  earliest(merchant: string): Promise<number | undefined>
+  /** The merchants with pending jobs. */
+  merchants(): Promise<string[]>
   /** Claims a job: false when another runner removed it first (a job runs once). */
   remove(id: number): Promise<boolean>
   /** Drops the pending jobs of `ref` (of one kind, or all). */
@@ -262,6 +264,8 @@ export interface JobTable {
 export interface Store extends DocumentStore {
   meta(key: string): Promise<string | undefined>
   setMeta(key: string, value: string): Promise<void>
+  /** Every meta entry whose key starts with `prefix`. */
+  metaWithPrefix(prefix: string): Promise<[key: string, value: string][]>
   merchant(id: string): Promise<MerchantDoc | undefined>
   /** The merchant whose store has this slug (the storefront's address). */
   merchantBySlug(slug: string): Promise<MerchantDoc | undefined>

@@ -63,9 +63,16 @@ export type AdminKeyCreateOut = z.output<typeof adminKeyCreate>
 /** No cap worth the name: a century, so a jump can never overflow the clock's arithmetic. */
 export const MAX_CLOCK_ADVANCE_SECONDS = 100 * 366 * 86400
 
-/** Moves the clock by `advance_seconds`, or to the Unix time `advance_to` (never backwards); one of the two. */
+/** Whose clock: each merchant has one; without a merchant, the shared clock (every merchant that never moved alone). */
+const clockMerchant = z.string().min(1).describe("Merchant id (mch_…): that merchant's clock alone; omitted: every clock")
+
+/**
+ * Moves the merchant's clock (every clock without `merchant`) by `advance_seconds`, or to the Unix time
+ * `advance_to` (never backwards); one of the two.
+ */
 export const adminClockAdvance = z
   .strictObject({
+    merchant: clockMerchant.optional(),
     advance_seconds: z.number().int().min(0).max(MAX_CLOCK_ADVANCE_SECONDS).optional(),
     advance_to: z.number().int().min(0).optional(),
   })
@@ -341,9 +348,14 @@ export const adminApiKey = z.union([adminSecretKey, adminPublishableKey])
 export const adminRevoked = z.looseObject({id: z.string(), object: z.string(), revoked: z.literal(true)})
 export type AdminRevoked = z.output<typeof adminRevoked>
 
+/** `GET /_admin/clock?merchant=`: one merchant's clock; without it, the shared one. */
+export const adminClockQuery = z.object({merchant: clockMerchant.optional()})
+
 export const adminClock = z.looseObject({
   object: z.literal('clock'),
-  /** The gateway's current time, Unix seconds. */
+  /** Whose clock this is; null: the shared clock (every merchant that never moved alone). */
+  merchant: z.string().nullable(),
+  /** The clock's current time, Unix seconds. */
   now: timestamp,
   offset_seconds: z.number(),
   /** Scheduled jobs (renewals, dunning, expiries, reminders) run during an advance. */
