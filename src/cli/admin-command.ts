@@ -30,16 +30,21 @@ export abstract class AdminCommand<T extends typeof Command> extends BaseCommand
     return new GatewayAdmin({baseUrl: ctx.baseUrl, adminKey, onRequest, onResponse, totalTimeout, loopbackRefused, fetch})
   }
 
+  /** The merchant named by --merchant, PAYAPP_MERCHANT or the profile, if any (no lookup through a token). */
+  protected async configuredMerchant(): Promise<string | undefined> {
+    const flag = (this.flags as {merchant?: string}).merchant
+    if (flag) return flag
+    return (await this.loadConfig()).profiles[(await this.context()).profile]?.merchant
+  }
+
   /**
    * The merchant: --merchant or PAYAPP_MERCHANT, the profile's merchant, else the merchant of the
    * installation token (one read of /v1/app/merchant). Fails (exit 2) saying how to name one.
    */
   protected async merchant(): Promise<string> {
-    const flag = (this.flags as {merchant?: string}).merchant
-    if (flag) return flag
+    const configured = await this.configuredMerchant()
+    if (configured) return configured
     const ctx = await this.context()
-    const saved = (await this.loadConfig()).profiles[ctx.profile]?.merchant
-    if (saved) return saved
     const token = await this.findCredential('token', ctx)
     if (token) {
       try {

@@ -60,11 +60,15 @@ export interface TestGateway {
   secretKey(opts?: CredentialOptions & {mode?: Environment}): Promise<TestSecretKey>
   /** The merchant `installation()` and `secretKey()` use when none is given. */
   defaultMerchant(): Promise<AdminMerchant>
+  /**
+   * The test clock. Each merchant has its own: `{merchant}` moves or reads that one (e.g. the merchant
+   * of this test, so tests sharing a gateway never move each other's time); without it, every clock.
+   */
   clock: {
-    /** Moves the gateway's time forward: sessions expire, webhook retries fall due, windows roll over. */
-    advance(seconds: number): Promise<number>
-    /** The gateway's current time, Unix seconds. */
-    now(): Promise<number>
+    /** Moves time forward (and resolves when everything due happened): sessions expire, renewals and webhook retries fall due. */
+    advance(seconds: number, opts?: {merchant?: string}): Promise<number>
+    /** The clock's current time, Unix seconds. */
+    now(opts?: {merchant?: string}): Promise<number>
   }
   /** What `--seed` created, when `seed: true`. */
   seed?: RunningGateway['seed']
@@ -110,8 +114,8 @@ export async function startGateway(opts: StartOptions = {}): Promise<TestGateway
       return {...key, client: new StoreClient({baseUrl: url, secretKey: key.secret_key, maxRetries})}
     },
     clock: {
-      advance: async (seconds) => (await admin.clock.advance(seconds)).now,
-      now: async () => (await admin.clock.retrieve()).now,
+      advance: async (seconds, {merchant} = {}) => (await admin.clock.advance(seconds, {merchant})).now,
+      now: async ({merchant} = {}) => (await admin.clock.retrieve({merchant})).now,
     },
     close: () => running.close(),
   }

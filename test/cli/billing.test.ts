@@ -85,7 +85,8 @@ describe('payapp trigger, events and gateway clock', function () {
 
       const advanced = await runCli(['gateway', 'clock', 'advance', '62d', '--json'], {env})
       expect(advanced.code, advanced.stderr).to.equal(0)
-      expect(advanced.json()).to.include({object: 'clock'})
+      // PAYAPP_MERCHANT names whose clock moves.
+      expect(advanced.json()).to.include({object: 'clock', merchant: acct.merchant.id})
       expect(advanced.json().jobs_run).to.be.at.least(2)
       // Both renewals were delivered before the command returned.
       expect(rx.got.filter((r) => r.event.type === 'invoice.paid')).to.have.length(3)
@@ -113,19 +114,19 @@ describe('payapp trigger, events and gateway clock', function () {
       expect(rx.got.slice(before).map((r) => r.event.id)).to.deep.equal([events[0].id])
       expect((await runCli(['events', 'resend', 'evt_missing'], {env})).code).to.equal(5)
 
-      const now = (await gw.admin('GET', '/clock')).body.now
+      const now = (await gw.admin('GET', `/clock?merchant=${acct.merchant.id}`)).body.now
       const target = now + 3 * 86_400
       const to = await runCli(['gateway', 'clock', 'advance', '--to', new Date(target * 1000).toISOString(), '--json'], {env})
       expect(to.code, to.stderr).to.equal(0)
       expect(to.json().now).to.equal(target)
-      // The clock runs on in real time after the jump: what `gateway clock` shows must be the gateway's time at
+      // The clock runs on in real time after the jump: what `gateway clock` shows must be the merchant's time at
       // some second of the call, read just before and just after it.
-      const from = (await gw.admin('GET', '/clock')).body.now as number
+      const from = (await gw.admin('GET', `/clock?merchant=${acct.merchant.id}`)).body.now as number
       const shown = await runCli(['gateway', 'clock'], {env})
-      const until = (await gw.admin('GET', '/clock')).body.now as number
+      const until = (await gw.admin('GET', `/clock?merchant=${acct.merchant.id}`)).body.now as number
       expect(from).to.be.at.least(target)
       const seconds = Array.from({length: until - from + 1}, (_, i) => date(from + i))
-      expect(shown.stdout).to.match(new RegExp(`^Clock at (${seconds.join('|')}) \\(offset \\d+ s\\)\n$`))
+      expect(shown.stdout).to.match(new RegExp(`^Clock of ${acct.merchant.id} at (${seconds.join('|')}) \\(offset \\d+ s\\)\n$`))
       expect((await runCli(['gateway', 'clock', 'advance', '--to', new Date((now - 86_400) * 1000).toISOString()], {env})).code).to.equal(6)
 
       const bad = await runCli(['gateway', 'clock', 'advance', 'soon'], {env})
