@@ -122,6 +122,35 @@ describe('payapp gateway tokens create, gateway reset, and the seeded local prof
     })
   })
 
+  it("gateway clock moves and shows the profile's merchant's clock; --all and no configured merchant: every clock", async function () {
+    const home = tempHome()
+    const made = await cli(['gateway', 'merchants', 'create', '--company', 'Clocked GmbH', '--profile', 'clocked', '--save', '--json'], admin(), home)
+    expect(made.code, made.stderr).to.equal(0)
+    const mine = made.json().id as string
+    const clockOf = async (m?: string) => (await gw.admin('GET', m ? `/clock?merchant=${m}` : '/clock')).body.offset_seconds as number
+    const [mineBefore, otherBefore, sharedBefore] = [await clockOf(mine), await clockOf(merchant), await clockOf()]
+
+    const moved = await cli(['gateway', 'clock', 'advance', '2d', '--profile', 'clocked', '--json'], admin(), home)
+    expect(moved.code, moved.stderr).to.equal(0)
+    expect(moved.json()).to.include({object: 'clock', merchant: mine})
+    expect((await clockOf(mine)) - mineBefore).to.be.within(2 * 86_400 - 1, 2 * 86_400 + 1)
+    expect((await clockOf(merchant)) - otherBefore).to.be.within(-1, 1)
+    expect((await clockOf()) - sharedBefore).to.be.within(-1, 1)
+    const shown = await cli(['gateway', 'clock', '--profile', 'clocked'], admin(), home)
+    expect(shown.stdout).to.match(new RegExp(`^Clock of ${mine} at \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d UTC \\(offset \\d+ s\\)\n$`))
+
+    // --all, and a profile without a merchant: every clock moves together.
+    const all = await cli(['gateway', 'clock', 'advance', '1h', '--profile', 'clocked', '--all', '--json'], admin(), home)
+    expect(all.code, all.stderr).to.equal(0)
+    expect(all.json()).to.include({object: 'clock', merchant: null})
+    const none = await cli(['gateway', 'clock', 'advance', '1h', '--json'], admin(), tempHome())
+    expect(none.json()).to.include({object: 'clock', merchant: null})
+    expect((await clockOf(mine)) - mineBefore).to.be.within(2 * 86_400 + 7200 - 1, 2 * 86_400 + 7200 + 1)
+    expect((await clockOf(merchant)) - otherBefore).to.be.within(7200 - 1, 7200 + 1)
+    const both = await cli(['gateway', 'clock', '--all', '--merchant', mine], admin(), home)
+    expect(both.code).to.equal(2)
+  })
+
   it('gateway start --help names the four APIs it serves, the merchant API among them', async function () {
     const res = await cli(['gateway', 'start', '--help'])
     expect(res.code, res.stderr).to.equal(0)

@@ -57,6 +57,27 @@ describe('payapp/testing: startGateway in-process', () => {
     expect(expired.data.map((e: any) => e.data.object.id)).to.include(checkout.session_id)
   })
 
+  it("moves one merchant's clock with {merchant}: its checkout expires, another merchant's stays open", async () => {
+    const mine = await gw.merchant({company: 'Mine GmbH'})
+    const theirs = await gw.merchant({company: 'Theirs GmbH'})
+    const {client: myStore} = await gw.secretKey({merchant: mine.id})
+    const {client: theirStore} = await gw.secretKey({merchant: theirs.id})
+    const sell = async (store: typeof myStore) => {
+      const product = await store.products.create({name: 'Cap', price: {currency: 'eur', unit_amount: 1500}})
+      return {product, checkout: await store.checkouts.create({product_id: product.id})}
+    }
+    const [a, b] = [await sell(myStore), await sell(theirStore)]
+    const [before, theirsBefore] = [await gw.clock.now({merchant: mine.id}), await gw.clock.now({merchant: theirs.id})]
+    expect(await gw.clock.advance(31 * 60, {merchant: mine.id})).to.equal(before + 31 * 60)
+    expect((await gw.clock.now({merchant: theirs.id})) - theirsBefore).to.be.within(0, 2)
+    await myStore.products.retrieve(a.product.id)
+    await theirStore.products.retrieve(b.product.id)
+    const expired = async (merchant: string) => (await gw.admin.events.list({merchant, env: 'test', type: 'checkout.session.expired'})).data.map((e: any) => e.data.object.id)
+    expect(await expired(mine.id)).to.deep.equal([a.checkout.session_id])
+    expect(await expired(theirs.id)).to.deep.equal([])
+    expect(await gw.admin.clock.retrieve({merchant: mine.id})).to.include({object: 'clock', merchant: mine.id})
+  })
+
   it('starts seeded, and close() stops answering', async () => {
     const seeded = await startGateway({seed: true})
     expect(seeded.seed).to.have.property('merchant')
