@@ -181,8 +181,9 @@ export class Scheduler {
   private async tick(): Promise<void> {
     const version = this.version
     const offsets = await readOffsets(this.storage)
-    if (this.walkingAll || this.walking.size > 0 || version !== this.version) return
-    this.clock.load(offsets)
+    // A walk in progress owns its clock: the stored offsets are taken only while none runs here.
+    if (this.walkingAll) return
+    if (this.walking.size === 0 && version === this.version) this.clock.load(offsets)
     for (const merchant of await this.storage.reads.jobs.merchants()) {
       if (this.walkingAll) return
       if (!this.walking.has(merchant)) await this.runDue(merchant, this.clock.now(merchant))
