@@ -11,9 +11,9 @@
  *    `oclif readme` find commands there), each taking its class from the bundle; and one ES module stub per
  *    command of the oclif plugins payapp ships (help, autocomplete), so oclif loads no plugin at start-up.
  * 3. (scripts/train-cli-cache.js, after `oclif manifest`) dist/bundle/payapp.cache: V8's code cache of
- *    the bundle, which src/cli/bundle-loader.cts hands to V8 (Node 20 has no module compile cache).
+ *    the bundle, which src/cli/bundle-loader.cts hands to V8 on Node 20 (Node ≥ 22.1 uses its own compile cache).
  * Inside the bundle, work a call may not need waits for first use: the SDK's schemas (packages/sdk/scripts/lazy-schemas.js), modules
- * and builtins packages import for rare paths (LAZY_IMPORTS), and a few patched dependencies (trimForStartup).
+ * and builtins packages import for rare paths (LAZY_IMPORTS), and a few patched dependencies (scripts/dependency-patches.js).
  * Native and gateway-only packages stay external and load from node_modules as before.
  */
 import {existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync} from 'node:fs'
@@ -24,7 +24,7 @@ import {fileURLToPath} from 'node:url'
 import {build} from 'esbuild'
 
 import {lazySchemas} from '../packages/sdk/scripts/lazy-schemas.js'
-import {BUNDLE_OPTIONS, writeAscii} from './bundle-options.js'
+import {BUNDLE_OPTIONS, writeAscii, zodEnglishOnly} from './bundle-options.js'
 import {patchDependencies, without} from './dependency-patches.js'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
@@ -46,9 +46,13 @@ const LAZY_IMPORTS = [
   // oclif: readline to read a flag's value from stdin, perf_hooks for its performance marks (off unless asked for),
   // tinyglobby to find commands when there is no manifest, child_process for Windows' shell, node:fs/promises (which
   // loads readline and file watchers) for its writes. Buys 4.6 and 5.8 ms CPU per `--help` (startup-layers.js, two runs).
-  // (The CLI's own node:fs/promises, `debug`, wsl-utils' child_process and the SDK's node:crypto and upload reads
-  // were lazy too: each bought under 3 ms, so they load as usual.)
+  // node:fs/promises for the CLI's own writes, wsl-utils' child processes and the SDK's uploads, and node:crypto for the
+  // SDK's idempotency keys: part of the small layers of scripts/dependency-patches.js (each under 3 ms, 7 to 8 together).
   {name: 'lazy-oclif-builtins', importer: /[\\/]node_modules[\\/]@oclif[\\/]core[\\/]/, modules: ['node:readline', 'node:perf_hooks', 'tinyglobby', 'node:child_process', 'node:fs/promises']},
+  {name: 'lazy-cli-fs-promises', layer: 'no-fs-promises', importer: /[\\/]src[\\/]cli[\\/]/, modules: ['node:fs/promises']},
+  {name: 'lazy-wsl-child-process', layer: 'no-fs-promises', importer: /[\\/]node_modules[\\/](wsl-utils|powershell-utils)[\\/]/, modules: ['node:child_process', 'node:fs/promises']},
+  {name: 'lazy-sdk-upload-fs', layer: 'no-fs-promises', importer: /[\\/]packages[\\/]sdk[\\/]src[\\/]resources[\\/]upload\.ts$/, modules: ['node:fs/promises']},
+  {name: 'lazy-sdk-crypto', layer: 'no-crypto', importer: /[\\/]packages[\\/]sdk[\\/]src[\\/]transport\.ts$/, modules: ['node:crypto']},
 ]
 
 /**
@@ -60,7 +64,7 @@ const lazyImports = {
   name: 'lazy-imports',
   setup(build) {
     const require = createRequire(import.meta.url)
-    const lazy = (args) => LAZY_IMPORTS.some(({name, importer, modules}) => !without.has(name) && importer.test(args.importer) && modules.includes(args.path))
+    const lazy = (args) => LAZY_IMPORTS.some(({name, layer, importer, modules}) => !without.has(name) && !without.has(layer) && importer.test(args.importer) && modules.includes(args.path))
     build.onResolve({filter: /^(node:[a-z_/]+|[a-z][\w-]*)$/}, (args) =>
       lazy(args) ? {path: args.path, namespace: 'startup-shim', pluginData: args.resolveDir} : undefined,
     )
@@ -115,7 +119,7 @@ const result = await build({
   stdin: {contents: entry, resolveDir: SRC, sourcefile: 'cli-bundle-entry.ts', loader: 'ts'},
   outfile: join(OUT, 'payapp.cjs'),
   external: EXTERNAL,
-  plugins: [lazyImports, patchDependencies('cli'), ...(without.has('lazy-schemas') ? [] : [lazySchemas()])],
+  plugins: [zodEnglishOnly, lazyImports, patchDependencies('cli'), ...(without.has('lazy-schemas') ? [] : [lazySchemas()])],
   metafile: Boolean(process.env.METAFILE),
 })
 

@@ -9,13 +9,18 @@
  * server on 127.0.0.1 — then saves the cache. A function it never ran is compiled lazily as usual.
  */
 import {once} from 'node:events'
-import {mkdtempSync, rmSync} from 'node:fs'
+import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {createServer} from 'node:http'
 import {tmpdir} from 'node:os'
 import {dirname, join} from 'node:path'
 import {fileURLToPath, pathToFileURL} from 'node:url'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
+
+// oclif reads and parses its manifest on every call: written without indentation, a third of it is gone (one of the
+// small layers of scripts/dependency-patches.js).
+const MANIFEST = join(ROOT, 'oclif.manifest.json')
+if (process.env.PAYAPP_BUILD_WITHOUT?.split(',').includes('manifest-minified') !== true) writeFileSync(MANIFEST, JSON.stringify(JSON.parse(readFileSync(MANIFEST, 'utf8'))))
 
 const {loadCli, writeCodeCache} = await import(pathToFileURL(join(ROOT, 'dist', 'cli', 'bundle-loader.cjs')).href)
 

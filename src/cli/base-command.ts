@@ -12,7 +12,6 @@ import type {EndpointId} from '@payapp/sdk/endpoints'
 import type {RequestEvent, ResponseEvent} from '@payapp/sdk/transport'
 import {type ConfigFile, type Env, ENV_VARS, type ResolvedContext, readConfig, resolveContext} from './config.js'
 import {type CredentialKind, CredentialStore, envOfCredential, mask, type SetResult, saveCredential} from './credentials.js'
-import {closestId} from './did-you-mean.js'
 import {errorHint} from './error-hints.js'
 import {cliFetch} from './http-sender.js'
 import {CliError, ExitCode, exitCodeFor, missingCredentialError, usageError} from './exit-codes.js'
@@ -336,7 +335,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     for (const s of this.#spinners) s.stop()
     // `this.exit(n)` inside a command: pass it through untouched.
     if (err instanceof Errors.ExitError) throw err
-    err = this.#explain(err)
+    err = await this.#explain(err)
     const code = exitCodeFor(err)
     if (this.jsonEnabled()) {
       this.logJson(toJsonError(err))
@@ -349,7 +348,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   }
 
   /** A failure in the user's terms: where the CLI could not connect, and which command fixes a refusal. */
-  #explain<E extends Error>(err: E): E {
+  async #explain<E extends Error>(err: E): Promise<E> {
     if (err instanceof ConnectionError && err.code === 'ECONNREFUSED' && this.#ctx) {
       const local = isLoopbackHost(new URL(this.#ctx.baseUrl).hostname)
       const hint = local ? ' — is "payapp gateway start" running?' : ' (connection refused)'
@@ -358,6 +357,8 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     // oclif's `Nonexistent flag: --limt`: the closest flag of this command, as the hook does for commands.
     const typed = (err as {flags?: unknown}).flags
     if (err instanceof Errors.CLIError && 'parse' in err && Array.isArray(typed) && typed.length === 1) {
+      // Loaded for this error only: fast-levenshtein builds ICU's collator at import (some 6 ms of every start).
+      const {closestId} = await import('./did-you-mean.js')
       const ctor = this.ctor as typeof Command
       const flags = Object.entries({...ctor.baseFlags, ...ctor.flags}).filter(([, flag]) => !flag.hidden).map(([name]) => name)
       // Names compared without their dashes, which would make every short name look close.
