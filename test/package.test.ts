@@ -85,7 +85,7 @@ describe('the payapp package', () => {
 })
 
 describe('the @payapp/sdk package', () => {
-  it('depends on zod only (HTTP is the runtime's fetch), and its tree accepts the Node its engines name', function () {
+  it('depends on zod only (HTTP is the runtime fetch), and its tree accepts the Node its engines name', function () {
     this.timeout(60_000)
     expect(Object.keys(sdkPkg.dependencies).sort()).to.deep.equal(['zod'])
     expect(sdkPkg.engines.node).to.equal(pkg.engines.node)
