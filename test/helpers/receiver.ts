@@ -6,19 +6,28 @@ export interface Received {
   body: string
   signature: string | undefined
   userAgent: string | undefined
+  /** The gateway's delivery id (`Service-Delivery-Id`): a retry repeats it, a resend has a new one. */
+  deliveryId: string | undefined
   event: any
 }
 
-/** A receiver that records every POST and answers `status()`. */
-export async function receiver(status: () => number = () => 200) {
+/** A receiver that records every POST and answers `status(delivery)`. */
+export async function receiver(status: (delivery: Received) => number = () => 200) {
   const got: Received[] = []
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = []
     req.on('data', (c: Buffer) => chunks.push(c))
     req.on('end', () => {
       const body = Buffer.concat(chunks).toString('utf8')
-      got.push({body, signature: req.headers['service-signature'] as string | undefined, userAgent: req.headers['user-agent'], event: JSON.parse(body)})
-      res.writeHead(status()).end()
+      const delivery: Received = {
+        body,
+        signature: req.headers['service-signature'] as string | undefined,
+        userAgent: req.headers['user-agent'],
+        deliveryId: req.headers['service-delivery-id'] as string | undefined,
+        event: JSON.parse(body),
+      }
+      got.push(delivery)
+      res.writeHead(status(delivery)).end()
     })
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
@@ -45,7 +54,7 @@ export async function until<T>(probe: () => T | undefined | false | Promise<T | 
 export function receiverPool() {
   const open: Receiver[] = []
   return {
-    async open(status?: () => number): Promise<Receiver> {
+    async open(status?: (delivery: Received) => number): Promise<Receiver> {
       const rx = await receiver(status)
       open.push(rx)
       return rx
