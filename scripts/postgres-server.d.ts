@@ -1,0 +1,2 @@
+export function postgresBin(): string | undefined
+export function startPostgres(opts?: {maxConnections?: number}): Promise<{url: string; port: number; dir: string; stop: () => void}>

@@ -1,0 +1,102 @@
+/**
+ * A private PostgreSQL server for tests and benchmarks: Debian's `postgresql` binaries, a fresh data
+ * directory under the system's temp dir, its own port on 127.0.0.1, never the system-wide service. As root
+ * (CI) the server runs as the `postgres` user, which PostgreSQL requires. `PAYAPP_TEST_DB` set to a URL
+ * skips all this and uses that server instead.
+ *
+ *   node scripts/postgres-server.js        starts one, prints its URL, stops it on Ctrl-C
+ */
+import {execFileSync, spawnSync} from 'node:child_process'
+import {chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync} from 'node:fs'
+import {createServer} from 'node:net'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {fileURLToPath} from 'node:url'
+
+/** The newest installed server's bin directory (/usr/lib/postgresql/<major>/bin); undefined when none is. */
+export function postgresBin() {
+  const root = '/usr/lib/postgresql'
+  if (!existsSync(root)) return undefined
+  const majors = readdirSync(root).filter((v) => existsSync(join(root, v, 'bin', 'postgres'))).sort((a, b) => Number(b) - Number(a))
+  return majors.length > 0 ? join(root, majors[0], 'bin') : undefined
+}
+
+const freePort = () =>
+  new Promise((resolve, reject) => {
+    const server = createServer()
+    server.on('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const {port} = server.address()
+      server.close(() => resolve(port))
+    })
+  })
+
+/**
+ * Starts a server and creates the database `payapp`; resolves with its URL and a `stop()` that shuts it
+ * down and deletes its data directory.
+ * @param {{maxConnections?: number}} [opts]
+ * @returns {Promise<{url: string, port: number, dir: string, stop: () => void}>}
+ */
+export async function startPostgres(opts = {}) {
+  const bin = postgresBin()
+  if (!bin) throw new Error('PostgreSQL is not installed: apt-get install postgresql (the tests start a private server of it)')
+  const root = process.getuid?.() === 0
+  const dir = mkdtempSync(join(tmpdir(), 'payapp-pg-'))
+  const data = join(dir, 'data')
+  if (root) {
+    const {uid, gid} = userIds('postgres')
+    chownSync(dir, uid, gid)
+    chmodSync(dir, 0o700)
+  }
+  const as = (cmd, args, options = {}) =>
+    root ? execFileSync('runuser', ['-u', 'postgres', '--', join(bin, cmd), ...args], options) : execFileSync(join(bin, cmd), args, options)
+  as('initdb', ['-D', data, '-U', 'payapp', '--auth=trust', '-E', 'UTF8', '--locale=C.UTF-8', '--no-sync'], {stdio: 'ignore'})
+  const port = await freePort()
+  // Durability as a test needs it (a killed gateway process, not a killed machine): no fsync.
+  const settings = [
+    `-p ${port}`,
+    "-c listen_addresses=127.0.0.1",
+    `-k ${dir}`,
+    `-c max_connections=${opts.maxConnections ?? 200}`,
+    '-c fsync=off',
+    '-c synchronous_commit=off',
+    '-c full_page_writes=off',
+  ].join(' ')
+  as('pg_ctl', ['-D', data, '-o', settings, '-l', join(dir, 'log'), '-w', 'start'], {stdio: 'ignore'})
+  let stopped = false
+  const stop = () => {
+    if (stopped) return
+    stopped = true
+    try {
+      as('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop'], {stdio: 'ignore'})
+    } finally {
+      rmSync(dir, {recursive: true, force: true})
+    }
+  }
+  try {
+    as('createdb', ['-h', '127.0.0.1', '-p', String(port), '-U', 'payapp', 'payapp'], {stdio: 'ignore'})
+  } catch (error) {
+    stop()
+    throw error
+  }
+  return {url: `postgres://payapp@127.0.0.1:${port}/payapp`, port, dir, stop}
+}
+
+function userIds(user) {
+  const out = spawnSync('id', ['-u', user], {encoding: 'utf8'})
+  const gid = spawnSync('id', ['-g', user], {encoding: 'utf8'})
+  if (out.status !== 0) throw new Error(`no "${user}" user: is Debian's postgresql package installed?`)
+  return {uid: Number(out.stdout.trim()), gid: Number(gid.stdout.trim())}
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const server = await startPostgres()
+  console.log(server.url)
+  const end = () => {
+    server.stop()
+    process.exit(0)
+  }
+  process.on('SIGINT', end)
+  process.on('SIGTERM', end)
+  setInterval(() => {}, 1 << 30)
+}
