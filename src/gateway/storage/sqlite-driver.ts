@@ -6,7 +6,8 @@
  * are such objects, so a gateway built from source there dies at some garbage collection (nodejs/node#65446; 13.x,
  * on Node-API, fixes it but needs Node 22). `node:sqlite` is a release candidate there, with no native build.
  * `PAYAPP_SQLITE_DRIVER=better-sqlite3|node:sqlite` overrides the choice. Both present better-sqlite3's API, the
- * one sqlite.ts is written against: the node:sqlite side is the adapter below, for the calls the gateway makes.
+ * one sqlite.ts is written against: the node:sqlite side is the adapter below, for the calls the gateway makes
+ * (error codes, BLOBs as Buffers, pragma, transaction).
  */
 import BetterSqlite3 from 'better-sqlite3'
 
@@ -86,6 +87,14 @@ function call<T>(fn: () => T): T {
 
 type Params = unknown[]
 
+/** A row as better-sqlite3 gives it: BLOBs as Buffers (node:sqlite's are Uint8Arrays; the storage's contract says Buffer). */
+function row(value: unknown): unknown {
+  if (!value || typeof value !== 'object') return value
+  const out = value as Record<string, unknown>
+  for (const [key, column] of Object.entries(out)) if (column instanceof Uint8Array && !Buffer.isBuffer(column)) out[key] = Buffer.from(column.buffer, column.byteOffset, column.byteLength)
+  return out
+}
+
 class NodeSqliteStatement {
   constructor(private readonly stmt: StatementSync) {}
 
@@ -94,15 +103,15 @@ class NodeSqliteStatement {
   }
 
   get(...params: Params) {
-    return call(() => this.stmt.get(...params))
+    return row(call(() => this.stmt.get(...params)))
   }
 
   all(...params: Params) {
-    return call(() => this.stmt.all(...params))
+    return call(() => this.stmt.all(...params)).map(row)
   }
 
-  iterate(...params: Params) {
-    return call(() => this.stmt.iterate(...params))
+  *iterate(...params: Params) {
+    for (const value of call(() => this.stmt.iterate(...params))) yield row(value)
   }
 }
 
