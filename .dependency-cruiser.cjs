@@ -51,7 +51,7 @@ module.exports = {
       severity: 'error',
       comment: 'Domain rules reach data through the storage interface only, so another backend can replace SQLite.',
       from: {path: '^src/gateway/domain/'},
-      to: {path: ['node_modules/better-sqlite3/', '^src/gateway/storage/sqlite\\.ts$']},
+      to: {path: ['node_modules/better-sqlite3/', '^src/gateway/storage/sqlite(-driver)?\\.ts$']},
     },
     {
       name: 'domain-no-platform',

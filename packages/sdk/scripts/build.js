@@ -23,6 +23,7 @@ import {fileURLToPath} from 'node:url'
 
 import {build} from 'esbuild'
 
+import {slimEndpointTable, slimSchemaModule} from './browser-slim.js'
 import {SCHEMA_MODULES, lazySchemas} from './lazy-schemas.js'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
@@ -56,6 +57,15 @@ for (const file of tsFiles(dist, '.js')) {
   const to = join(dist, 'browser', relative(dist, file))
   mkdirSync(dirname(to), {recursive: true})
   cpSync(file, to)
+}
+// Less for a page to carry: no request schemas, no documentation texts (browser-slim.js says why).
+for (const name of ['common', 'catalog', 'commerce', 'billing']) {
+  const file = join(dist, 'browser', 'schemas', `${name}.js`)
+  writeFileSync(file, slimSchemaModule(readFileSync(file, 'utf8'), file))
+}
+{
+  const file = join(dist, 'browser', 'endpoints.js')
+  writeFileSync(file, slimEndpointTable(readFileSync(file, 'utf8'), file))
 }
 
 /**

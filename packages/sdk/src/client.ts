@@ -163,7 +163,7 @@ function requireBaseUrl(baseUrl: unknown, door: Door): string {
 abstract class ApiClient<D extends Door> {
   readonly #core: ApiCore<D>
 
-  protected constructor(door: D, credential: string, opts: ClientOptions, namespaces: (define: DefineMethod) => object = allNamespaces) {
+  protected constructor(door: D, credential: string, opts: ClientOptions, namespaces: (define: DefineMethod) => object) {
     const transport = new Transport({...transportOptions(opts), baseUrl: requireBaseUrl(opts.baseUrl, door), authorization: `Bearer ${credential}`})
     const core = new ApiCore(door, transport)
     this.#core = core
@@ -187,7 +187,7 @@ abstract class ApiClient<D extends Door> {
 export interface AppClient extends NamespacesFor<AllNamespaces, 'app'> {}
 export class AppClient extends ApiClient<'app'> {
   constructor(opts: AppClientOptions) {
-    super('app', requireCredential(opts?.token, 'token'), opts)
+    super('app', requireCredential(opts?.token, 'token'), opts, allNamespaces)
   }
 }
 
@@ -195,7 +195,7 @@ export class AppClient extends ApiClient<'app'> {
 export interface StoreClient extends NamespacesFor<AllNamespaces, 'store'> {}
 export class StoreClient extends ApiClient<'store'> {
   constructor(opts: StoreClientOptions) {
-    super('store', requireCredential(opts?.secretKey, 'secretKey'), opts)
+    super('store', requireCredential(opts?.secretKey, 'secretKey'), opts, allNamespaces)
   }
 }
 /**

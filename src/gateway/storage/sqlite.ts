@@ -1,5 +1,5 @@
 /**
- * The SQLite backend of the storage interface (better-sqlite3): one database file (or `:memory:`),
+ * The SQLite backend of the storage interface (better-sqlite3, or node:sqlite where sqlite-driver.ts says): one database file (or `:memory:`),
  * documents as JSON in one table, every statement prepared once per connection. Units of work run one at
  * a time on the writer connection (BEGIN IMMEDIATE behind an async queue); reads run on a second
  * connection (WAL: a committed snapshot, never waiting for the writer), or on the one connection of an
@@ -9,9 +9,10 @@
 import {mkdirSync} from 'node:fs'
 import {dirname} from 'node:path'
 
-import Database from 'better-sqlite3'
+import type Database from 'better-sqlite3'
 
 import type {Documents, Kind, MerchantDoc, Scope} from './documents.js'
+import {openDatabase} from './sqlite-driver.js'
 import {UniqueViolation} from './storage.js'
 import type {
   Condition,
@@ -252,7 +253,7 @@ export class SqliteStorage implements Storage {
 
   constructor(readonly location: string) {
     if (location !== ':memory:') mkdirSync(dirname(location), {recursive: true, mode: 0o700})
-    const db = new Database(location)
+    const db = openDatabase(location)
     // WAL: readers never wait for the writer; NORMAL sync keeps every committed write across a
     // process crash (only an OS crash or power loss can drop the last commits).
     db.pragma('journal_mode = WAL')
@@ -273,7 +274,7 @@ export class SqliteStorage implements Storage {
     addColumn(db, 'webhook_attempts', 'injected', 'INTEGER NOT NULL DEFAULT 0')
     this.writer = new SqliteConnection(db, (kind) => this.touched(kind))
     // An in-memory database is one connection's; a file gets a reader that sees committed data only.
-    this.reader = location === ':memory:' ? this.writer : new SqliteConnection(new Database(location, {readonly: true}), () => {})
+    this.reader = location === ':memory:' ? this.writer : new SqliteConnection(openDatabase(location, {readonly: true}), () => {})
     this.reads = facade(this.reader, false)
     this.tx = facade(this.writer, true)
   }

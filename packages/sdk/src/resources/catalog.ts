@@ -7,51 +7,56 @@ import type {ListParams, DefineMethod, RequestOptions} from '../types.js'
 import type {BodyOf} from '../endpoints.js'
 import {uploadForm, type UploadInput, type UploadMeta} from './upload.js'
 
+/** Products with their prices, option groups and variants: the part of the catalogue the merchant API shares too. */
+export function productResources(define: DefineMethod) {
+  return {
+    list: define('products.list', (call) => (params?: ListParams<'products.list'>, opts?: RequestOptions) => call({...opts, query: params})),
+    retrieve: define('products.retrieve', (call) => (productId: string, opts?: RequestOptions) => call({...opts, params: {id: productId}})),
+    create: define('products.create', (call) => (body: BodyOf<'products.create'>, opts?: RequestOptions) => call({...opts, body})),
+    update: define('products.update', (call) => (productId: string, body: BodyOf<'products.update'>, opts?: RequestOptions) =>
+      call({...opts, params: {id: productId}, body}),
+    ),
+    archive: define('products.archive', (call) => (productId: string, opts?: RequestOptions) => call({...opts, params: {id: productId}})),
+
+    prices: {
+      list: define('prices.list', (call) => (productId: string, params?: ListParams<'prices.list'>, opts?: RequestOptions) =>
+        call({...opts, params: {id: productId}, query: params}),
+      ),
+      create: define('prices.create', (call) => (productId: string, body: BodyOf<'prices.create'>, opts?: RequestOptions) =>
+        call({...opts, params: {id: productId}, body}),
+      ),
+      update: define('prices.update', (call) => (productId: string, priceId: string, body: BodyOf<'prices.update'>, opts?: RequestOptions) =>
+        call({...opts, params: {id: productId, price: priceId}, body}),
+      ),
+    },
+
+    options: {
+      list: define('options.list', (call) => (productId: string, params?: ListParams<'options.list'>, opts?: RequestOptions) =>
+        call({...opts, params: {id: productId}, query: params}),
+      ),
+      create: define('options.create', (call) => (productId: string, body: BodyOf<'options.create'>, opts?: RequestOptions) =>
+        call({...opts, params: {id: productId}, body}),
+      ),
+    },
+
+    variants: {
+      list: define('variants.list', (call) => (productId: string, params?: ListParams<'variants.list'>, opts?: RequestOptions) =>
+        call({...opts, params: {id: productId}, query: params}),
+      ),
+      create: define('variants.create', (call) => (productId: string, body: BodyOf<'variants.create'>, opts?: RequestOptions) =>
+        call({...opts, params: {id: productId}, body}),
+      ),
+    },
+  }
+}
+
 export function catalogResources(define: DefineMethod) {
   return {
     store: {
       retrieve: define('store.retrieve', (call) => (opts?: RequestOptions) => call({...opts})),
     },
 
-    products: {
-      list: define('products.list', (call) => (params?: ListParams<'products.list'>, opts?: RequestOptions) => call({...opts, query: params})),
-      retrieve: define('products.retrieve', (call) => (productId: string, opts?: RequestOptions) => call({...opts, params: {id: productId}})),
-      create: define('products.create', (call) => (body: BodyOf<'products.create'>, opts?: RequestOptions) => call({...opts, body})),
-      update: define('products.update', (call) => (productId: string, body: BodyOf<'products.update'>, opts?: RequestOptions) =>
-        call({...opts, params: {id: productId}, body}),
-      ),
-      archive: define('products.archive', (call) => (productId: string, opts?: RequestOptions) => call({...opts, params: {id: productId}})),
-
-      prices: {
-        list: define('prices.list', (call) => (productId: string, params?: ListParams<'prices.list'>, opts?: RequestOptions) =>
-          call({...opts, params: {id: productId}, query: params}),
-        ),
-        create: define('prices.create', (call) => (productId: string, body: BodyOf<'prices.create'>, opts?: RequestOptions) =>
-          call({...opts, params: {id: productId}, body}),
-        ),
-        update: define('prices.update', (call) => (productId: string, priceId: string, body: BodyOf<'prices.update'>, opts?: RequestOptions) =>
-          call({...opts, params: {id: productId, price: priceId}, body}),
-        ),
-      },
-
-      options: {
-        list: define('options.list', (call) => (productId: string, params?: ListParams<'options.list'>, opts?: RequestOptions) =>
-          call({...opts, params: {id: productId}, query: params}),
-        ),
-        create: define('options.create', (call) => (productId: string, body: BodyOf<'options.create'>, opts?: RequestOptions) =>
-          call({...opts, params: {id: productId}, body}),
-        ),
-      },
-
-      variants: {
-        list: define('variants.list', (call) => (productId: string, params?: ListParams<'variants.list'>, opts?: RequestOptions) =>
-          call({...opts, params: {id: productId}, query: params}),
-        ),
-        create: define('variants.create', (call) => (productId: string, body: BodyOf<'variants.create'>, opts?: RequestOptions) =>
-          call({...opts, params: {id: productId}, body}),
-        ),
-      },
-    },
+    products: productResources(define),
 
     options: {
       update: define('options.update', (call) => (groupId: string, body: BodyOf<'options.update'>, opts?: RequestOptions) =>

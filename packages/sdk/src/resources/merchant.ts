@@ -6,12 +6,12 @@
  */
 import type {BodyOf} from '../endpoints.js'
 import type {DefineMethod, ListParams, RequestOptions} from '../types.js'
-import {catalogResources} from './catalog.js'
+import {productResources} from './catalog.js'
 import {commerceResources} from './commerce.js'
 
 export function merchantResources(define: DefineMethod) {
   // The methods the merchant API shares with the other doors are the same methods.
-  const {products} = catalogResources(define)
+  const products = productResources(define)
   const {payments, invoices, subscriptions, customers, fraudWarnings} = commerceResources(define)
   return {
     checkout: {

@@ -92,6 +92,12 @@ const sessionEditable = {
   line_items: z.array(sessionLineItemInput).min(1).max(100).optional(),
 }
 
+/** Payment line items as JSON Schema: each a variant, or a named line with amount and currency; variants and price_id not mixed. */
+const PAYMENT_LINES = {
+  items: {anyOf: [{required: ['variant']}, {required: ['name', 'amount', 'currency']}]},
+  not: {allOf: [{contains: {required: ['variant']}}, {contains: {required: ['price_id']}}]},
+}
+
 /** Body of merchant `POST /checkout/sessions`. */
 export const checkoutSessionCreate = z.strictObject({
   amount: amount.optional().describe('Raw amount in minor units (secret keys; omit with line_items and in subscription mode)'),
@@ -109,17 +115,7 @@ export const checkoutSessionCreate = z.strictObject({
   // price_id not mixed), or one recurring price_id in subscription mode.
   oneOf: [
     {properties: {mode: {const: 'payment'}}, required: ['amount', 'currency', 'customer_name', 'customer_email'], not: {required: ['line_items']}},
-    {
-      properties: {
-        mode: {const: 'payment'},
-        line_items: {
-          items: {anyOf: [{required: ['variant']}, {required: ['name', 'amount', 'currency']}]},
-          not: {allOf: [{contains: {required: ['variant']}}, {contains: {required: ['price_id']}}]},
-        },
-      },
-      required: ['line_items'],
-      not: {required: ['amount']},
-    },
+    {properties: {mode: {const: 'payment'}, line_items: PAYMENT_LINES}, required: ['line_items'], not: {required: ['amount']}},
     {
       properties: {mode: {const: 'subscription'}, line_items: {maxItems: 1, items: {required: ['price_id'], not: {required: ['variant']}}}},
       required: ['mode', 'line_items'],
@@ -134,6 +130,11 @@ export const checkoutSessionUpdate = z.strictObject({
   amount: amount.optional().describe('New raw amount (raw-amount sessions only)'),
   ...sessionEditable,
   revision: z.number().int().min(0).optional().describe('The revision you read: a stale one is 409 revision_conflict'),
+}).meta({
+  // The gateway's 400s as JSON Schema (domain/checkout-sessions.ts): a raw amount or payment line items, not both
+  // (parameters_exclusive); line items in a payment session's shapes. Not a oneOf: a body of neither is valid.
+  not: {required: ['amount', 'line_items']},
+  dependentSchemas: {line_items: {properties: {line_items: PAYMENT_LINES}}},
 })
 export type CheckoutSessionUpdate = z.input<typeof checkoutSessionUpdate>
 
