@@ -1,0 +1,154 @@
+/**
+ * A shared gateway on this machine, for tests and benchmarks: N `payapp gateway start` processes on one
+ * database (a SQLite file or a postgres:// URL) behind HAProxy running docs/shared-gateway/haproxy.cfg, its
+ * ports replaced by free ones. Everything started here is a child process, stopped by `stop()` (and killed
+ * if this process exits first).
+ */
+import {spawn} from 'node:child_process'
+import {randomBytes} from 'node:crypto'
+import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {dirname, join} from 'node:path'
+import {createInterface} from 'node:readline'
+import {fileURLToPath} from 'node:url'
+
+import {freePort} from './postgres-server.js'
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
+const BIN = join(ROOT, 'bin', 'run.js')
+export const HAPROXY = '/usr/sbin/haproxy'
+export const HAPROXY_CONFIG = join(ROOT, 'docs', 'shared-gateway', 'haproxy.cfg')
+
+/** Every child any cluster started, killed if this process exits without stopping them. */
+const running = new Set()
+process.on('exit', () => {
+  for (const child of running) child.kill('SIGKILL')
+})
+
+function track(child) {
+  running.add(child)
+  child.once('exit', () => running.delete(child))
+  return child
+}
+
+/**
+ * docs/shared-gateway/haproxy.cfg with the balancer on `port` and one `server` line per backend port (the
+ * doc's lines are the model: their options are kept).
+ * @param {number} port
+ * @param {number[]} backends
+ */
+export function haproxyConfig(port, backends) {
+  const lines = readFileSync(HAPROXY_CONFIG, 'utf8').split('\n')
+  const serverLine = /^(\s*)server gw\d+ 127\.0\.0\.1:\d+(.*)$/
+  const model = lines.find((l) => serverLine.test(l))
+  if (!model) throw new Error(`${HAPROXY_CONFIG} has no "server gwN 127.0.0.1:PORT" line`)
+  const [, indent, rest] = serverLine.exec(model)
+  const out = []
+  for (const line of lines) {
+    if (line === model) out.push(...backends.map((p, i) => `${indent}server gw${i + 1} 127.0.0.1:${p}${rest}`))
+    else if (!serverLine.test(line)) out.push(line.replace(/^(\s*bind 127\.0\.0\.1:)\d+/, `$1${port}`))
+  }
+  return out.join('\n')
+}
+
+const exited = (child) => (child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((resolve) => child.once('exit', () => resolve())))
+
+/** SIGTERM, then SIGKILL if the child is still there after `ms`. */
+async function terminate(child, ms = 5000) {
+  if (child.exitCode !== null || child.signalCode !== null) return
+  child.kill('SIGTERM')
+  const timer = setTimeout(() => child.kill('SIGKILL'), ms)
+  await exited(child)
+  clearTimeout(timer)
+}
+
+/** `payapp gateway start --port 0 --json` on `db`, resolved once its first stdout line gives its URL. */
+function startGateway({db, adminKey, args, home, name}) {
+  const child = track(
+    spawn(process.execPath, [BIN, 'gateway', 'start', '--port', '0', '--db', db, '--admin-key', adminKey, '--json', '--no-save-profile', ...args], {
+      cwd: home,
+      env: {PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: join(home, 'config'), XDG_DATA_HOME: join(home, 'data'), PAYAPP_KEYCHAIN: 'off'},
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
+  )
+  let stderr = ''
+  child.stderr.on('data', (d) => (stderr += d))
+  return new Promise((resolve, reject) => {
+    createInterface({input: child.stdout}).once('line', (line) => {
+      resolve({
+        url: JSON.parse(line).url,
+        pid: child.pid,
+        name,
+        child,
+        async kill(signal = 'SIGTERM') {
+          if (child.exitCode === null && child.signalCode === null) child.kill(signal)
+          await exited(child)
+        },
+      })
+    })
+    child.once('exit', (code, signal) => reject(new Error(`gateway start --db ${db} exited ${code ?? signal} before its first line: ${stderr}`)))
+  })
+}
+
+/** Resolves once the balancer answers through a process (its `X-Payapp-Process` header), not with its own 503. */
+async function balancerReady(url, haproxy, output) {
+  const deadline = Date.now() + 15_000
+  for (;;) {
+    if (haproxy.exitCode !== null) throw new Error(`haproxy exited ${haproxy.exitCode}: ${output()}`)
+    try {
+      const res = await fetch(`${url}/v1/app/products`)
+      await res.arrayBuffer()
+      if (res.headers.has('x-payapp-process')) return
+    } catch {
+      // Not listening yet.
+    }
+    if (Date.now() > deadline) throw new Error(`haproxy at ${url} routed nothing within 15 s: ${output()}`)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}
+
+/**
+ * Starts `processes` gateway processes on `db` with one admin key, and HAProxy in front of them.
+ * @param {{db: string, processes?: number, args?: string[], adminKey?: string}} opts
+ */
+export async function startCluster({db, processes: count = 3, args = ['--rate-limit', 'off'], adminKey = `adm_cluster_${randomBytes(12).toString('hex')}`}) {
+  const home = mkdtempSync(join(tmpdir(), 'payapp-cluster-'))
+  const processes = []
+  const others = []
+  let haproxy
+  let extra = 0
+  const stop = async () => {
+    await Promise.all([...(haproxy ? [terminate(haproxy)] : []), ...[...processes, ...others].map((p) => terminate(p.child))])
+    rmSync(home, {recursive: true, force: true})
+  }
+  try {
+    // The first process creates the schema; the others start together on it.
+    processes.push(await startGateway({db, adminKey, args, home, name: 'gw1'}))
+    processes.push(...(await Promise.all(Array.from({length: count - 1}, (_, i) => startGateway({db, adminKey, args, home, name: `gw${i + 2}`})))))
+    const port = await freePort()
+    const config = join(home, 'haproxy.cfg')
+    writeFileSync(config, haproxyConfig(port, processes.map((p) => Number(new URL(p.url).port))))
+    // -db: stay in the foreground, as a child this process can stop.
+    haproxy = track(spawn(HAPROXY, ['-db', '-f', config], {stdio: ['ignore', 'pipe', 'pipe']}))
+    let output = ''
+    haproxy.stdout.on('data', (d) => (output += d))
+    haproxy.stderr.on('data', (d) => (output += d))
+    const url = `http://127.0.0.1:${port}`
+    await balancerReady(url, haproxy, () => output)
+    return {
+      url,
+      adminKey,
+      db,
+      processes,
+      async startProcess() {
+        const p = await startGateway({db, adminKey, args, home, name: `extra${++extra}`})
+        others.push(p)
+        return p
+      },
+      stop,
+    }
+  } catch (error) {
+    await stop()
+    throw error
+  }
+}
