@@ -26,5 +26,7 @@ export interface Cluster {
   stop(): Promise<void>
 }
 
+/** One `payapp gateway start --port 0 --json` process on `db` (default flags: `--rate-limit off`). */
+export function startGateway(opts: {db: string; adminKey: string; args?: string[]; home?: string; name?: string}): Promise<ClusterProcess>
 export function haproxyConfig(port: number, backends: number[]): string
 export function startCluster(opts: {db: string; processes?: number; args?: string[]; adminKey?: string}): Promise<Cluster>

@@ -62,8 +62,11 @@ async function terminate(child, ms = 5000) {
   clearTimeout(timer)
 }
 
-/** `payapp gateway start --port 0 --json` on `db`, resolved once its first stdout line gives its URL. */
-function startGateway({db, adminKey, args, home, name}) {
+/**
+ * `payapp gateway start --port 0 --json` on `db`, resolved once its first stdout line gives its URL.
+ * @param {{db: string, adminKey: string, args?: string[], home?: string, name?: string}} opts
+ */
+export function startGateway({db, adminKey, args = ['--rate-limit', 'off'], home = mkdtempSync(join(tmpdir(), 'payapp-gateway-')), name = 'gateway'}) {
   const child = track(
     spawn(process.execPath, [BIN, 'gateway', 'start', '--port', '0', '--db', db, '--admin-key', adminKey, '--json', '--no-save-profile', ...args], {
       cwd: home,
