@@ -11,7 +11,8 @@ import {join} from 'node:path'
 
 import {expect} from 'chai'
 
-import {BIN, ROOT, startGatewayProcess, type GatewayProcess} from '../helpers/cli.js'
+import {startGateway} from '../../scripts/cluster.js'
+import {BIN, ROOT} from '../helpers/cli.js'
 import {freePort, haproxyConfig, servedBy} from '../helpers/cluster.js'
 import {HttpGateway} from '../helpers/gateway.js'
 
@@ -28,8 +29,7 @@ function recipeBlocks(): Map<string, string> {
  * Runs `script` in bash in its own process group (what it starts in the background stays in it, for
  * `stopGroup`), its output in a file: background processes keep writing there after the script ends.
  */
-function bash(script: string, cwd: string, env: NodeJS.ProcessEnv, timeoutMs = 30_000): {child: ChildProcess; done: Promise<{code: number | null; output: string}>} {
-  const log = join(mkdtempSync(join(tmpdir(), 'payapp-recipe-log-')), 'output')
+function bash(script: string, cwd: string, env: NodeJS.ProcessEnv, log: string, timeoutMs = 30_000): {child: ChildProcess; done: Promise<{code: number | null; output: string}>} {
   const fd = openSync(log, 'w')
   const child = spawn('bash', ['-euo', 'pipefail', '-c', script], {cwd, env, detached: true, stdio: ['ignore', fd, fd]})
   closeSync(fd)
@@ -106,7 +106,7 @@ describe('docs/shared-gateway.md: the recipe runs as written', function () {
     // The start and CI-job blocks as one script; what the job exported is printed for this test to use.
     const exported = ['PAYAPP_GATEWAY_DB', 'PAYAPP_ADMIN_KEY', 'PAYAPP_BASE_URL', 'PAYAPP_MERCHANT', 'PAYAPP_TOKEN', 'PAYAPP_SECRET_KEY']
     const script = `${local(blocks.get('start')!)}\n${local(blocks.get('ci-job')!)}\nnode -e 'console.log("EXPORTED " + JSON.stringify(process.env))'\n`
-    const run = bash(script, work, env)
+    const run = bash(script, work, env, join(work, 'start.log'))
     cleanups.push(() => stopGroup(run.child.pid!))
     const {code, output} = await run.done
     expect(code, output).to.equal(0)
@@ -127,11 +127,11 @@ describe('docs/shared-gateway.md: the recipe runs as written', function () {
     expect(listed.body.data.map((p: {name: string}) => p.name).sort()).to.deep.equal(made.map((r) => r.body.name).sort())
 
     // Backup while the gateways serve, restore into a new database, and read it back with a new process.
-    const backup = await bash(`${local(blocks.get('backup')!)}\n${local(blocks.get('restore')!)}\n`, work, {...env, PAYAPP_GATEWAY_DB: vars.PAYAPP_GATEWAY_DB}).done
+    const backup = await bash(`${local(blocks.get('backup')!)}\n${local(blocks.get('restore')!)}\n`, work, {...env, PAYAPP_GATEWAY_DB: vars.PAYAPP_GATEWAY_DB}, join(work, 'backup.log')).done
     expect(backup.code, backup.output).to.equal(0)
     const restoredDb = `${db.slice(0, db.lastIndexOf('/'))}/payapp_restored`
-    const restored: GatewayProcess = await startGatewayProcess(['--db', restoredDb, '--admin-key', vars.PAYAPP_ADMIN_KEY!, '--no-save-profile'])
-    cleanups.push(() => restored.child.kill('SIGTERM'))
+    const restored = await startGateway({db: restoredDb, adminKey: vars.PAYAPP_ADMIN_KEY!, home: work})
+    cleanups.push(() => restored.kill())
     const reread = await new HttpGateway(restored.url, vars.PAYAPP_ADMIN_KEY!).request('GET', '/v1/store/products?limit=100', {token: vars.PAYAPP_SECRET_KEY})
     expect(reread.status, reread.text).to.equal(200)
     expect(reread.body.data.map((p: {id: string}) => p.id).sort()).to.deep.equal(made.map((r) => r.body.id).sort())
