@@ -20,6 +20,8 @@ export interface Cluster {
   /** The database every process uses (a SQLite path or a postgres:// URL). */
   db: string
   processes: ClusterProcess[]
+  /** Kills process `i` (default SIGKILL) and starts a new one on its port, behind the balancer again. */
+  restart(i: number, signal?: NodeJS.Signals): Promise<ClusterProcess>
   /** Starts one more gateway process on the same database, not behind the balancer: to read back after a run. */
   startProcess(): Promise<ClusterProcess>
   /** Stops the balancer and every process; safe to call twice. */
@@ -27,6 +29,6 @@ export interface Cluster {
 }
 
 /** One `payapp gateway start --port 0 --json` process on `db` (default flags: `--rate-limit off`). */
-export function startGateway(opts: {db: string; adminKey: string; args?: string[]; home?: string; name?: string}): Promise<ClusterProcess>
+export function startGateway(opts: {db: string; adminKey: string; args?: string[]; home?: string; name?: string; port?: number}): Promise<ClusterProcess>
 export function haproxyConfig(port: number, backends: number[]): string
 export function startCluster(opts: {db: string; processes?: number; args?: string[]; adminKey?: string}): Promise<Cluster>

@@ -64,11 +64,11 @@ async function terminate(child, ms = 5000) {
 
 /**
  * `payapp gateway start --port 0 --json` on `db`, resolved once its first stdout line gives its URL.
- * @param {{db: string, adminKey: string, args?: string[], home?: string, name?: string}} opts
+ * @param {{db: string, adminKey: string, args?: string[], home?: string, name?: string, port?: number}} opts
  */
-export function startGateway({db, adminKey, args = ['--rate-limit', 'off'], home = mkdtempSync(join(tmpdir(), 'payapp-gateway-')), name = 'gateway'}) {
+export function startGateway({db, adminKey, args = ['--rate-limit', 'off'], home = mkdtempSync(join(tmpdir(), 'payapp-gateway-')), name = 'gateway', port = 0}) {
   const child = track(
-    spawn(process.execPath, [BIN, 'gateway', 'start', '--port', '0', '--db', db, '--admin-key', adminKey, '--json', '--no-save-profile', ...args], {
+    spawn(process.execPath, [BIN, 'gateway', 'start', '--port', String(port), '--db', db, '--admin-key', adminKey, '--json', '--no-save-profile', ...args], {
       cwd: home,
       env: {PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: join(home, 'config'), XDG_DATA_HOME: join(home, 'data'), PAYAPP_KEYCHAIN: 'off'},
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -143,6 +143,14 @@ export async function startCluster({db, processes: count = 3, args = ['--rate-li
       adminKey,
       db,
       processes,
+      async restart(i, signal = 'SIGKILL') {
+        const old = processes[i]
+        await old.kill(signal)
+        others.push(old)
+        // The same port: the balancer's config names it, and its health check brings the process back.
+        processes[i] = await startGateway({db, adminKey, args, home, name: old.name, port: Number(new URL(old.url).port)})
+        return processes[i]
+      },
       async startProcess() {
         const p = await startGateway({db, adminKey, args, home, name: `extra${++extra}`})
         others.push(p)

@@ -12,6 +12,8 @@ import {HttpGateway, type Account, type HttpResult} from '../helpers/gateway.js'
 import {receiver, sleep, until, type Receiver} from '../helpers/receiver.js'
 
 const STOCK = 15
+/** `npm run test:long`: load for this long, killing (-9) and restarting the processes in turn every 2 s. */
+const SOAK_SECONDS = Number(process.env.PAYAPP_CLUSTER_SOAK_SECONDS ?? 0)
 
 /** Pages through a list endpoint (newest first) to its end. */
 async function listAll(get: (path: string) => Promise<HttpResult>, path: string): Promise<any[]> {
@@ -22,6 +24,18 @@ async function listAll(get: (path: string) => Promise<HttpResult>, path: string)
     all.push(...res.body.data)
     if (!res.body.has_more) return all
     after = res.body.data.at(-1).id
+  }
+}
+
+/** The merchant's whole event log, oldest first (pages of 1000 after the last id). */
+async function eventLog(reader: HttpGateway, merchant: string): Promise<any[]> {
+  const all: any[] = []
+  for (;;) {
+    const since = all.length > 0 ? `&since=${all.at(-1).id}` : ''
+    const res = await reader.admin('GET', `/events?merchant=${merchant}&env=test&order=asc&limit=1000${since}`)
+    expect(res.status, res.text).to.equal(200)
+    all.push(...res.body.data)
+    if (!res.body.has_more) return all
   }
 }
 
@@ -36,7 +50,7 @@ async function keyed(send: () => Promise<HttpResult>): Promise<HttpResult> {
 }
 
 describe('cluster: kill -9 of one of three processes under mixed load', function () {
-  this.timeout(90_000)
+  this.timeout(90_000 + SOAK_SECONDS * 2000)
   const suite = clusterForSuite({processes: 3})
   let rx: Receiver
   after(() => rx?.close())
@@ -83,10 +97,17 @@ describe('cluster: kill -9 of one of three processes under mixed load', function
     }
     const load = Promise.all([keyedCreator(), keyedCreator(), unkeyedCreator(), buyer(), buyer(), buyer()])
 
-    await sleep(1000)
-    const victim = cluster.processes[1]!
-    await victim.kill('SIGKILL')
-    await sleep(1500)
+    if (SOAK_SECONDS > 0) {
+      const end = Date.now() + SOAK_SECONDS * 1000
+      for (let i = 0; Date.now() < end; i++) {
+        await sleep(2000)
+        await cluster.restart(i % 3, 'SIGKILL')
+      }
+    } else {
+      await sleep(1000)
+      await cluster.processes[1]!.kill('SIGKILL')
+      await sleep(1500)
+    }
     running = false
     await load
 
@@ -114,9 +135,8 @@ describe('cluster: kill -9 of one of three processes under mixed load', function
     expect(variant.stock_qty + payments.length, `stock ${variant.stock_qty} + ${payments.length} paid`).to.equal(STOCK)
 
     // Every event of the merchant's log reaches the receiver, with the id it has in the log.
-    const log = await reader.admin('GET', `/events?merchant=${acct.merchant.id}&env=test&limit=1000`)
-    expect(log.body.has_more, 'all events on one page (fewer than 1000)').to.equal(false)
-    const logged: any[] = log.body.data
+    const logged = await eventLog(reader, acct.merchant.id)
+    const byId = new Map(logged.map((e) => [e.id as string, e]))
     expect(logged.length).to.be.greaterThan(acked.keyed.size)
     const missing = () => {
       const got = new Set(rx.got.map((r) => r.event.id))
@@ -125,6 +145,6 @@ describe('cluster: kill -9 of one of three processes under mixed load', function
     await until(() => missing().length === 0, `every event delivered; missing ${missing().length}: ${missing().slice(0, 5).join(', ')}`, 30_000).catch(() => {
       expect(missing(), 'events never delivered').to.deep.equal([])
     })
-    for (const r of rx.got) expect(logged.find((e) => e.id === r.event.id), `delivered ${r.event.id} is in the log`).to.deep.equal(r.event)
+    for (const r of rx.got) expect(byId.get(r.event.id), `delivered ${r.event.id} is in the log`).to.deep.equal(r.event)
   })
 })
