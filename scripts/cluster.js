@@ -66,7 +66,9 @@ async function terminate(child, ms = 5000) {
  * `payapp gateway start --port 0 --json` on `db`, resolved once its first stdout line gives its URL.
  * @param {{db: string, adminKey: string, args?: string[], home?: string, name?: string, port?: number}} opts
  */
-export function startGateway({db, adminKey, args = ['--rate-limit', 'off'], home = mkdtempSync(join(tmpdir(), 'payapp-gateway-')), name = 'gateway', port = 0}) {
+export function startGateway({db, adminKey, args = ['--rate-limit', 'off'], home, name = 'gateway', port = 0}) {
+  const ownHome = home === undefined
+  home ??= mkdtempSync(join(tmpdir(), 'payapp-gateway-'))
   const child = track(
     spawn(process.execPath, [BIN, 'gateway', 'start', '--port', String(port), '--db', db, '--admin-key', adminKey, '--json', '--no-save-profile', ...args], {
       cwd: home,
@@ -74,6 +76,7 @@ export function startGateway({db, adminKey, args = ['--rate-limit', 'off'], home
       stdio: ['ignore', 'pipe', 'pipe'],
     }),
   )
+  if (ownHome) child.once('exit', () => rmSync(home, {recursive: true, force: true}))
   let stderr = ''
   child.stderr.on('data', (d) => (stderr += d))
   return new Promise((resolve, reject) => {
@@ -125,9 +128,12 @@ export async function startCluster({db, processes: count = 3, args = ['--rate-li
     rmSync(home, {recursive: true, force: true})
   }
   try {
-    // The first process creates the schema; the others start together on it.
-    processes.push(await startGateway({db, adminKey, args, home, name: 'gw1'}))
-    processes.push(...(await Promise.all(Array.from({length: count - 1}, (_, i) => startGateway({db, adminKey, args, home, name: `gw${i + 2}`})))))
+    // All at once, as a deployment restarts them: creating the schema must be safe when several do it together.
+    const started = await Promise.allSettled(Array.from({length: count}, (_, i) => startGateway({db, adminKey, args, home, name: `gw${i + 1}`})))
+    // Those that started are stopped with the rest if another failed.
+    for (const s of started) if (s.status === 'fulfilled') processes.push(s.value)
+    const failed = started.find((s) => s.status === 'rejected')
+    if (failed) throw failed.reason
     const port = await freePort()
     const config = join(home, 'haproxy.cfg')
     writeFileSync(config, haproxyConfig(port, processes.map((p) => Number(new URL(p.url).port))))
