@@ -16,6 +16,8 @@ export interface ClusterProcess {
 export interface Cluster {
   /** The balancer. */
   url: string
+  /** HAProxy's process id. */
+  balancerPid: number
   adminKey: string
   /** The database every process uses (a SQLite path or a postgres:// URL). */
   db: string

@@ -77,12 +77,21 @@ export function startGateway({db, adminKey, args = ['--rate-limit', 'off'], home
     }),
   )
   if (ownHome) child.once('exit', () => rmSync(home, {recursive: true, force: true}))
-  let stderr = ''
-  child.stderr.on('data', (d) => (stderr += d))
+  let output = ''
+  child.stderr.on('data', (d) => (output += d))
   return new Promise((resolve, reject) => {
-    createInterface({input: child.stdout}).once('line', (line) => {
+    // The ready line is one JSON object with `url`; anything else (an error, printed as --json does) ends in an exit.
+    createInterface({input: child.stdout}).on('line', (line) => {
+      output += line + '\n'
+      let url
+      try {
+        url = JSON.parse(line).url
+      } catch {
+        return
+      }
+      if (typeof url !== 'string') return
       resolve({
-        url: JSON.parse(line).url,
+        url,
         pid: child.pid,
         name,
         child,
@@ -92,7 +101,7 @@ export function startGateway({db, adminKey, args = ['--rate-limit', 'off'], home
         },
       })
     })
-    child.once('exit', (code, signal) => reject(new Error(`gateway start --db ${db} exited ${code ?? signal} before its first line: ${stderr}`)))
+    child.once('exit', (code, signal) => reject(new Error(`gateway start --db ${db} exited ${code ?? signal} before it was ready: ${output}`)))
   })
 }
 
@@ -146,6 +155,7 @@ export async function startCluster({db, processes: count = 3, args = ['--rate-li
     await balancerReady(url, haproxy, () => output)
     return {
       url,
+      balancerPid: haproxy.pid,
       adminKey,
       db,
       processes,
