@@ -123,6 +123,35 @@ async function balancerReady(url, haproxy, output) {
 }
 
 /**
+ * HAProxy on a free port with the doc's config over `backends` (ports on 127.0.0.1), in the foreground as a
+ * child; resolves once it routes a request to one of them.
+ * @param {number[]} backends
+ */
+export async function startBalancer(backends) {
+  const dir = mkdtempSync(join(tmpdir(), 'payapp-haproxy-'))
+  const port = await freePort()
+  const config = join(dir, 'haproxy.cfg')
+  writeFileSync(config, haproxyConfig(port, backends))
+  // -db: stay in the foreground, as a child this process can stop.
+  const child = track(spawn(HAPROXY, ['-db', '-f', config], {stdio: ['ignore', 'pipe', 'pipe']}))
+  let output = ''
+  child.stdout.on('data', (d) => (output += d))
+  child.stderr.on('data', (d) => (output += d))
+  const url = `http://127.0.0.1:${port}`
+  const stop = async () => {
+    await terminate(child)
+    rmSync(dir, {recursive: true, force: true})
+  }
+  try {
+    await balancerReady(url, child, () => output)
+  } catch (error) {
+    await stop()
+    throw error
+  }
+  return {url, pid: child.pid, stop}
+}
+
+/**
  * Starts `processes` gateway processes on `db` with one admin key, and HAProxy in front of them.
  * @param {{db: string, processes?: number, args?: string[], adminKey?: string}} opts
  */
@@ -130,10 +159,10 @@ export async function startCluster({db, processes: count = 3, args = ['--rate-li
   const home = mkdtempSync(join(tmpdir(), 'payapp-cluster-'))
   const processes = []
   const others = []
-  let haproxy
+  let balancer
   let extra = 0
   const stop = async () => {
-    await Promise.all([...(haproxy ? [terminate(haproxy)] : []), ...[...processes, ...others].map((p) => terminate(p.child))])
+    await Promise.all([...(balancer ? [balancer.stop()] : []), ...[...processes, ...others].map((p) => terminate(p.child))])
     rmSync(home, {recursive: true, force: true})
   }
   try {
@@ -143,19 +172,10 @@ export async function startCluster({db, processes: count = 3, args = ['--rate-li
     for (const s of started) if (s.status === 'fulfilled') processes.push(s.value)
     const failed = started.find((s) => s.status === 'rejected')
     if (failed) throw failed.reason
-    const port = await freePort()
-    const config = join(home, 'haproxy.cfg')
-    writeFileSync(config, haproxyConfig(port, processes.map((p) => Number(new URL(p.url).port))))
-    // -db: stay in the foreground, as a child this process can stop.
-    haproxy = track(spawn(HAPROXY, ['-db', '-f', config], {stdio: ['ignore', 'pipe', 'pipe']}))
-    let output = ''
-    haproxy.stdout.on('data', (d) => (output += d))
-    haproxy.stderr.on('data', (d) => (output += d))
-    const url = `http://127.0.0.1:${port}`
-    await balancerReady(url, haproxy, () => output)
+    balancer = await startBalancer(processes.map((p) => Number(new URL(p.url).port)))
     return {
-      url,
-      balancerPid: haproxy.pid,
+      url: balancer.url,
+      balancerPid: balancer.pid,
       adminKey,
       db,
       processes,

@@ -4,13 +4,15 @@
  * that failed half-way.
  */
 import {execFileSync, spawnSync} from 'node:child_process'
+import {createServer, type IncomingMessage, type ServerResponse} from 'node:http'
+import type {AddressInfo} from 'node:net'
 import {mkdtempSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
 import {expect} from 'chai'
 
-import {HAPROXY} from '../../scripts/cluster.js'
+import {HAPROXY, startBalancer} from '../../scripts/cluster.js'
 import {haproxyConfig, startCluster} from '../helpers/cluster.js'
 
 const alive = (pid: number) => {
@@ -54,5 +56,45 @@ describe('cluster harness', function () {
     const failed = await startCluster({processes: 3, args: ['--rate-limit', 'bogus=1']}).catch((error: Error) => error)
     expect(failed).to.be.instanceOf(Error).with.property('message').match(/--rate-limit: unknown limit/)
     expect(children().filter((pid) => !before.includes(pid))).to.deep.equal([])
+  })
+
+  it('the config resends a request whose process died before answering only if it is a read or carries an Idempotency-Key', async () => {
+    // Two stand-ins for gateway processes: one drops every connection without an answer (killed mid-request), one answers.
+    const seen = {dying: [] as string[], healthy: [] as string[]}
+    const backend = (name: 'dying' | 'healthy') =>
+      createServer((req: IncomingMessage, res: ServerResponse) => {
+        req.resume()
+        req.on('end', () => {
+          // The balancer's health check gets the gateway's unauthenticated answer from both.
+          if (req.url === '/v1/app/products' && !req.headers['x-test']) return void res.writeHead(401).end()
+          seen[name].push(`${req.method} ${req.headers['x-test']}`)
+          if (name === 'dying') return void req.socket.destroy()
+          res.writeHead(200, {'content-type': 'application/json'}).end('{}')
+        })
+      })
+    const servers = [backend('dying'), backend('healthy')]
+    await Promise.all(servers.map((srv) => new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve))))
+    const balancer = await startBalancer(servers.map((srv) => (srv.address() as AddressInfo).port))
+    try {
+      const send = (method: string, tag: string, key?: string) =>
+        fetch(`${balancer.url}/v1/app/products`, {method, headers: {'x-test': tag, 'content-type': 'application/json', ...(key ? {'idempotency-key': key} : {})}, body: method === 'POST' ? '{}' : undefined}).then((r) => r.status, () => 599)
+      // One at a time, four of each kind: round robin sends some of each to the dying process first.
+      const statuses: Record<string, number[]> = {get: [], keyed: [], unkeyed: []}
+      for (let i = 0; i < 4; i++) statuses.get!.push(await send('GET', `get-${i}`))
+      for (let i = 0; i < 4; i++) statuses.keyed!.push(await send('POST', `keyed-${i}`, `key-${i}`))
+      for (let i = 0; i < 4; i++) statuses.unkeyed!.push(await send('POST', `unkeyed-${i}`))
+      const reached = (kind: string) => seen.dying.filter((t) => t.includes(` ${kind}-`))
+      for (const kind of ['get', 'keyed', 'unkeyed']) expect(reached(kind), `the dying process got some ${kind}: ${seen.dying.join(', ')}`).not.to.deep.equal([])
+      // Reads and keyed writes that reached it were answered by the other process.
+      expect(statuses.get).to.deep.equal([200, 200, 200, 200])
+      expect(statuses.keyed).to.deep.equal([200, 200, 200, 200])
+      for (const t of [...reached('get'), ...reached('keyed')]) expect(seen.healthy).to.include(t)
+      // An unkeyed write that reached it fails (a 502, or the connection closed: 599 here) and is never sent to another one.
+      expect(statuses.unkeyed!.filter((st) => st === 502 || st === 599)).to.have.length(reached('unkeyed').length)
+      for (const t of reached('unkeyed')) expect(seen.healthy).not.to.include(t)
+    } finally {
+      await balancer.stop()
+      await Promise.all(servers.map((srv) => new Promise((resolve) => srv.close(resolve))))
+    }
   })
 })
