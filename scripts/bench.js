@@ -13,6 +13,8 @@
  *    deliveries, beside bare POSTs to the same receiver.
  * 5. The gateway inside a test suite (scripts/bench/testing.js): in-process and process start, a suite workload.
  * 6. The SDK's load cost (scripts/bench/sdk.js): import of @payapp/sdk (ESM) and require (CommonJS) beside `node -e 0`.
+ * 7. The shared gateway (scripts/bench/shared.js): reads and idempotent writes on SQLite and PostgreSQL with one
+ *    process, and with three behind HAProxy, beside the bare server.
  *
  * Each server runs in its own process; autocannon drives it from this one (50 connections).
  * Env: BENCH_SECONDS (default 8), BENCH_CONNECTIONS (50), BENCH_RUNS (CLI runs per command, 21).
@@ -28,6 +30,7 @@ import autocannon from 'autocannon'
 import {benchClock} from './bench/clock.js'
 import {benchStartup} from './bench/startup.js'
 import {benchOpenApi} from './bench/openapi.js'
+import {LIST_PATH, seedReads, seedWrites} from './bench/gateway-workloads.js'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 const BIN = join(ROOT, 'bin', 'run.js')
@@ -51,17 +54,6 @@ function startServer(args, env = {}) {
     })
     child.on('exit', (code) => reject(new Error(`${args.join(' ')} exited ${code}`)))
   })
-}
-
-async function call(url, method, path, token, body, headers = {}) {
-  const res = await fetch(url + path, {
-    method,
-    headers: {authorization: `Bearer ${token}`, ...(body ? {'content-type': 'application/json'} : {}), ...headers},
-    body: body ? JSON.stringify(body) : undefined,
-  })
-  const text = await res.text()
-  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${text}`)
-  return {status: res.status, text, json: JSON.parse(text), contentType: res.headers.get('content-type')}
 }
 
 function load(opts) {
@@ -95,30 +87,8 @@ async function main() {
     PAYAPP_KEYCHAIN: 'off',
   })
   const url = gwInfo.url
-  const admin = (path, body) => call(url, 'POST', `/_admin${path}`, gwInfo.admin_key, body)
-  const merchant = (await admin('/merchants', {company: 'Bench GmbH'})).json
-  const {token} = (await admin('/installations', {merchant: merchant.id, env: 'test', scopes: ['products:read', 'products:write', 'store:read']})).json
-
-  // 25 full products: every product field set, a default price each.
-  for (let i = 0; i < 25; i++) {
-    await call(url, 'POST', '/v1/app/products', token, {
-      name: `Bench product ${i}`,
-      description: 'A sturdy, well-made product used to measure the gateway. '.repeat(4),
-      images: Array.from({length: 4}, (_, k) => `https://cdn.example.com/p${i}/${k}.jpg`),
-      tax_code: 'txcd_99999999',
-      unit_label: 'piece',
-      statement_descriptor: 'BENCH SHOP',
-      url: `https://shop.example.com/p/${i}`,
-      shippable: true,
-      package_dimensions: {length: 20, width: 15, height: 5, weight: 400},
-      metadata: {sku_family: `fam-${i}`, warehouse: 'berlin-1'},
-      tags: ['bench', 'apparel', `t${i}`],
-      price: {currency: 'eur', unit_amount: 1999 + i},
-    })
-  }
-  const listPath = '/v1/app/products?limit=25'
-  const captured = await call(url, 'GET', listPath, token)
-  if (captured.json.data.length !== 25) throw new Error(`expected 25 products, got ${captured.json.data.length}`)
+  const {token, captured} = await seedReads(url, gwInfo.admin_key)
+  const listPath = LIST_PATH
   const listBody = join(work, 'list.json')
   writeFileSync(listBody, captured.text)
   const {info: bareList} = await startServer([join(ROOT, 'scripts', 'bare-server.js'), listBody, '200', captured.contentType])
@@ -138,41 +108,14 @@ async function main() {
   printPair(`GET ${listPath} (${captured.text.length} bytes)`, readGw, readBare, true)
   const openapi = await benchOpenApi({root: ROOT, url, token, load, summary, children})
 
-  // Variant creation: 3 option groups of 50 values give 125,000 distinct combinations.
-  const product = (await call(url, 'POST', '/v1/app/products', token, {name: 'Bench variants', price: {currency: 'eur', unit_amount: 2500}})).json
-  const groups = []
-  for (const name of ['A', 'B', 'C']) {
-    const values = Array.from({length: 50}, (_, k) => `${name}${k}`)
-    groups.push((await call(url, 'POST', `/v1/app/products/${product.id}/options`, token, {name, values})).json)
-  }
-  let n = 0
-  const variantBody = (i) =>
-    JSON.stringify({
-      options: groups.map((g, gi) => ({group: g.id, value: g.values[Math.floor(i / 50 ** gi) % 50].id})),
-      sku: `BENCH-${i}`,
-      title: `Variant ${i}`,
-      features: ['fast', 'light'],
-    })
-  const first = await call(url, 'POST', `/v1/app/products/${product.id}/variants`, token, JSON.parse(variantBody(n++)), {'idempotency-key': 'bench-0'})
+  const writes = await seedWrites(url, token)
   const createBody = join(work, 'variant.json')
-  writeFileSync(createBody, first.text)
-  const {info: bareCreate} = await startServer([join(ROOT, 'scripts', 'bare-server.js'), createBody, String(first.status), first.contentType])
-  const createOpts = (target) => ({
-    url: `${target}/v1/app/products/${product.id}/variants`,
-    method: 'POST',
-    headers: {...headers, 'content-type': 'application/json'},
-    requests: [
-      {
-        setupRequest(req) {
-          const i = n++
-          return {...req, body: variantBody(i), headers: {...req.headers, 'idempotency-key': `bench-${i}`}}
-        },
-      },
-    ],
-  })
+  writeFileSync(createBody, writes.first.text)
+  const {info: bareCreate} = await startServer([join(ROOT, 'scripts', 'bare-server.js'), createBody, String(writes.first.status), writes.first.contentType])
+  const createOpts = writes.options
   const createGw = summary('gateway', await load(createOpts(url)))
   const createBare = summary('bare node:http', await load(createOpts(bareCreate.url)))
-  printPair(`POST /v1/app/products/{id}/variants with Idempotency-Key (${fmt(n)} variants created)`, createGw, createBare)
+  printPair(`POST /v1/app/products/{id}/variants with Idempotency-Key (${fmt(writes.created())} variants created)`, createGw, createBare)
 
   const cli = await benchStartup({url, token, work})
   const clock = await benchClock()
@@ -187,6 +130,7 @@ async function main() {
   results.catalog = await (await import('./bench/catalog.js')).benchCatalog()
   results.testing = await (await import('./bench/testing.js')).run()
   results.sdk = await (await import('./bench/sdk.js')).run()
+  results.shared = await (await import('./bench/shared.js')).benchShared()
   writeFileSync(join(work, 'results.json'), JSON.stringify(results, null, 2))
   console.log(`\nraw results: ${join(work, 'results.json')}`)
 }

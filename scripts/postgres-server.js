@@ -21,7 +21,7 @@ export function postgresBin() {
   return majors.length > 0 ? join(root, majors[0], 'bin') : undefined
 }
 
-const freePort = () =>
+export const freePort = () =>
   new Promise((resolve, reject) => {
     const server = createServer()
     server.on('error', reject)

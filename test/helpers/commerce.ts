@@ -5,7 +5,7 @@
  */
 import {expect} from 'chai'
 
-import type {TestGateway} from './gateway.js'
+import type {HttpGateway} from './gateway.js'
 
 export type {Account} from './gateway.js'
 import type {Account} from './gateway.js'
@@ -72,12 +72,12 @@ export async function checkout(acct: Account, body: Record<string, unknown>): Pr
 }
 
 /** The admin helper paying (or declining) a session. */
-export async function pay(gw: TestGateway, sessionId: string, body: Record<string, unknown> = {}) {
+export async function pay(gw: HttpGateway, sessionId: string, body: Record<string, unknown> = {}) {
   return gw.admin('POST', `/checkouts/${sessionId}/complete`, {outcome: 'paid', ...body})
 }
 
 /** A paid store sale: `{session, payment, order}` from the admin helper. */
-export async function sale(gw: TestGateway, acct: Account, item: Sellable, quantity = 1): Promise<any> {
+export async function sale(gw: HttpGateway, acct: Account, item: Sellable, quantity = 1): Promise<any> {
   const co = await checkout(acct, {product_id: item.product.id, variant_id: item.variant.id, quantity})
   const res = await pay(gw, co.session_id, {customer_name: 'Ada Buyer', customer_email: 'ada@example.com'})
   expect(res.status, res.text).to.equal(200)
@@ -85,20 +85,20 @@ export async function sale(gw: TestGateway, acct: Account, item: Sellable, quant
 }
 
 /** Event types of a merchant's environment, oldest first, optionally only those matching a prefix list. */
-export async function eventTypes(gw: TestGateway, merchant: string, env: 'test' | 'live', prefixes?: string[]): Promise<string[]> {
+export async function eventTypes(gw: HttpGateway, merchant: string, env: 'test' | 'live', prefixes?: string[]): Promise<string[]> {
   const res = await gw.admin('GET', `/events?merchant=${merchant}&env=${env}&limit=1000`)
   expect(res.status, res.text).to.equal(200)
   const types = (res.body.data as Array<{type: string}>).map((e) => e.type).reverse()
   return prefixes ? types.filter((t) => prefixes.some((p) => t.startsWith(p))) : types
 }
 
-export async function events(gw: TestGateway, merchant: string, env: 'test' | 'live', type: string): Promise<any[]> {
+export async function events(gw: HttpGateway, merchant: string, env: 'test' | 'live', type: string): Promise<any[]> {
   const res = await gw.admin('GET', `/events?merchant=${merchant}&env=${env}&type=${type}&limit=1000`)
   expect(res.status, res.text).to.equal(200)
   return res.body.data
 }
 
-export const advanceClock = (gw: TestGateway, seconds: number) => gw.admin('POST', '/clock', {advance_seconds: seconds})
+export const advanceClock = (gw: HttpGateway, seconds: number) => gw.admin('POST', '/clock', {advance_seconds: seconds})
 
 /** The money-and-sale event families (catalogue events left out). */
 export const SALE_EVENTS = ['checkout.', 'payment', 'store.', 'charge.', 'refund.']

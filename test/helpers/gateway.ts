@@ -27,33 +27,15 @@ export interface CallOptions {
   idempotencyKey?: string
 }
 
-export class TestGateway {
-  private constructor(readonly gw: RunningGateway) {}
-
-  static async start(opts: GatewayOptions = {}): Promise<TestGateway> {
-    // Every response is checked against the OpenAPI document (test/helpers/root-hooks.ts reports misfits).
-    return new TestGateway(await startGateway({port: 0, db: ':memory:', rateLimit: false, configure: conformanceHook, ...opts}))
-  }
-
-  /** A fresh SQLite file in a temp directory, for tests of persistence. */
-  static tempDbFile(): string {
-    return join(mkdtempSync(join(tmpdir(), 'payapp-gw-')), 'gateway.sqlite')
-  }
-
-  get url() {
-    return this.gw.url
-  }
-
-  async close() {
-    await this.gw.close()
-  }
-
-  /** Every request the gateway receives from now on, as `METHOD /path?query`: to prove a command sent none. */
-  recordRequests(): string[] {
-    const seen: string[] = []
-    this.gw.app.server.on('request', (req: {method?: string; url?: string}) => seen.push(`${req.method} ${req.url}`))
-    return seen
-  }
+/**
+ * A gateway reached over HTTP at `url` with its admin key: the in-process one a test starts
+ * (`TestGateway`) or a process, or a load balancer in front of several (test/helpers/cluster.ts).
+ */
+export class HttpGateway {
+  constructor(
+    readonly url: string,
+    readonly adminKey: string,
+  ) {}
 
   async request<T = any>(method: string, path: string, opts: CallOptions = {}): Promise<HttpResult<T>> {
     const headers: Record<string, string> = {...opts.headers}
@@ -77,7 +59,7 @@ export class TestGateway {
   }
 
   admin<T = any>(method: string, path: string, body?: unknown) {
-    return this.request<T>(method, `/_admin${path}`, {token: this.gw.adminKey, body})
+    return this.request<T>(method, `/_admin${path}`, {token: this.adminKey, body})
   }
 
   async merchant(body: Record<string, unknown> = {}): Promise<{id: string; store: {id: string}}> {
@@ -113,8 +95,35 @@ export class TestGateway {
   }
 }
 
+export class TestGateway extends HttpGateway {
+  private constructor(readonly gw: RunningGateway) {
+    super(gw.url, gw.adminKey)
+  }
+
+  static async start(opts: GatewayOptions = {}): Promise<TestGateway> {
+    // Every response is checked against the OpenAPI document (test/helpers/root-hooks.ts reports misfits).
+    return new TestGateway(await startGateway({port: 0, db: ':memory:', rateLimit: false, configure: conformanceHook, ...opts}))
+  }
+
+  /** A fresh SQLite file in a temp directory, for tests of persistence. */
+  static tempDbFile(): string {
+    return join(mkdtempSync(join(tmpdir(), 'payapp-gw-')), 'gateway.sqlite')
+  }
+
+  async close() {
+    await this.gw.close()
+  }
+
+  /** Every request the gateway receives from now on, as `METHOD /path?query`: to prove a command sent none. */
+  recordRequests(): string[] {
+    const seen: string[] = []
+    this.gw.app.server.on('request', (req: {method?: string; url?: string}) => seen.push(`${req.method} ${req.url}`))
+    return seen
+  }
+}
+
 /** A merchant with an all-scope installation and secret key, as `TestGateway.account()` makes it. */
-export type Account = Awaited<ReturnType<TestGateway['account']>>
+export type Account = Awaited<ReturnType<HttpGateway['account']>>
 
 /** Asserts the spec's error envelope and returns it. */
 export function expectError(res: HttpResult, status: number, code?: string) {

@@ -1,0 +1,83 @@
+/**
+ * The gateway workloads `npm run bench` measures, set up once per server so every bench that compares
+ * servers (scripts/bench.js, scripts/bench/shared.js) drives the very same requests:
+ * reads, GET /v1/app/products?limit=25 of 25 full products; writes, idempotent variant creation (a fresh
+ * Idempotency-Key and option combination per request).
+ */
+
+/** One API call that must succeed: status, text, parsed JSON and content type. */
+export async function call(url, method, path, token, body, headers = {}) {
+  const res = await fetch(url + path, {
+    method,
+    headers: {authorization: `Bearer ${token}`, ...(body ? {'content-type': 'application/json'} : {}), ...headers},
+    body: body ? JSON.stringify(body) : undefined,
+  })
+  const text = await res.text()
+  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${text}`)
+  return {status: res.status, text, json: JSON.parse(text), contentType: res.headers.get('content-type')}
+}
+
+export const LIST_PATH = '/v1/app/products?limit=25'
+
+/** A merchant with 25 full products (every product field set, a default price each); the list as captured. */
+export async function seedReads(url, adminKey) {
+  const admin = (path, body) => call(url, 'POST', `/_admin${path}`, adminKey, body)
+  const merchant = (await admin('/merchants', {company: 'Bench GmbH'})).json
+  const {token} = (await admin('/installations', {merchant: merchant.id, env: 'test', scopes: ['products:read', 'products:write', 'store:read']})).json
+  for (let i = 0; i < 25; i++) {
+    await call(url, 'POST', '/v1/app/products', token, {
+      name: `Bench product ${i}`,
+      description: 'A sturdy, well-made product used to measure the gateway. '.repeat(4),
+      images: Array.from({length: 4}, (_, k) => `https://cdn.example.com/p${i}/${k}.jpg`),
+      tax_code: 'txcd_99999999',
+      unit_label: 'piece',
+      statement_descriptor: 'BENCH SHOP',
+      url: `https://shop.example.com/p/${i}`,
+      shippable: true,
+      package_dimensions: {length: 20, width: 15, height: 5, weight: 400},
+      metadata: {sku_family: `fam-${i}`, warehouse: 'berlin-1'},
+      tags: ['bench', 'apparel', `t${i}`],
+      price: {currency: 'eur', unit_amount: 1999 + i},
+    })
+  }
+  const captured = await call(url, 'GET', LIST_PATH, token)
+  if (captured.json.data.length !== 25) throw new Error(`expected 25 products, got ${captured.json.data.length}`)
+  return {token, captured}
+}
+
+/**
+ * A product with 3 option groups of 50 values (125,000 distinct combinations) and its first variant created;
+ * `options(target)` gives autocannon's options for keyed creates against `target` (the gateway, or a bare
+ * server answering `first`'s bytes), `created()` how many bodies were handed out.
+ */
+export async function seedWrites(url, token) {
+  const product = (await call(url, 'POST', '/v1/app/products', token, {name: 'Bench variants', price: {currency: 'eur', unit_amount: 2500}})).json
+  const groups = []
+  for (const name of ['A', 'B', 'C']) {
+    const values = Array.from({length: 50}, (_, k) => `${name}${k}`)
+    groups.push((await call(url, 'POST', `/v1/app/products/${product.id}/options`, token, {name, values})).json)
+  }
+  let n = 0
+  const body = (i) =>
+    JSON.stringify({
+      options: groups.map((g, gi) => ({group: g.id, value: g.values[Math.floor(i / 50 ** gi) % 50].id})),
+      sku: `BENCH-${i}`,
+      title: `Variant ${i}`,
+      features: ['fast', 'light'],
+    })
+  const first = await call(url, 'POST', `/v1/app/products/${product.id}/variants`, token, JSON.parse(body(n++)), {'idempotency-key': 'bench-0'})
+  const options = (target) => ({
+    url: `${target}/v1/app/products/${product.id}/variants`,
+    method: 'POST',
+    headers: {authorization: `Bearer ${token}`, 'content-type': 'application/json'},
+    requests: [
+      {
+        setupRequest(req) {
+          const i = n++
+          return {...req, body: body(i), headers: {...req.headers, 'idempotency-key': `bench-${i}`}}
+        },
+      },
+    ],
+  })
+  return {first, options, created: () => n}
+}

@@ -1,0 +1,38 @@
+import type {ChildProcess} from 'node:child_process'
+
+export const HAPROXY: string
+export const HAPROXY_CONFIG: string
+
+export interface ClusterProcess {
+  url: string
+  pid: number
+  /** The HAProxy server name (`gw1`…), as the balancer's `X-Payapp-Process` header names it. */
+  name: string
+  child: ChildProcess
+  /** Sends `signal` (default SIGTERM) and resolves once the process has exited. */
+  kill(signal?: NodeJS.Signals): Promise<void>
+}
+
+export interface Cluster {
+  /** The balancer. */
+  url: string
+  /** HAProxy's process id. */
+  balancerPid: number
+  adminKey: string
+  /** The database every process uses (a SQLite path or a postgres:// URL). */
+  db: string
+  processes: ClusterProcess[]
+  /** Kills process `i` (default SIGKILL) and starts a new one on its port, behind the balancer again. */
+  restart(i: number, signal?: NodeJS.Signals): Promise<ClusterProcess>
+  /** Starts one more gateway process on the same database, not behind the balancer: to read back after a run. */
+  startProcess(): Promise<ClusterProcess>
+  /** Stops the balancer and every process; safe to call twice. */
+  stop(): Promise<void>
+}
+
+/** One `payapp gateway start --port 0 --json` process on `db` (default flags: `--rate-limit off`). */
+export function startGateway(opts: {db: string; adminKey: string; args?: string[]; home?: string; name?: string; port?: number}): Promise<ClusterProcess>
+/** HAProxy with the doc's config over `backends` (ports on 127.0.0.1), ready to route. */
+export function startBalancer(backends: number[]): Promise<{url: string; pid: number; stop(): Promise<void>}>
+export function haproxyConfig(port: number, backends: number[]): string
+export function startCluster(opts: {db: string; processes?: number; args?: string[]; adminKey?: string}): Promise<Cluster>

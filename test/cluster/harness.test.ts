@@ -1,0 +1,100 @@
+/**
+ * The cluster harness itself (test/helpers/cluster.ts, scripts/cluster.js): the doc's HAProxy config with its
+ * ports replaced is a valid config, and nothing it started is left running after `stop()`, nor after a start
+ * that failed half-way.
+ */
+import {execFileSync, spawnSync} from 'node:child_process'
+import {createServer, type IncomingMessage, type ServerResponse} from 'node:http'
+import type {AddressInfo} from 'node:net'
+import {mkdtempSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+
+import {expect} from 'chai'
+
+import {HAPROXY, startBalancer} from '../../scripts/cluster.js'
+import {haproxyConfig, startCluster} from '../helpers/cluster.js'
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** This process's children now (pgrep -P). */
+const children = () => spawnSync('pgrep', ['-P', String(process.pid)], {encoding: 'utf8'}).stdout.split('\n').filter(Boolean).map(Number)
+
+describe('cluster harness', function () {
+  this.timeout(60_000)
+
+  it('the doc’s haproxy.cfg with other ports and five servers passes `haproxy -c`', () => {
+    const config = haproxyConfig(14300, [14301, 14302, 14303, 14304, 14305])
+    expect(config.match(/^\s*server gw\d 127\.0\.0\.1:1430\d check inter 1s fall 2 rise 1$/gm) ?? [], config).to.have.length(0)
+    expect(config.match(/^\s*server gw\d 127\.0\.0\.1:1430\d$/gm) ?? [], config).to.have.length(5)
+    expect(config).to.include('bind 127.0.0.1:14300')
+    const file = join(mkdtempSync(join(tmpdir(), 'payapp-haproxy-')), 'haproxy.cfg')
+    writeFileSync(file, config)
+    execFileSync(HAPROXY, ['-c', '-q', '-f', file])
+  })
+
+  it('stop() leaves no gateway process and no balancer running', async () => {
+    const cluster = await startCluster({processes: 2})
+    const pids = [cluster.balancerPid, ...cluster.processes.map((p) => p.pid)]
+    expect(pids.every(alive)).to.equal(true)
+    await cluster.stop()
+    expect(pids.filter(alive)).to.deep.equal([])
+    expect(children().filter((pid) => pids.includes(pid))).to.deep.equal([])
+    const refused = await fetch(cluster.url).catch((error: Error) => error)
+    expect(refused).to.be.instanceOf(Error)
+  })
+
+  it('a start that fails (a flag the gateway refuses) rejects with its message and leaves no child running', async () => {
+    const before = children()
+    const failed = await startCluster({processes: 3, args: ['--rate-limit', 'bogus=1']}).catch((error: Error) => error)
+    expect(failed).to.be.instanceOf(Error).with.property('message').match(/--rate-limit: unknown limit/)
+    expect(children().filter((pid) => !before.includes(pid))).to.deep.equal([])
+  })
+
+  it('the config resends a request whose process died before answering only if it is a read or carries an Idempotency-Key', async () => {
+    // Two stand-ins for gateway processes: one drops every connection without an answer (killed mid-request), one answers.
+    const seen = {dying: [] as string[], healthy: [] as string[]}
+    const backend = (name: 'dying' | 'healthy') =>
+      createServer((req: IncomingMessage, res: ServerResponse) => {
+        req.resume()
+        req.on('end', () => {
+          // The balancer's health check gets the gateway's unauthenticated answer from both.
+          if (req.url === '/v1/app/products' && !req.headers['x-test']) return void res.writeHead(401).end()
+          seen[name].push(`${req.method} ${req.headers['x-test']}`)
+          if (name === 'dying') return void req.socket.destroy()
+          res.writeHead(200, {'content-type': 'application/json'}).end('{}')
+        })
+      })
+    const servers = [backend('dying'), backend('healthy')]
+    await Promise.all(servers.map((srv) => new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve))))
+    const balancer = await startBalancer(servers.map((srv) => (srv.address() as AddressInfo).port))
+    try {
+      const send = (method: string, tag: string, key?: string) =>
+        fetch(`${balancer.url}/v1/app/products`, {method, headers: {'x-test': tag, 'content-type': 'application/json', ...(key ? {'idempotency-key': key} : {})}, body: method === 'POST' ? '{}' : undefined}).then((r) => r.status, () => 599)
+      // One at a time, four of each kind: round robin sends some of each to the dying process first.
+      const statuses: Record<string, number[]> = {get: [], keyed: [], unkeyed: []}
+      for (let i = 0; i < 4; i++) statuses.get!.push(await send('GET', `get-${i}`))
+      for (let i = 0; i < 4; i++) statuses.keyed!.push(await send('POST', `keyed-${i}`, `key-${i}`))
+      for (let i = 0; i < 4; i++) statuses.unkeyed!.push(await send('POST', `unkeyed-${i}`))
+      const reached = (kind: string) => seen.dying.filter((t) => t.includes(` ${kind}-`))
+      for (const kind of ['get', 'keyed', 'unkeyed']) expect(reached(kind), `the dying process got some ${kind}: ${seen.dying.join(', ')}`).not.to.deep.equal([])
+      // Reads and keyed writes that reached it were answered by the other process.
+      expect(statuses.get).to.deep.equal([200, 200, 200, 200])
+      expect(statuses.keyed).to.deep.equal([200, 200, 200, 200])
+      for (const t of [...reached('get'), ...reached('keyed')]) expect(seen.healthy).to.include(t)
+      // An unkeyed write that reached it fails (a 502, or the connection closed: 599 here) and is never sent to another one.
+      expect(statuses.unkeyed!.filter((st) => st === 502 || st === 599)).to.have.length(reached('unkeyed').length)
+      for (const t of reached('unkeyed')) expect(seen.healthy).not.to.include(t)
+    } finally {
+      await balancer.stop()
+      await Promise.all(servers.map((srv) => new Promise((resolve) => srv.close(resolve))))
+    }
+  })
+})
