@@ -15,7 +15,7 @@ import {ApiError, conflict, invalid, unauthenticated} from './errors.js'
 import {newId, randomText} from './ids.js'
 import {MemoryCredentialCache, MemoryRateCounters, MemoryReadCache, type CredentialCache, type FaultRules, type RateCounters, type ReadCache} from './process-state.js'
 import type {Env, EventDoc, Kind, Scope} from './storage/documents.js'
-import {SqliteStorage} from './storage/sqlite.js'
+import {openStorage} from './storage/open.js'
 import type {Storage, Store} from './storage/storage.js'
 import {readOffsets, Scheduler, type AdvanceResult} from './scheduler.js'
 import {Webhooks} from './webhooks.js'
@@ -297,7 +297,7 @@ export class Platform {
 
   /** Opens the storage and reads what the platform keeps across restarts (the clocks' offsets). */
   static async open(opts: PlatformOptions): Promise<Platform> {
-    const storage = new SqliteStorage(opts.db)
+    const storage = await openStorage(opts.db)
     const platform = new Platform(opts, storage, await readOffsets(storage))
     await platform.idempotency.releaseInFlight()
     return platform
@@ -394,7 +394,7 @@ export class Platform {
     return event
   }
 
-  close(): void {
-    this.storage.close()
+  close(): Promise<void> | void {
+    return this.storage.close()
   }
 }
