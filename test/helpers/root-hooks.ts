@@ -2,10 +2,12 @@
  * Mocha root hooks (loaded by .mocharc.json for every test file): a test fails when a gateway response
  * it caused does not match the OpenAPI document (see openapi-conformance.ts). Each test's function is
  * wrapped once before the run, so a misfit fails that test alone; a failing afterEach would abort the run.
+ * With PAYAPP_TEST_DB=postgres they also start the run's PostgreSQL server, and stop it at the end.
  */
 import type {Context, Suite, Test} from 'mocha'
 
 import {takeViolations} from './openapi-conformance.js'
+import {startTestDatabase, stopTestDatabase} from './test-db.js'
 
 function reportViolations() {
   const found = takeViolations()
@@ -28,7 +30,13 @@ function wrapTests(suite: Suite) {
 }
 
 export const mochaHooks = {
-  beforeAll(this: Context) {
+  async beforeAll(this: Context) {
     wrapTests(this.test!.parent!)
+    // PAYAPP_TEST_DB=postgres: one private PostgreSQL server for the whole run (test-db.ts).
+    this.timeout(120_000)
+    await startTestDatabase()
+  },
+  async afterAll() {
+    await stopTestDatabase()
   },
 }
