@@ -209,10 +209,17 @@ function mapError(error: unknown): unknown {
   return error
 }
 
+/**
+ * PostgreSQL's text cannot hold NUL, which a stored id or field never has: a value with one (a path like
+ * `/products/%00`) gets U+FFFD instead, so it matches nothing, as on SQLite, instead of failing the statement.
+ */
+const bindable = (value: unknown): unknown =>
+  typeof value === 'string' ? (value.includes('\0') ? value.replaceAll('\0', '\uFFFD') : value) : Array.isArray(value) ? value.map(bindable) : value
+
 function runner(on: Pool | PoolClient): Run {
   return async (text, values = []) => {
     try {
-      return (await on.query({name: statementName(text), text, values})).rows
+      return (await on.query({name: statementName(text), text, values: values.map(bindable)})).rows
     } catch (error) {
       throw mapError(error)
     }
