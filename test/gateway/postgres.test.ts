@@ -8,7 +8,6 @@ import {expect} from 'chai'
 
 import {PostgresStorage, redactUrl} from '../../src/gateway/storage/postgres.js'
 import type {Storage} from '../../src/gateway/storage/storage.js'
-// @ts-expect-error scripts/postgres-server.js is plain JavaScript without declarations
 import {postgresBin, startPostgres} from '../../scripts/postgres-server.js'
 import {freshPostgresUrl, onPostgres, prepareDatabase} from '../helpers/test-db.js'
 

@@ -7,7 +7,6 @@
  */
 import pg from 'pg'
 
-// @ts-expect-error scripts/postgres-server.js is plain JavaScript without declarations
 import {startPostgres} from '../../scripts/postgres-server.js'
 
 const setting = process.env.PAYAPP_TEST_DB?.trim() || undefined
@@ -59,4 +58,12 @@ export async function prepareDatabase(db: string): Promise<void> {
   if (!schema || created.has(schema) || !admin) return
   await admin.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`)
   created.add(schema)
+}
+
+/** The `db` of a gateway a test starts itself (payapp/testing): undefined (its default, in memory), or a fresh schema on PostgreSQL. */
+export async function testDb(): Promise<string | undefined> {
+  if (!onPostgres) return undefined
+  const db = freshPostgresUrl()
+  await prepareDatabase(db)
+  return db
 }
