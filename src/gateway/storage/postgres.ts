@@ -67,7 +67,9 @@ CREATE TABLE IF NOT EXISTS objects (
 );
 CREATE INDEX IF NOT EXISTS objects_by_scope ON objects (merchant, env, kind, seq);
 CREATE INDEX IF NOT EXISTS objects_by_parent_scope ON objects (parent, kind, merchant, env, seq);
-CREATE INDEX IF NOT EXISTS variants_by_combination_scoped ON objects (parent, kind, merchant, env, (data->>'options')) WHERE kind = 'variant';
+-- No \`kind\` column in a partial index on one kind: PostgreSQL drops the qual the predicate implies, and a
+-- column left without a condition would keep the columns after it out of the index search.
+CREATE INDEX IF NOT EXISTS variants_by_combination_scoped ON objects (parent, merchant, env, (data->>'options')) WHERE kind = 'variant';
 CREATE INDEX IF NOT EXISTS variants_by_sku ON objects (merchant, env, (data->>'sku')) WHERE kind = 'variant';
 CREATE INDEX IF NOT EXISTS checkout_sessions_open_by_expiry ON objects (merchant, env, ((data->>'expires_at')::numeric))
   WHERE kind = 'checkout_session' AND (data->>'status') = 'open';
@@ -287,6 +289,9 @@ export class PostgresStorage implements Storage {
   private ended = false
   /** Per call: see `generation`. */
   private calls = 0
+  /** Documents this process inserted, and the count at which it next refreshes the planner's statistics. */
+  private inserts = 0
+  private nextAnalyze = 200
 
   private constructor(
     private readonly pool: Pool,
@@ -319,6 +324,11 @@ export class PostgresStorage implements Storage {
     })
     // An idle connection the server dropped (a restart) must not crash the process.
     pool.on('error', () => {})
+    // Each execution planned with its values: a generic plan made while a table was small (a new database
+    // filling up) would keep scanning it; planning a short statement costs tens of microseconds.
+    pool.on('connect', (client) => {
+      client.query('SET plan_cache_mode = force_custom_plan').catch(() => {})
+    })
     const storage = new PostgresStorage(pool, url)
     let client: PoolClient
     try {
@@ -357,6 +367,18 @@ export class PostgresStorage implements Storage {
   }
 
   /**
+   * A new database fills up faster than autovacuum (a one-minute nap) analyzes it, and until then the
+   * planner, which knows nothing of the expression indexes' values, scans the objects table for lookups
+   * such as a variant's option combination. So this process analyzes it itself at 200, 1,000, 5,000, …
+   * inserts: a sampled, non-blocking statement, outside any unit.
+   */
+  private readonly inserted = () => {
+    if (++this.inserts < this.nextAnalyze) return
+    this.nextAnalyze *= 5
+    if (!this.ended) this.pool.query('ANALYZE objects').catch(() => {})
+  }
+
+  /**
    * A unit on its own pooled connection, BEGIN … COMMIT, or ROLLBACK when `fn` throws. Units run
    * concurrently (with other processes' too); a deadlock between two is retried, as SQLite, which runs
    * units one at a time, never has one.
@@ -367,7 +389,7 @@ export class PostgresStorage implements Storage {
       let broken: Error | undefined
       try {
         await client.query('BEGIN')
-        const result = await fn(facade(new PgConnection(runner(client)), true))
+        const result = await fn(facade(new PgConnection(runner(client), this.inserted), true))
         await client.query('COMMIT')
         return result
       } catch (error) {
@@ -401,7 +423,11 @@ export class PostgresStorage implements Storage {
 
 /** One connection's (or the pool's) statements; `PostgresStorage` serves them through the `Store` facade. */
 class PgConnection {
-  constructor(readonly _run: Run) {}
+  constructor(
+    readonly _run: Run,
+    /** Called after each document insert (PostgresStorage keeps the planner's statistics fresh). */
+    readonly _inserted: () => void = () => {},
+  ) {}
 
   /** `INSERT INTO <table> (<keys>) VALUES ($1, …)` for one row object. */
   async _insertRow(table: string, row: Record<string, unknown>, returning = ''): Promise<QueryResultRow[]> {
@@ -429,6 +455,7 @@ class PgConnection {
   async insert<K extends Kind>(kind: K, scope: Scope, doc: Documents[K], opts: {parent?: string | null; created: number}): Promise<Documents[K]> {
     try {
       await this._insertRow('objects', {id: doc.id, kind, merchant: scope.merchant, env: scope.env, parent: opts.parent ?? null, created: opts.created, data: JSON.stringify(doc)})
+      this._inserted()
     } catch (error) {
       if (error instanceof UniqueViolation) throw new UniqueViolation(`${kind} ${doc.id}: ${error.message}`)
       throw error
