@@ -7,7 +7,7 @@
 import type {Context, Suite, Test} from 'mocha'
 
 import {takeViolations} from './openapi-conformance.js'
-import {startTestDatabase, stopTestDatabase} from './test-db.js'
+import {stopTestDatabase} from './test-db.js'
 
 function reportViolations() {
   const found = takeViolations()
@@ -30,12 +30,10 @@ function wrapTests(suite: Suite) {
 }
 
 export const mochaHooks = {
-  async beforeAll(this: Context) {
+  beforeAll(this: Context) {
     wrapTests(this.test!.parent!)
-    // PAYAPP_TEST_DB=postgres: one private PostgreSQL server for the whole run (test-db.ts).
-    this.timeout(120_000)
-    await startTestDatabase()
   },
+  // PAYAPP_TEST_DB=postgres: the run's one private PostgreSQL server (started as test-db.ts loads) stops here.
   async afterAll() {
     await stopTestDatabase()
   },

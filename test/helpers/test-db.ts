@@ -1,7 +1,8 @@
 /**
  * Which storage engine the tests' gateways run on: `PAYAPP_TEST_DB` unset → SQLite (`:memory:`, temp
  * files), as users get by default; `PAYAPP_TEST_DB=postgres` → one private PostgreSQL server for the run
- * (scripts/postgres-server.js, started by the root hook); `PAYAPP_TEST_DB=postgres://…` → that server.
+ * (scripts/postgres-server.js, started when the root hook loads this module, stopped by its afterAll);
+ * `PAYAPP_TEST_DB=postgres://…` → that server.
  * On PostgreSQL every gateway a test starts gets a fresh schema of its own (a `search_path` in its URL):
  * isolated like a new SQLite database, and much cheaper than CREATE DATABASE.
  */
@@ -23,12 +24,20 @@ const created = new Set<string>()
 let counter = 0
 
 /** Starts the run's server (`PAYAPP_TEST_DB=postgres`) or checks the given one; nothing on SQLite. */
-export async function startTestDatabase(): Promise<void> {
+async function startTestDatabase(): Promise<void> {
   if (!onPostgres || admin) return
-  if (setting === 'postgres') server = await startPostgres()
+  if (setting === 'postgres') {
+    server = await startPostgres()
+    // A run that ends without the root hook's afterAll (a crash, Ctrl-C) still stops its server.
+    process.once('exit', () => server?.stop())
+  }
   admin = new pg.Pool({connectionString: server?.url ?? setting, max: 2})
   await admin.query('SELECT 1')
 }
+
+// When the root hook loads this module, before any test file: suites name their databases while mocha
+// collects them (TestGateway.tempDbFile() in a describe body), so the server's URL must be known by then.
+await startTestDatabase()
 
 /** Drops the schemas this run made on a server it was given; stops the one it started. */
 export async function stopTestDatabase(): Promise<void> {
