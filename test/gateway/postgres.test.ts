@@ -9,6 +9,7 @@ import {expect} from 'chai'
 import {PostgresStorage, redactUrl} from '../../src/gateway/storage/postgres.js'
 import type {Storage} from '../../src/gateway/storage/storage.js'
 import {postgresBin, startPostgres} from '../../scripts/postgres-server.js'
+import {TestGateway} from '../helpers/gateway.js'
 import {freshPostgresUrl, onPostgres, prepareDatabase} from '../helpers/test-db.js'
 
 const scope = {merchant: 'mch_pg_race', env: 'test' as const}
@@ -81,6 +82,23 @@ describe('PostgreSQL storage: two storages on one database', function () {
     await a.write((tx) => tx.insert('checkout_session', scope, session as never, {created: 0}))
     const results = await race(20, (s, i) => s.write((tx) => tx.replaceIf({...session, revision: 2, winner: i}, [{field: 'revision', eq: 1}])))
     expect(results.filter((r) => r === true)).to.have.length(1)
+  })
+
+  it("a gateway's cached read never misses what another gateway on the database committed before it", async () => {
+    const adminKey = 'adm_two_gateways_one_database_0123456789'
+    const [one, two] = [await TestGateway.start({db: url, adminKey}), await TestGateway.start({db: url, adminKey})]
+    try {
+      const acct = await one.account()
+      const list = async () => ((await two.request('GET', '/v1/store/products?limit=100', {token: acct.secretKey})).body.data as {name: string; prices: {unit_amount: number}[]}[]).map((p) => `${p.name} ${p.prices.map((x) => x.unit_amount).join(',')}`)
+      expect(await list()).to.deep.equal([])
+      const created = await acct.store('POST', '/products', {body: {name: 'Mug', price: {currency: 'eur', unit_amount: 1200}}})
+      expect(await list()).to.deep.equal(['Mug 1200'])
+      await acct.store('POST', `/products/${created.body.id}/prices`, {body: {currency: 'eur', unit_amount: 1500}})
+      expect(await list()).to.deep.equal(['Mug 1500,1200'])
+    } finally {
+      await one.close()
+      await two.close()
+    }
   })
 
   it('says which database it cannot open without its password, unreachable apart from refused', async () => {

@@ -243,6 +243,22 @@ export function redactUrl(url: string): string {
   }
 }
 
+/**
+ * The URL with the session settings the gateway needs added to its `options` (the user's kept): each
+ * execution planned with its values, since a generic plan made while a table was small (a new database
+ * filling up) would keep scanning it, and planning a short statement costs tens of microseconds.
+ */
+function withSettings(url: string): string {
+  try {
+    const u = new URL(url)
+    const given = u.searchParams.get('options')
+    u.searchParams.set('options', `${given ? `${given} ` : ''}-c plan_cache_mode=force_custom_plan`)
+    return u.toString()
+  } catch {
+    return url
+  }
+}
+
 /** A database the gateway cannot open: no server there, or it refused us. `code` tells `gateway start` which. */
 export class StorageOpenError extends Error {
   override readonly name = 'StorageOpenError'
@@ -309,7 +325,7 @@ export class PostgresStorage implements Storage {
   static async open(url: string, opts: {max?: number} = {}): Promise<PostgresStorage> {
     const {default: pg} = await import('pg')
     const pool = new pg.Pool({
-      connectionString: url,
+      connectionString: withSettings(url),
       max: opts.max ?? 10,
       connectionTimeoutMillis: 10_000,
       idleTimeoutMillis: 30_000,
@@ -324,11 +340,7 @@ export class PostgresStorage implements Storage {
     })
     // An idle connection the server dropped (a restart) must not crash the process.
     pool.on('error', () => {})
-    // Each execution planned with its values: a generic plan made while a table was small (a new database
-    // filling up) would keep scanning it; planning a short statement costs tens of microseconds.
-    pool.on('connect', (client) => {
-      client.query('SET plan_cache_mode = force_custom_plan').catch(() => {})
-    })
+
     const storage = new PostgresStorage(pool, url)
     let client: PoolClient
     try {
