@@ -27,8 +27,9 @@ const OUT = join(ROOT, 'dist', 'bundle', 'gateway.cjs')
 const result = await build({
   ...BUNDLE_OPTIONS,
   entryPoints: [join(ROOT, 'src', 'gateway', 'server.ts')],
-  // Resolved at run time, from the bundle's place (the better-sqlite3-addon-path patch).
-  external: ['better-sqlite3/package.json'],
+  // Resolved at run time, from the bundle's place (the better-sqlite3-addon-path patch). pg (PostgreSQL) is
+  // bundled but evaluated only for a postgres:// --db; its optional native binding pg-native is never installed.
+  external: ['better-sqlite3/package.json', 'pg-native'],
   plugins: [patchDependencies('gateway')],
 })
 if (result.errors.length > 0) process.exit(1)

@@ -15,8 +15,8 @@ import {ApiError, conflict, invalid, unauthenticated} from './errors.js'
 import {newId, randomText} from './ids.js'
 import {MemoryCredentialCache, MemoryRateCounters, MemoryReadCache, type CredentialCache, type FaultRules, type RateCounters, type ReadCache} from './process-state.js'
 import type {Env, EventDoc, Kind, Scope} from './storage/documents.js'
-import {SqliteStorage} from './storage/sqlite.js'
-import type {Storage, Store} from './storage/storage.js'
+import {openStorage} from './storage/open.js'
+import type {IdempotencyRecord, Storage, Store} from './storage/storage.js'
 import {readOffsets, Scheduler, type AdvanceResult} from './scheduler.js'
 import {Webhooks} from './webhooks.js'
 
@@ -177,6 +177,24 @@ export class RateLimiter {
 /** Stored responses are replayed for 24 hours (spec: Limits). */
 export const IDEMPOTENCY_RETENTION_SECONDS = 24 * 3600
 
+const inFlight = () =>
+  conflict('idempotency_in_flight', 'A request with this Idempotency-Key is still being processed; retry shortly', 'Idempotency-Key', 'idempotency_error')
+
+/** What a live record of the key answers instead of running the request: a replay, or a 409; undefined to claim it. */
+function answerFor(row: IdempotencyRecord | undefined, fingerprint: string, now: number): IdempotencyStart | undefined {
+  if (!row || row.created + IDEMPOTENCY_RETENTION_SECONDS <= now) return undefined
+  if (row.fingerprint !== fingerprint) {
+    throw conflict(
+      'idempotency_key_reused',
+      'This Idempotency-Key was already used with a different request (method, path or body); use a new key',
+      'Idempotency-Key',
+      'idempotency_error',
+    )
+  }
+  if (row.state === 'in_flight') throw inFlight()
+  return {kind: 'replay', status: row.status!, body: row.body!}
+}
+
 export type IdempotencyStart = {kind: 'replay'; status: number; body: string} | {kind: 'started'}
 
 export class Idempotency {
@@ -218,24 +236,14 @@ export class Idempotency {
       await tx.idempotency.prune(now - IDEMPOTENCY_RETENTION_SECONDS)
       this.lastPrune = now
     }
-    const row = await tx.idempotency.read(credential, key)
-    if (row && row.created + IDEMPOTENCY_RETENTION_SECONDS > now) {
-      if (row.fingerprint !== fingerprint) {
-        throw conflict(
-          'idempotency_key_reused',
-          'This Idempotency-Key was already used with a different request (method, path or body); use a new key',
-          'Idempotency-Key',
-          'idempotency_error',
-        )
-      }
-      if (row.state === 'in_flight') {
-        throw conflict('idempotency_in_flight', 'A request with this Idempotency-Key is still being processed; retry shortly', 'Idempotency-Key', 'idempotency_error')
-      }
-      return {kind: 'replay', status: row.status!, body: row.body!}
-    }
+    const held = answerFor(await tx.idempotency.read(credential, key), fingerprint, now)
+    if (held) return held
     if (!(await tx.idempotency.claim(credential, key, fingerprint, now, now - IDEMPOTENCY_RETENTION_SECONDS))) {
-      // Another request holds the key now (only an engine with concurrent units gets here).
-      throw conflict('idempotency_in_flight', 'A request with this Idempotency-Key is still being processed; retry shortly', 'Idempotency-Key', 'idempotency_error')
+      // Another unit claimed the key first (only an engine with concurrent units gets here); the claim waited
+      // for it, so its answer is committed now: replay it, or say in flight if it is not there yet.
+      const replay = answerFor(await tx.idempotency.read(credential, key), fingerprint, now)
+      if (replay) return replay
+      throw inFlight()
     }
     return {kind: 'started'}
   }
@@ -297,7 +305,7 @@ export class Platform {
 
   /** Opens the storage and reads what the platform keeps across restarts (the clocks' offsets). */
   static async open(opts: PlatformOptions): Promise<Platform> {
-    const storage = new SqliteStorage(opts.db)
+    const storage = await openStorage(opts.db)
     const platform = new Platform(opts, storage, await readOffsets(storage))
     await platform.idempotency.releaseInFlight()
     return platform
@@ -307,8 +315,10 @@ export class Platform {
    * A unit of work: `fn` gets the domain's context over one transaction; its writes, events, jobs and
    * webhook deliveries commit together when it resolves, or none when it throws. Never nest one.
    */
-  write<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
-    return this.storage.write((store) => fn(this.contextOf(store)))
+  async write<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    const result = await this.storage.write((store) => fn(this.contextOf(store)))
+    this.webhooks.committed()
+    return result
   }
 
   /** A read: `fn` gets the domain's context over committed data; it never waits for a unit of work. */
@@ -394,7 +404,7 @@ export class Platform {
     return event
   }
 
-  close(): void {
-    this.storage.close()
+  close(): Promise<void> | void {
+    return this.storage.close()
   }
 }

@@ -24,7 +24,7 @@ export interface GatewayOptions {
   host?: string
   /** 0 picks a free port. */
   port?: number
-  /** SQLite file, or ':memory:' to keep nothing. Default: the user's data directory. */
+  /** SQLite file, ':memory:' to keep nothing, or a PostgreSQL URL (`postgres://user:pass@host:port/db`). Default: an SQLite file in the user's data directory. */
   db?: string
   adminKey?: string
   rateLimit?: boolean
@@ -91,7 +91,8 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<RunningGa
   return {
     url,
     adminKey,
-    db,
+    // A PostgreSQL URL without its password: callers print it.
+    db: platform.storage.location,
     platform,
     app,
     seed,

@@ -68,6 +68,7 @@ export class Webhooks {
   private timer?: NodeJS.Timeout
   private started = false
   private kickQueued = false
+  private kickOnCommit = false
   /** Endpoints with a delivery chain running: one request at a time per endpoint keeps events in order. */
   private readonly busy = new Map<string, Promise<void>>()
   /** Attempts finished and logged since start, so `drain` can tell progress from a stall. */
@@ -179,14 +180,27 @@ export class Webhooks {
     if (queued) this.kickSoon()
   }
 
-  /** Kicks the worker once the current unit has committed (or rolled back: then nothing is due); a delivery not yet committed is found by the next poll. */
+  /**
+   * Kicks the worker once the current unit has committed (or rolled back: then nothing is due): on the next
+   * turn (SQLite's group commit is done by then) and when `committed` says a unit ended (a database server
+   * commits later); a delivery not yet committed is found by the next poll.
+   */
   private kickSoon(): void {
-    if (!this.started || this.kickQueued) return
+    if (!this.started) return
+    this.kickOnCommit = true
+    if (this.kickQueued) return
     this.kickQueued = true
     setImmediate(() => {
       this.kickQueued = false
       this.kick()
     })
+  }
+
+  /** A unit of work committed: kicks the worker if the unit queued a delivery. */
+  committed(): void {
+    if (!this.kickOnCommit) return
+    this.kickOnCommit = false
+    this.kick()
   }
 
   /** Queues one delivery due at `at`, as the first webhook fault rule that strikes it (if any) says. */

@@ -27,6 +27,11 @@ export interface StartOptions {
   adminKey?: string
   /** Retries of the SDK clients this gateway hands out. Default 0: a local failure is a test failure. */
   maxRetries?: number
+  /**
+   * Where the gateway keeps its data: `:memory:` (the default: nothing kept), an SQLite file, or a PostgreSQL
+   * URL (`postgres://user:pass@host:port/db`) that gateways in several processes or test files may share.
+   */
+  db?: string
 }
 
 export interface CredentialOptions {
@@ -86,7 +91,7 @@ export async function startGateway(opts: StartOptions = {}): Promise<TestGateway
   const running = await startServer({
     port: 0,
     host: '127.0.0.1',
-    db: ':memory:',
+    db: opts.db ?? ':memory:',
     rateLimit: opts.rateLimit ?? false,
     seed: opts.seed ?? false,
     adminKey: opts.adminKey,

@@ -8,6 +8,7 @@ import {mask} from '../../src/cli/credentials.js'
 import {BIN, ROOT, runCli, startCli, tempHome, type CliResult} from '../helpers/cli.js'
 import {TestGateway} from '../helpers/gateway.js'
 import {block} from '../helpers/human.js'
+import {onPostgres, prepareDatabase} from '../helpers/test-db.js'
 
 describe('payapp gateway tokens create, gateway reset, and the seeded local profile', function () {
   this.timeout(60_000)
@@ -158,9 +159,32 @@ describe('payapp gateway tokens create, gateway reset, and the seeded local prof
     expect(res.stdout.replace(/\s+/g, ' ')).to.include('Serves the App API (/v1/app), the store API (/v1/store), the merchant API (/v1) and the admin API (/_admin)')
   })
 
+  it('gateway start --db postgres://… that it cannot reach or that refuses it exits 7 or 2, naming the database without its password', async function () {
+    const unreachable = await cli(['gateway', 'start', '--port', '0', '--db', 'postgres://payapp:s3cret-pw@127.0.0.1:1/payapp', '--json'])
+    expect(unreachable.code, unreachable.stderr).to.equal(7)
+    expect(JSON.parse(unreachable.stdout).error).to.include({
+      code: 'db_unreachable',
+      param: '--db',
+      message: 'Cannot reach PostgreSQL at postgres://payapp:***@127.0.0.1:1/payapp: connect ECONNREFUSED 127.0.0.1:1',
+    })
+    const human = await cli(['gateway', 'start', '--port', '0'], {PAYAPP_GATEWAY_DB: 'postgresql://payapp:s3cret-pw@127.0.0.1:1/payapp'})
+    expect(human.code).to.equal(7)
+    expect(human.stderr).to.equal('Error: Cannot reach PostgreSQL at postgresql://payapp:***@127.0.0.1:1/payapp: connect ECONNREFUSED 127.0.0.1:1\n')
+    if (!onPostgres) return
+    // A server that is there but has no such database refuses: the --db value is wrong (usage).
+    const missing = new URL(TestGateway.tempDbFile())
+    missing.pathname = '/no_such_db'
+    missing.password = 's3cret-pw'
+    const refused = await cli(['gateway', 'start', '--port', '0', '--db', missing.toString()])
+    expect(refused.code).to.equal(2)
+    expect(refused.stderr).to.match(/^Error: PostgreSQL at postgres:\/\/\w+:\*\*\*@[\d.:]+\/no_such_db\?options=.* refused the gateway: database "no_such_db" does not exist \(3D000\)\n$/)
+  })
+
   it('gateway start --seed shows every credential masked and names --json as the way to the full values', async function () {
     const home = tempHome()
-    const db = join(home, 'gateway.sqlite')
+    // On PostgreSQL (PAYAPP_TEST_DB) the restart below is on the same schema.
+    const db = onPostgres ? TestGateway.tempDbFile() : join(home, 'gateway.sqlite')
+    await prepareDatabase(db)
     const human = startCli(['gateway', 'start', '--seed', '--port', '0', '--db', db, '--no-save-profile'], home)
     let shown = ''
     try {

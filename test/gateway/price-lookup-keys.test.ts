@@ -76,6 +76,6 @@ describe('prices: one active price per lookup_key', function () {
     const platform = gw.gw.platform
     const copy = {...(await platform.storage.reads.get('price', scope, held.id))!, id: 'price_duplicate0000000000000'}
     const refused = await platform.write((tx) => tx.insert('price', scope, copy, {parent: tee.id, created: copy.created})).catch((error: Error) => error)
-    expect(refused).to.be.instanceOf(Error).with.property('message').match(/UNIQUE/)
+    expect(refused).to.be.instanceOf(Error).with.property('message').match(/unique/i)
   })
 })

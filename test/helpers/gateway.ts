@@ -8,6 +8,7 @@ import {join} from 'node:path'
 
 import {SCOPES, type Scope} from '@payapp/sdk/schemas/common'
 import {conformanceHook} from './openapi-conformance.js'
+import {freshPostgresUrl, onPostgres, prepareDatabase} from './test-db.js'
 import {startGateway, type GatewayOptions, type RunningGateway} from '../../src/gateway/server.js'
 
 export const ALL_SCOPES: Scope[] = [...SCOPES]
@@ -100,14 +101,17 @@ export class TestGateway extends HttpGateway {
     super(gw.url, gw.adminKey)
   }
 
+  /** A gateway on a database of its own: in memory, or a fresh PostgreSQL schema with `PAYAPP_TEST_DB` (test-db.ts). */
   static async start(opts: GatewayOptions = {}): Promise<TestGateway> {
+    const db = opts.db ?? (onPostgres ? freshPostgresUrl() : ':memory:')
+    await prepareDatabase(db)
     // Every response is checked against the OpenAPI document (test/helpers/root-hooks.ts reports misfits).
-    return new TestGateway(await startGateway({port: 0, db: ':memory:', rateLimit: false, configure: conformanceHook, ...opts}))
+    return new TestGateway(await startGateway({port: 0, rateLimit: false, configure: conformanceHook, ...opts, db}))
   }
 
-  /** A fresh SQLite file in a temp directory, for tests of persistence. */
+  /** A fresh database that outlives a gateway, for tests of persistence: an SQLite file in a temp directory, or a PostgreSQL schema. */
   static tempDbFile(): string {
-    return join(mkdtempSync(join(tmpdir(), 'payapp-gw-')), 'gateway.sqlite')
+    return onPostgres ? freshPostgresUrl() : join(mkdtempSync(join(tmpdir(), 'payapp-gw-')), 'gateway.sqlite')
   }
 
   async close() {

@@ -2,10 +2,12 @@
  * Mocha root hooks (loaded by .mocharc.json for every test file): a test fails when a gateway response
  * it caused does not match the OpenAPI document (see openapi-conformance.ts). Each test's function is
  * wrapped once before the run, so a misfit fails that test alone; a failing afterEach would abort the run.
+ * With PAYAPP_TEST_DB=postgres they also start the run's PostgreSQL server, and stop it at the end.
  */
 import type {Context, Suite, Test} from 'mocha'
 
 import {takeViolations} from './openapi-conformance.js'
+import {stopTestDatabase} from './test-db.js'
 
 function reportViolations() {
   const found = takeViolations()
@@ -30,5 +32,9 @@ function wrapTests(suite: Suite) {
 export const mochaHooks = {
   beforeAll(this: Context) {
     wrapTests(this.test!.parent!)
+  },
+  // PAYAPP_TEST_DB=postgres: the run's one private PostgreSQL server (started as test-db.ts loads) stops here.
+  async afterAll() {
+    await stopTestDatabase()
   },
 }

@@ -7,6 +7,7 @@ import {promisify} from 'node:util'
 
 import {NotFoundError, PermissionError} from '@payapp/sdk/errors'
 import {startGateway, type TestGateway} from '../../src/testing/index.js'
+import {testDb} from '../helpers/test-db.js'
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
 const run = promisify(execFile)
@@ -15,7 +16,7 @@ const run = promisify(execFile)
 describe('payapp/testing: startGateway in-process', () => {
   let gw: TestGateway
   before(async () => {
-    gw = await startGateway()
+    gw = await startGateway({db: await testDb()})
   })
   after(() => gw.close())
 
@@ -79,7 +80,7 @@ describe('payapp/testing: startGateway in-process', () => {
   })
 
   it('starts seeded, and close() stops answering', async () => {
-    const seeded = await startGateway({seed: true})
+    const seeded = await startGateway({seed: true, db: await testDb()})
     expect(seeded.seed).to.have.property('merchant')
     const res = await fetch(`${seeded.url}/_admin/clock`, {headers: {authorization: `Bearer ${seeded.adminKey}`}})
     expect(res.status).to.equal(200)

@@ -3,13 +3,13 @@ import {Flags} from '@oclif/core'
 import {BaseCommand, globalFlags} from '../../cli/base-command.js'
 import {ENV_VARS, saveProfile} from '../../cli/config.js'
 import {mask} from '../../cli/credentials.js'
-import {usageError} from '../../cli/exit-codes.js'
+import {CliError, ExitCode, usageError} from '../../cli/exit-codes.js'
 import {canPrompt, confirm} from '../../cli/prompt.js'
 import {parseRateLimit, readFaultFile, saveSeedProfile} from '../../cli/services/gateway-start.js'
 
 export default class GatewayStart extends BaseCommand<typeof GatewayStart> {
   static override summary = 'Run the reference gateway (the platform on localhost) until interrupted.'
-  static override description = `Serves the App API (/v1/app), the store API (/v1/store), the merchant API (/v1) and the admin API (/_admin) with SQLite storage.
+  static override description = `Serves the App API (/v1/app), the store API (/v1/store), the merchant API (/v1) and the admin API (/_admin) with SQLite storage, or PostgreSQL when --db is a postgres:// URL.
 With --json, the first line on stdout, printed once connections are accepted, is one JSON object with url, admin_key and, with --seed, the seeded credentials.
 With --seed, a demo merchant with a sample catalogue in both environments is created (once per database), and the profile named by --profile (default "local") gets what every command needs for it: the base URL, the test and live tokens and secret keys, the admin key (stored like the tokens) and the merchant, so "products list", "listen", "trigger" and "gateway tokens create" work with --profile local alone.
 The profile is written when it is new or already points at this gateway's URL; a profile that points elsewhere is changed only with consent (a prompt on a terminal, or --save-profile); --no-save-profile never writes it.`
@@ -19,6 +19,7 @@ The profile is written when it is new or already points at this gateway's URL; a
     '<%= config.bin %> gateway start --seed --db :memory: --port 0 --no-save-profile --json',
     '<%= config.bin %> gateway start --port 0 --db :memory: --json',
     '<%= config.bin %> gateway start --rate-limit off --db ./ci-gateway.sqlite',
+    '<%= config.bin %> gateway start --db postgres://payapp:secret@127.0.0.1:5432/payapp --admin-key adm_shared --json',
     '<%= config.bin %> gateway start --rate-limit writes=600,reads=1000',
     '<%= config.bin %> gateway start --faults ci/faults.yaml --json',
   ]
@@ -29,7 +30,10 @@ The profile is written when it is new or already points at this gateway's URL; a
   static override flags = {
     port: Flags.integer({description: 'Port to listen on; 0 picks a free one.', default: 4242, min: 0, max: 65535, env: 'PAYAPP_GATEWAY_PORT'}),
     host: Flags.string({description: 'Interface to listen on.', default: '127.0.0.1', env: 'PAYAPP_GATEWAY_HOST'}),
-    db: Flags.string({description: 'SQLite file, or :memory: to keep nothing. [default: <data dir>/gateway.sqlite]', env: 'PAYAPP_GATEWAY_DB'}),
+    db: Flags.string({
+      description: 'SQLite file, :memory: to keep nothing, or a PostgreSQL URL (postgres://user:pass@host:port/db) that several gateway processes may share. [default: <data dir>/gateway.sqlite]',
+      env: 'PAYAPP_GATEWAY_DB',
+    }),
     'admin-key': Flags.string({description: 'Admin API key. [default: generated once and kept in the database]', env: ENV_VARS.adminKey}),
     seed: Flags.boolean({description: 'Create a demo merchant, catalogue and all-scope credentials for both environments.'}),
     'rate-limit': Flags.string({
@@ -60,6 +64,9 @@ The profile is written when it is new or already points at this gateway's URL; a
       // A rule the schema accepts but the gateway cannot place (an unknown route) fails as the admin API would.
       if (error instanceof Error && 'envelope' in error) throw usageError(`--faults ${flags.faults}: ${error.message}`, '--faults')
       if (code === 'EADDRINUSE') throw usageError(`Port ${flags.port} is in use: pass --port 0 for a free one, or another --port`, '--port')
+      // The database named by --db (a PostgreSQL URL; the message has its password redacted): unreachable, or it refused us.
+      if (code === 'db_unreachable') throw new CliError((error as Error).message, {exitCode: ExitCode.UNAVAILABLE, type: 'api_connection_error', code, param: '--db'})
+      if (code === 'db_refused') throw usageError((error as Error).message, '--db')
       throw error
     }
 

@@ -13,6 +13,7 @@ import type Database from 'better-sqlite3'
 
 import type {Documents, Kind, MerchantDoc, Scope} from './documents.js'
 import {openDatabase} from './sqlite-driver.js'
+import {name, refuseWrite, TABLES, WRITES} from './sql.js'
 import {UniqueViolation} from './storage.js'
 import type {
   Condition,
@@ -157,12 +158,6 @@ CREATE INDEX IF NOT EXISTS jobs_by_ref ON jobs (ref, kind);
 `
 
 
-/** Field names and kinds come from code, never from a request; checked anyway since they are spliced into SQL. */
-const NAME = /^[a-z_.]+$/
-function name(text: string): string {
-  if (!NAME.test(text)) throw new Error(`not a field or kind name: ${text}`)
-  return text
-}
 
 const field = (f: string) => `json_extract(data, '$.${name(f)}')`
 
@@ -194,15 +189,6 @@ function scoped(kind: Kind, scope: Scope, where: readonly Condition[] = [], pare
 /** A table's methods as the synchronous driver runs them. */
 type Sync<T> = {[K in keyof T]: T[K] extends (...args: infer A) => Promise<infer R> ? (...args: A) => R : T[K]}
 
-/** The names of the methods that write, per table: a read handle refuses them, a unit's handle records them. */
-const WRITES: Record<string, ReadonlySet<string>> = {
-  '': new Set(['insert', 'save', 'replaceIf', 'increment', 'remove', 'wipe', 'setMeta', 'saveMerchant', 'putBlob']),
-  credentials: new Set(['insert', 'revoke']),
-  idempotency: new Set(['claim', 'finish', 'releaseInFlight', 'prune']),
-  webhooks: new Set(['insertEndpoint', 'removeEndpoint', 'setSecrets', 'enqueue', 'recordAttempt']),
-  jobs: new Set(['insert', 'remove', 'cancel']),
-}
-const TABLES = ['credentials', 'idempotency', 'webhooks', 'jobs'] as const
 
 /**
  * The asynchronous `Store` over one synchronous connection: every call runs now and resolves (or
@@ -215,7 +201,7 @@ function facade(conn: SqliteConnection, writable: boolean): Store {
       const fn = (target as Record<string, (...args: unknown[]) => unknown>)[name]
       out[name] =
         !writable && writes.has(name)
-          ? () => Promise.reject(new Error(`storage: ${name} outside a unit of work (use platform.write)`))
+          ? refuseWrite(name)
           : (...args: unknown[]) => {
             try {
               return Promise.resolve(fn.apply(target, args))

@@ -280,7 +280,7 @@ export interface Store extends DocumentStore {
 }
 
 export interface Storage {
-  /** Where the data lives (a file path, `:memory:`), for messages. */
+  /** Where the data lives (a file path, `:memory:`, a PostgreSQL URL without its password), for messages. */
   readonly location: string
   readonly open: boolean
   /**
@@ -292,5 +292,6 @@ export interface Storage {
   readonly reads: Store
   /** Changes whenever a committed write may have changed a document of one of `kinds`; see `Platform.cachedRead`. */
   generation(kinds: readonly Kind[]): string
-  close(): void
+  /** Closes the database once units in flight are done (a server's pool ends asynchronously). */
+  close(): Promise<void> | void
 }

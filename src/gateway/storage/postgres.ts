@@ -1,0 +1,787 @@
+/**
+ * The PostgreSQL backend of the storage interface (node-postgres): one database shared by any number of
+ * gateway processes, in the same table shapes as storage/sqlite.ts. Documents are `json` (the stored
+ * bytes, key order included, as SQLite's TEXT keeps them: list routes splice them unparsed), with the
+ * same partial indexes as expression indexes. A unit of work is a pooled connection in a READ COMMITTED
+ * transaction: every invariant is a unique index or a single conditional statement (docs/architecture.md),
+ * which PostgreSQL re-checks on the newest row version after a concurrent commit. Reads run on the pool,
+ * outside transactions, and see committed data only.
+ */
+import type {Pool, PoolClient, QueryResultRow} from 'pg'
+
+import type {Documents, Kind, MerchantDoc, Scope} from './documents.js'
+import {name, refuseWrite, TABLES, WRITES} from './sql.js'
+import {UniqueViolation} from './storage.js'
+import type {
+  Condition,
+  CredentialRecord,
+  CredentialTable,
+  DeliveryAttempt,
+  DueDelivery,
+  IdempotencyRecord,
+  IdempotencyTable,
+  Increment,
+  Job,
+  JobTable,
+  PageQuery,
+  RawPage,
+  Storage,
+  Store,
+  WebhookEndpointRecord,
+  WebhookTable,
+} from './storage.js'
+
+/** Bumped with each change below; `meta.schema_version` says which a database has. */
+const SCHEMA_VERSION = '1'
+
+// Times are double precision: clock seconds, which a test clock may carry decades ahead.
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS merchants (
+  id TEXT PRIMARY KEY,
+  created DOUBLE PRECISION NOT NULL,
+  data JSON NOT NULL
+);
+CREATE TABLE IF NOT EXISTS credentials (
+  id TEXT PRIMARY KEY,
+  token_hash TEXT NOT NULL UNIQUE,
+  kind TEXT NOT NULL,
+  merchant TEXT NOT NULL REFERENCES merchants(id),
+  env TEXT NOT NULL,
+  scopes TEXT NOT NULL,
+  hint TEXT NOT NULL,
+  app_name TEXT,
+  created DOUBLE PRECISION NOT NULL,
+  revoked DOUBLE PRECISION,
+  origins TEXT
+);
+CREATE TABLE IF NOT EXISTS objects (
+  seq BIGSERIAL PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
+  kind TEXT NOT NULL,
+  merchant TEXT NOT NULL,
+  env TEXT NOT NULL,
+  parent TEXT,
+  created DOUBLE PRECISION NOT NULL,
+  data JSON NOT NULL
+);
+CREATE INDEX IF NOT EXISTS objects_by_scope ON objects (merchant, env, kind, seq);
+CREATE INDEX IF NOT EXISTS objects_by_parent_scope ON objects (parent, kind, merchant, env, seq);
+-- No \`kind\` column in a partial index on one kind: PostgreSQL drops the qual the predicate implies, and a
+-- column left without a condition would keep the columns after it out of the index search.
+CREATE INDEX IF NOT EXISTS variants_by_combination_scoped ON objects (parent, merchant, env, (data->>'options')) WHERE kind = 'variant';
+CREATE INDEX IF NOT EXISTS variants_by_sku ON objects (merchant, env, (data->>'sku')) WHERE kind = 'variant';
+CREATE INDEX IF NOT EXISTS checkout_sessions_open_by_expiry ON objects (merchant, env, ((data->>'expires_at')::numeric))
+  WHERE kind = 'checkout_session' AND (data->>'status') = 'open';
+-- One payment per checkout session: a second attempt that is not a failure cannot be stored, whatever
+-- interleaves (failed attempts stay, one row each).
+CREATE UNIQUE INDEX IF NOT EXISTS payments_one_per_session ON objects ((data->>'session_id'))
+  WHERE kind = 'payment' AND (data->>'session_id') IS NOT NULL AND (data->>'status') <> 'failed';
+CREATE INDEX IF NOT EXISTS variants_by_sort_order ON objects (parent, ((data->>'sort_order')::numeric)) WHERE kind = 'variant';
+CREATE INDEX IF NOT EXISTS prices_by_lookup_key ON objects (merchant, env, (data->>'lookup_key')) WHERE kind = 'price';
+-- One active price per merchant, environment and lookup_key (the domain checks first to answer 409
+-- lookup_key_exists; the index holds whatever path a write takes).
+CREATE UNIQUE INDEX IF NOT EXISTS prices_active_lookup_key ON objects (merchant, env, (data->>'lookup_key'))
+  WHERE kind = 'price' AND (data->>'active') = 'true' AND (data->>'lookup_key') IS NOT NULL;
+CREATE TABLE IF NOT EXISTS webhook_endpoints (
+  seq BIGSERIAL,
+  id TEXT PRIMARY KEY,
+  merchant TEXT NOT NULL,
+  env TEXT NOT NULL,
+  url TEXT NOT NULL,
+  events TEXT NOT NULL,
+  secret TEXT NOT NULL,
+  created DOUBLE PRECISION NOT NULL,
+  installation TEXT,
+  previous_secrets TEXT
+);
+CREATE INDEX IF NOT EXISTS webhook_endpoints_by_scope ON webhook_endpoints (merchant, env);
+CREATE TABLE IF NOT EXISTS webhook_deliveries (
+  id BIGSERIAL PRIMARY KEY,
+  endpoint TEXT NOT NULL REFERENCES webhook_endpoints(id) ON DELETE CASCADE,
+  event_id TEXT NOT NULL,
+  event_type TEXT NOT NULL,
+  body TEXT NOT NULL,
+  attempts INTEGER NOT NULL DEFAULT 0,
+  next_attempt DOUBLE PRECISION,
+  delivered DOUBLE PRECISION,
+  created DOUBLE PRECISION NOT NULL,
+  fault TEXT,
+  fail_attempts INTEGER NOT NULL DEFAULT 0,
+  effects TEXT,
+  duplicate_of BIGINT,
+  held_until DOUBLE PRECISION,
+  ord DOUBLE PRECISION
+);
+CREATE INDEX IF NOT EXISTS webhook_deliveries_due ON webhook_deliveries (next_attempt) WHERE next_attempt IS NOT NULL;
+CREATE INDEX IF NOT EXISTS webhook_deliveries_by_event ON webhook_deliveries (event_id);
+CREATE INDEX IF NOT EXISTS webhook_deliveries_due_by_endpoint ON webhook_deliveries (endpoint, next_attempt) WHERE next_attempt IS NOT NULL;
+CREATE TABLE IF NOT EXISTS webhook_attempts (
+  seq BIGSERIAL,
+  delivery BIGINT NOT NULL REFERENCES webhook_deliveries(id) ON DELETE CASCADE,
+  attempt INTEGER NOT NULL,
+  attempted DOUBLE PRECISION NOT NULL,
+  status INTEGER,
+  error TEXT,
+  next_attempt DOUBLE PRECISION,
+  injected BOOLEAN NOT NULL DEFAULT false,
+  PRIMARY KEY (delivery, attempt)
+);
+CREATE TABLE IF NOT EXISTS idempotency (
+  credential TEXT NOT NULL,
+  key TEXT NOT NULL,
+  fingerprint TEXT NOT NULL,
+  state TEXT NOT NULL,
+  status INTEGER,
+  body TEXT,
+  created DOUBLE PRECISION NOT NULL,
+  PRIMARY KEY (credential, key)
+);
+CREATE TABLE IF NOT EXISTS file_blobs (id TEXT PRIMARY KEY REFERENCES objects(id) ON DELETE CASCADE, bytes BYTEA NOT NULL);
+CREATE TABLE IF NOT EXISTS jobs (
+  id BIGSERIAL PRIMARY KEY,
+  due DOUBLE PRECISION NOT NULL,
+  kind TEXT NOT NULL,
+  merchant TEXT NOT NULL,
+  env TEXT NOT NULL,
+  ref TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS jobs_by_due ON jobs (due, id);
+CREATE INDEX IF NOT EXISTS jobs_by_merchant_due ON jobs (merchant, due, id);
+CREATE INDEX IF NOT EXISTS jobs_by_ref ON jobs (ref, kind);
+-- SQLite's json_set for one statement's conditional update (a stock increment): the changed keys keep
+-- their place and new ones go last, so the stored bytes stay as the domain wrote them, key order included.
+CREATE OR REPLACE FUNCTION payapp_json_set(doc JSON, changes JSONB) RETURNS JSON LANGUAGE sql IMMUTABLE AS $$
+  SELECT concat('{', string_agg(to_json(s.k)::text || ':' || s.v, ',' ORDER BY s.o), '}')::json FROM (
+    SELECT e.key AS k, COALESCE(c.value::text, e.value::text) AS v, e.ord AS o
+      FROM json_each(doc) WITH ORDINALITY AS e(key, value, ord) LEFT JOIN jsonb_each(changes) AS c ON c.key = e.key
+    UNION ALL
+    SELECT c.key, c.value::text, 1e12 + c.ord FROM jsonb_each(changes) WITH ORDINALITY AS c(key, value, ord)
+      WHERE NOT EXISTS (SELECT 1 FROM json_each(doc) AS d WHERE d.key = c.key)
+  ) AS s
+$$;
+`
+
+/** A field of a document as text (`data->>'f'`, `data#>>'{a,b}'` for a dotted path), as the indexes above write it. */
+const field = (f: string) => (f.includes('.') ? `(data#>>'{${name(f).split('.').join(',')}}')` : `(data->>'${name(f)}')`)
+const numeric = (f: string) => `${field(f)}::numeric`
+
+/** Bound values of one statement: `p(value)` adds one and answers its placeholder. */
+class Params {
+  readonly values: unknown[] = []
+  p(value: unknown): string {
+    this.values.push(value)
+    return `$${this.values.length}`
+  }
+}
+
+/** One condition as SQL; `is` constants are inlined so the partial indexes above apply. Values compare as the stored text. */
+function condition(c: Condition, params: Params): string {
+  if ('eq' in c) return `${field(c.field)} = ${params.p(String(c.eq))}`
+  if ('is' in c) return `${field(c.field)} = '${name(c.is)}'`
+  if ('in' in c) return `${field(c.field)} = ANY(${params.p(c.in.map(String))}::text[])`
+  if ('gt' in c) return `${numeric(c.field)} > ${params.p(c.gt)}`
+  return `${numeric(c.field)} <= ${params.p(c.lte)}`
+}
+
+/** `kind = '<kind>' AND merchant = $ AND env = $ [AND parent = $] [AND conditions]`. */
+function scoped(kind: Kind, scope: Scope, params: Params, where: readonly Condition[] = [], parent?: string): string {
+  const parts = [`kind = '${name(kind)}'`, `merchant = ${params.p(scope.merchant)}`, `env = ${params.p(scope.env)}`]
+  if (parent !== undefined) parts.unshift(`parent = ${params.p(parent)}`)
+  for (const c of where) parts.push(condition(c, params))
+  return parts.join(' AND ')
+}
+
+/** Runs one statement, prepared once per connection (named after its text). */
+type Run = <R extends QueryResultRow = QueryResultRow>(text: string, values?: unknown[]) => Promise<R[]>
+
+const statementNames = new Map<string, string>()
+/** The prepared statement's name for a text: the same on every connection and pool of the process. */
+function statementName(text: string): string {
+  let stmt = statementNames.get(text)
+  if (!stmt) statementNames.set(text, (stmt = `payapp_${statementNames.size}`))
+  return stmt
+}
+
+/** A PostgreSQL error's SQLSTATE: 23505 unique_violation, 40P01 deadlock, 28P01 bad password, … */
+const sqlState = (error: unknown) => (error as {code?: unknown}).code
+
+function mapError(error: unknown): unknown {
+  if (sqlState(error) === '23505') return new UniqueViolation((error as Error).message)
+  return error
+}
+
+/**
+ * PostgreSQL's text cannot hold NUL, which a stored id or field never has: a value with one (a path like
+ * `/products/%00`) gets U+FFFD instead, so it matches nothing, as on SQLite, instead of failing the statement.
+ */
+const bindable = (value: unknown): unknown =>
+  typeof value === 'string' ? (value.includes('\0') ? value.replaceAll('\0', '\uFFFD') : value) : Array.isArray(value) ? value.map(bindable) : value
+
+function runner(on: Pool | PoolClient): Run {
+  return async (text, values = []) => {
+    try {
+      return (await on.query({name: statementName(text), text, values: values.map(bindable)})).rows
+    } catch (error) {
+      throw mapError(error)
+    }
+  }
+}
+
+/**
+ * The URL as messages and `gateway start --json` may show it: the password (in the user part or a
+ * `password` parameter) replaced by `***`.
+ */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url)
+    if (u.password) u.password = '***'
+    if (u.searchParams.has('password')) u.searchParams.set('password', '***')
+    return u.toString()
+  } catch {
+    return url.replace(/(:\/\/[^:/@]*:)[^@]*@/, '$1***@')
+  }
+}
+
+/**
+ * The URL with the session settings the gateway needs added to its `options` (the user's kept): each
+ * execution planned with its values, since a generic plan made while a table was small (a new database
+ * filling up) would keep scanning it, and planning a short statement costs tens of microseconds.
+ */
+function withSettings(url: string): string {
+  try {
+    const u = new URL(url)
+    const given = u.searchParams.get('options')
+    u.searchParams.set('options', `${given ? `${given} ` : ''}-c plan_cache_mode=force_custom_plan`)
+    return u.toString()
+  } catch {
+    return url
+  }
+}
+
+/** A database the gateway cannot open: no server there, or it refused us. `code` tells `gateway start` which. */
+export class StorageOpenError extends Error {
+  override readonly name = 'StorageOpenError'
+  constructor(
+    message: string,
+    readonly code: 'db_unreachable' | 'db_refused',
+  ) {
+    super(message)
+  }
+}
+
+/** Connection-level failures (the host, the network, the server starting or shutting down) against refusals (auth, no such database). */
+const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNRESET', '57P03'])
+
+function openError(location: string, error: unknown): StorageOpenError {
+  const code = String(sqlState(error) ?? '')
+  const reason = (error as Error).message || code
+  const timeout = /timeout/i.test(reason)
+  return UNREACHABLE.has(code) || timeout
+    ? new StorageOpenError(`Cannot reach PostgreSQL at ${location}: ${reason}${code && !reason.includes(code) ? ` (${code})` : ''}`, 'db_unreachable')
+    : new StorageOpenError(`PostgreSQL at ${location} refused the gateway: ${reason}${code ? ` (${code})` : ''}`, 'db_refused')
+}
+
+/** The async `Store` over one connection (or the pool); a read handle's write methods throw. */
+function facade(conn: PgConnection, writable: boolean): Store {
+  const wrap = (target: object, methods: Iterable<string>, writes: ReadonlySet<string>) => {
+    const out: Record<string, unknown> = {}
+    for (const method of methods) {
+      const fn = (target as Record<string, (...args: unknown[]) => unknown>)[method]
+      out[method] = !writable && writes.has(method) ? refuseWrite(method) : fn.bind(target)
+    }
+    return out
+  }
+  const methods = Object.getOwnPropertyNames(PgConnection.prototype).filter((n) => n !== 'constructor' && !n.startsWith('_'))
+  const store = wrap(conn, methods, WRITES['']!)
+  for (const table of TABLES) store[table] = wrap(conn[table], Object.keys(conn[table]), WRITES[table]!)
+  return store as unknown as Store
+}
+
+export class PostgresStorage implements Storage {
+  readonly reads: Store
+  /** Where the data lives, its password redacted: for messages. */
+  readonly location: string
+  private ended = false
+  /** Per call: see `generation`. */
+  private calls = 0
+  /** Documents this process inserted, and the count at which it next refreshes the planner's statistics. */
+  private inserts = 0
+  private nextAnalyze = 200
+
+  private constructor(
+    private readonly pool: Pool,
+    url: string,
+  ) {
+    this.location = redactUrl(url)
+    this.reads = facade(new PgConnection(runner(pool)), false)
+  }
+
+  /**
+   * Connects, then creates or migrates the schema under an advisory lock, so several processes starting
+   * at once on one database do it one after another. A database it cannot reach or that refuses it is a
+   * `StorageOpenError` whose message names the URL without its password.
+   */
+  static async open(url: string, opts: {max?: number} = {}): Promise<PostgresStorage> {
+    const {default: pg} = await import('pg')
+    const pool = new pg.Pool({
+      connectionString: withSettings(url),
+      max: opts.max ?? 10,
+      connectionTimeoutMillis: 10_000,
+      idleTimeoutMillis: 30_000,
+      // Stored JSON as its bytes (list routes splice it), counts and ids as numbers.
+      types: {
+        getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
+          if (oid === 114 || oid === 3802) return (value: string) => value
+          if (oid === 20 || oid === 1700) return Number
+          return pg.types.getTypeParser(oid, format)
+        }) as typeof pg.types.getTypeParser,
+      },
+    })
+    // An idle connection the server dropped (a restart) must not crash the process.
+    pool.on('error', () => {})
+
+    const storage = new PostgresStorage(pool, url)
+    let client: PoolClient
+    try {
+      client = await pool.connect()
+    } catch (error) {
+      await pool.end().catch(() => {})
+      throw openError(storage.location, error)
+    }
+    try {
+      await client.query('BEGIN')
+      await client.query(`SELECT pg_advisory_xact_lock(hashtext('payapp.schema'))`)
+      const current = await client.query<{value: string}>(`SELECT value FROM meta WHERE key = 'schema_version'`).catch(() => undefined)
+      if (current?.rows[0]?.value !== SCHEMA_VERSION) {
+        // A failed probe (no meta table yet) aborted the transaction: start it again under the lock.
+        if (!current) {
+          await client.query('ROLLBACK')
+          await client.query('BEGIN')
+          await client.query(`SELECT pg_advisory_xact_lock(hashtext('payapp.schema'))`)
+        }
+        await client.query(SCHEMA)
+        await client.query(`INSERT INTO meta (key, value) VALUES ('schema_version', $1) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, [SCHEMA_VERSION])
+      }
+      await client.query('COMMIT')
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => {})
+      client.release()
+      await pool.end().catch(() => {})
+      throw openError(storage.location, error)
+    }
+    client.release()
+    return storage
+  }
+
+  get open(): boolean {
+    return !this.ended
+  }
+
+  /**
+   * A new database fills up faster than autovacuum (a one-minute nap) analyzes it, and until then the
+   * planner, which knows nothing of the expression indexes' values, scans the objects table for lookups
+   * such as a variant's option combination. So this process analyzes it itself at 200, 1,000, 5,000, …
+   * inserts: a sampled, non-blocking statement, outside any unit.
+   */
+  private readonly inserted = () => {
+    if (++this.inserts < this.nextAnalyze) return
+    this.nextAnalyze *= 5
+    if (!this.ended) this.pool.query('ANALYZE objects').catch(() => {})
+  }
+
+  /**
+   * A unit on its own pooled connection, BEGIN … COMMIT, or ROLLBACK when `fn` throws. Units run
+   * concurrently (with other processes' too); a deadlock between two is retried, as SQLite, which runs
+   * units one at a time, never has one.
+   */
+  async write<T>(fn: (tx: Store) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      const client = await this.pool.connect()
+      let broken: Error | undefined
+      try {
+        await client.query('BEGIN')
+        const result = await fn(facade(new PgConnection(runner(client), this.inserted), true))
+        await client.query('COMMIT')
+        return result
+      } catch (error) {
+        try {
+          await client.query('ROLLBACK')
+        } catch (rollback) {
+          broken = rollback as Error
+        }
+        if ((sqlState(error) === '40P01' || sqlState(error) === '40001') && attempt < 5) continue
+        throw mapError(error)
+      } finally {
+        client.release(broken)
+      }
+    }
+  }
+
+  /**
+   * Another process may commit at any time, and nothing tells this one before its next read begins, so
+   * no computed read is reused: each call is a new generation (the read cache is off on PostgreSQL).
+   */
+  generation(_kinds: readonly Kind[]): string {
+    return `pg:${++this.calls}`
+  }
+
+  async close(): Promise<void> {
+    if (this.ended) return
+    this.ended = true
+    await this.pool.end()
+  }
+}
+
+/** One connection's (or the pool's) statements; `PostgresStorage` serves them through the `Store` facade. */
+class PgConnection {
+  constructor(
+    readonly _run: Run,
+    /** Called after each document insert (PostgresStorage keeps the planner's statistics fresh). */
+    readonly _inserted: () => void = () => {},
+  ) {}
+
+  /** `INSERT INTO <table> (<keys>) VALUES ($1, …)` for one row object. */
+  async _insertRow(table: string, row: Record<string, unknown>, returning = ''): Promise<QueryResultRow[]> {
+    const keys = Object.keys(row)
+    return this._run(`INSERT INTO ${table} (${keys.join(', ')}) VALUES (${keys.map((_, i) => `$${i + 1}`).join(', ')})${returning}`, Object.values(row))
+  }
+
+  async _one<R extends QueryResultRow>(text: string, values: unknown[]): Promise<R | undefined> {
+    return (await this._run<R>(text, values))[0]
+  }
+
+  async meta(key: string): Promise<string | undefined> {
+    return (await this._one<{value: string}>('SELECT value FROM meta WHERE key = $1', [key]))?.value
+  }
+
+  async metaWithPrefix(prefix: string): Promise<[string, string][]> {
+    const rows = await this._run<{key: string; value: string}>('SELECT key, value FROM meta WHERE starts_with(key, $1)', [prefix])
+    return rows.map((row) => [row.key, row.value])
+  }
+
+  async setMeta(key: string, value: string): Promise<void> {
+    await this._run('INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value', [key, value])
+  }
+
+  async insert<K extends Kind>(kind: K, scope: Scope, doc: Documents[K], opts: {parent?: string | null; created: number}): Promise<Documents[K]> {
+    try {
+      await this._insertRow('objects', {id: doc.id, kind, merchant: scope.merchant, env: scope.env, parent: opts.parent ?? null, created: opts.created, data: JSON.stringify(doc)})
+      this._inserted()
+    } catch (error) {
+      if (error instanceof UniqueViolation) throw new UniqueViolation(`${kind} ${doc.id}: ${error.message}`)
+      throw error
+    }
+    return doc
+  }
+
+  async save<T extends {id: string}>(doc: T): Promise<T> {
+    await this._run('UPDATE objects SET data = $1 WHERE id = $2', [JSON.stringify(doc), doc.id])
+    return doc
+  }
+
+  async replaceIf<T extends {id: string}>(doc: T, where: readonly Condition[]): Promise<boolean> {
+    const params = new Params()
+    const parts = [`data = ${params.p(JSON.stringify(doc))}`, `id = ${params.p(doc.id)}`]
+    const guards = where.map((c) => condition(c, params))
+    const rows = await this._run(`UPDATE objects SET ${parts[0]} WHERE ${[parts[1], ...guards].join(' AND ')} RETURNING kind`, params.values)
+    return rows.length > 0
+  }
+
+  /**
+   * One conditional UPDATE: PostgreSQL re-evaluates its WHERE on the newest committed row after waiting
+   * for a concurrent writer's lock, so `reserved + qty <= stock` holds across connections and processes.
+   */
+  async increment<K extends Kind>(kind: K, scope: Scope, id: string, change: Increment): Promise<Documents[K] | undefined> {
+    const params = new Params()
+    const by = params.p(change.by)
+    const value = change.floor === undefined ? `${numeric(change.field)} + ${by}::numeric` : `GREATEST(${params.p(change.floor)}::numeric, ${numeric(change.field)} + ${by}::numeric)`
+    const changes = `(${params.p(JSON.stringify(change.set ?? {}))}::jsonb || jsonb_build_object('${name(change.field)}', ${value}))`
+    const guard = change.atMost === undefined ? '' : ` AND ${numeric(change.field)} + ${by}::numeric <= ${numeric(change.atMost)}`
+    for (const key of Object.keys(change.set ?? {})) name(key)
+    const row = await this._one<{data: string}>(
+      `UPDATE objects SET data = payapp_json_set(data, ${changes})
+       WHERE id = ${params.p(id)} AND kind = '${name(kind)}' AND merchant = ${params.p(scope.merchant)} AND env = ${params.p(scope.env)}${guard} RETURNING data`,
+      params.values,
+    )
+    return row ? (JSON.parse(row.data) as Documents[K]) : undefined
+  }
+
+  async remove(id: string): Promise<void> {
+    await this._run('DELETE FROM objects WHERE id = $1', [id])
+  }
+
+  async get<K extends Kind>(kind: K, scope: Scope, id: string): Promise<Documents[K] | undefined> {
+    const row = await this._one<{data: string}>('SELECT data FROM objects WHERE id = $1 AND kind = $2 AND merchant = $3 AND env = $4', [id, kind, scope.merchant, scope.env])
+    return row ? (JSON.parse(row.data) as Documents[K]) : undefined
+  }
+
+  async find<K extends Kind>(kind: K, id: string): Promise<{scope: Scope; doc: Documents[K]} | undefined> {
+    const row = await this._one<{merchant: string; env: Scope['env']; data: string}>('SELECT merchant, env, data FROM objects WHERE id = $1 AND kind = $2', [id, kind])
+    return row ? {scope: {merchant: row.merchant, env: row.env}, doc: JSON.parse(row.data) as Documents[K]} : undefined
+  }
+
+  async all<K extends Kind>(kind: K, scope: Scope, parent?: string): Promise<Documents[K][]> {
+    const rows =
+      parent === undefined
+        ? await this._run<{data: string}>('SELECT data FROM objects WHERE merchant = $1 AND env = $2 AND kind = $3 ORDER BY seq ASC', [scope.merchant, scope.env, kind])
+        : await this._run<{data: string}>('SELECT data FROM objects WHERE parent = $1 AND kind = $2 AND merchant = $3 AND env = $4 ORDER BY seq ASC', [
+            parent,
+            kind,
+            scope.merchant,
+            scope.env,
+          ])
+    return rows.map((r) => JSON.parse(r.data) as Documents[K])
+  }
+
+  async where<K extends Kind>(kind: K, scope: Scope, where: readonly Condition[]): Promise<Documents[K][]> {
+    const params = new Params()
+    const rows = await this._run<{data: string}>(`SELECT data FROM objects WHERE ${scoped(kind, scope, params, where)} ORDER BY seq ASC`, params.values)
+    return rows.map((r) => JSON.parse(r.data) as Documents[K])
+  }
+
+  async ids(kind: Kind, scope: Scope, where: readonly Condition[], parent?: string): Promise<string[]> {
+    const params = new Params()
+    const rows = await this._run<{id: string}>(`SELECT id FROM objects WHERE ${scoped(kind, scope, params, where, parent)}`, params.values)
+    return rows.map((r) => r.id)
+  }
+
+  async max(kind: Kind, parent: string, fieldName: string): Promise<number | null> {
+    const row = await this._one<{max: number | null}>(`SELECT MAX(${numeric(fieldName)}) AS max FROM objects WHERE parent = $1 AND kind = '${name(kind)}'`, [parent])
+    return row?.max ?? null
+  }
+
+  async pageRaw(kind: Kind, scope: Scope, query: PageQuery): Promise<RawPage> {
+    const params = new Params()
+    let sql = scoped(kind, scope, params, query.where, query.parent)
+    // An unknown cursor compares with NULL: an empty page, never another scope's rows.
+    if (query.starting_after !== undefined) {
+      sql += ` AND seq < (SELECT seq FROM objects WHERE id = ${params.p(query.starting_after)} AND merchant = ${params.p(scope.merchant)} AND env = ${params.p(scope.env)})`
+    }
+    const rows = await this._run<{id: string; data: string}>(
+      `SELECT id, data FROM objects WHERE ${sql} ORDER BY seq DESC LIMIT ${params.p(query.limit + 1)} OFFSET ${params.p(query.offset)}`,
+      params.values,
+    )
+    const hasMore = rows.length > query.limit
+    if (hasMore) rows.pop()
+    return {rows: rows.map((r) => r.data), ids: rows.map((r) => r.id), hasMore}
+  }
+
+  async page<K extends Kind>(kind: K, scope: Scope, query: PageQuery): Promise<{docs: Documents[K][]; hasMore: boolean}> {
+    const {rows, hasMore} = await this.pageRaw(kind, scope, query)
+    return {docs: rows.map((r) => JSON.parse(r) as Documents[K]), hasMore}
+  }
+
+  async childrenRaw(kind: Kind, scope: Scope, parents: readonly string[]): Promise<Map<string, string[]>> {
+    const out = new Map<string, string[]>(parents.map((p) => [p, []]))
+    const rows = await this._run<{parent: string; data: string}>(
+      `SELECT parent, data FROM objects WHERE merchant = $1 AND env = $2 AND kind = '${name(kind)}' AND parent = ANY($3::text[]) ORDER BY seq DESC`,
+      [scope.merchant, scope.env, parents],
+    )
+    for (const row of rows) out.get(row.parent)?.push(row.data)
+    return out
+  }
+
+  async wipe(scope: Scope): Promise<number> {
+    return (await this._run('DELETE FROM objects WHERE merchant = $1 AND env = $2 RETURNING seq', [scope.merchant, scope.env])).length
+  }
+
+  // ---------------------------------------------------------------- merchants and blobs
+
+  async merchant(id: string): Promise<MerchantDoc | undefined> {
+    const row = await this._one<{data: string}>('SELECT data FROM merchants WHERE id = $1', [id])
+    return row ? (JSON.parse(row.data) as MerchantDoc) : undefined
+  }
+
+  async merchantBySlug(slug: string): Promise<MerchantDoc | undefined> {
+    const row = await this._one<{data: string}>(`SELECT data FROM merchants WHERE (data#>>'{store,slug}') = $1`, [slug])
+    return row ? (JSON.parse(row.data) as MerchantDoc) : undefined
+  }
+
+  async saveMerchant(doc: MerchantDoc): Promise<void> {
+    await this._run('INSERT INTO merchants (id, created, data) VALUES ($1, $2, $3) ON CONFLICT (id) DO UPDATE SET data = excluded.data', [doc.id, doc.created, JSON.stringify(doc)])
+  }
+
+  async putBlob(id: string, bytes: Buffer): Promise<void> {
+    await this._run('INSERT INTO file_blobs (id, bytes) VALUES ($1, $2)', [id, bytes])
+  }
+
+  async blob(id: string): Promise<Buffer | undefined> {
+    return (await this._one<{bytes: Buffer}>('SELECT bytes FROM file_blobs WHERE id = $1', [id]))?.bytes
+  }
+
+  // ---------------------------------------------------------------- credentials, idempotency, webhooks
+
+  readonly credentials: CredentialTable = {
+    insert: async (r) => {
+      await this._insertRow('credentials', {
+        id: r.id,
+        token_hash: r.tokenHash,
+        kind: r.kind,
+        merchant: r.merchant,
+        env: r.env,
+        scopes: JSON.stringify(r.scopes),
+        hint: r.hint,
+        app_name: r.appName,
+        created: r.created,
+        origins: r.origins ? JSON.stringify(r.origins) : null,
+      })
+    },
+    revoke: async (id, kind, at) => (await this._run('UPDATE credentials SET revoked = $1 WHERE id = $2 AND kind = $3 AND revoked IS NULL RETURNING id', [at, id, kind])).length > 0,
+    byTokenHash: (tokenHash) => this._credential('token_hash', tokenHash),
+    byId: (id) => this._credential('id', id),
+    browserOrigins: async () =>
+      (
+        await this._run<{value: string}>(
+          "SELECT DISTINCT o.value FROM credentials c, json_array_elements_text(c.origins::json) AS o(value) WHERE c.kind = 'publishable_key' AND c.revoked IS NULL AND c.origins IS NOT NULL",
+        )
+      ).map((r) => r.value),
+  }
+
+  /** An unrevoked credential by its token hash or id, its JSON columns parsed. */
+  async _credential(by: 'token_hash' | 'id', value: string): Promise<CredentialRecord | undefined> {
+    const row = await this._one<Omit<CredentialRecord, 'scopes' | 'origins'> & {scopes: string; origins: string | null}>(
+      `SELECT id, kind, merchant, env, scopes, hint, origins FROM credentials WHERE ${by} = $1 AND revoked IS NULL`,
+      [value],
+    )
+    return row ? {...row, scopes: JSON.parse(row.scopes) as string[], origins: row.origins ? (JSON.parse(row.origins) as string[]) : null} : undefined
+  }
+
+  readonly idempotency: IdempotencyTable = {
+    read: (credential, key) => this._one<IdempotencyRecord>('SELECT fingerprint, state, status, body, created FROM idempotency WHERE credential = $1 AND key = $2', [credential, key]),
+    // The primary key (credential, key) decides a race: an insert, or the replacement of an expired row only.
+    // A concurrent unit's uncommitted claim makes this wait for it, then see its row.
+    claim: async (credential, key, fingerprint, now, expiredBefore) =>
+      (
+        await this._run(
+          `INSERT INTO idempotency (credential, key, fingerprint, state, created) VALUES ($1, $2, $3, 'in_flight', $4)
+           ON CONFLICT (credential, key) DO UPDATE SET fingerprint = excluded.fingerprint, state = 'in_flight', status = NULL, body = NULL, created = excluded.created
+           WHERE idempotency.created <= $5 RETURNING key`,
+          [credential, key, fingerprint, now, expiredBefore],
+        )
+      ).length > 0,
+    finish: async (credential, key, status, body) => {
+      await this._run(`UPDATE idempotency SET state = 'done', status = $1, body = $2 WHERE credential = $3 AND key = $4`, [status, body, credential, key])
+    },
+    releaseInFlight: async () => {
+      await this._run("DELETE FROM idempotency WHERE state = 'in_flight'")
+    },
+    prune: async (before) => {
+      await this._run('DELETE FROM idempotency WHERE created <= $1', [before])
+    },
+  }
+
+  readonly webhooks: WebhookTable = {
+    insertEndpoint: async (e) => {
+      await this._insertRow('webhook_endpoints', {...e, events: JSON.stringify(e.events), previous_secrets: JSON.stringify(e.previous_secrets)})
+    },
+    endpoint: async (id) => endpointRecord(await this._one<EndpointRow>(`SELECT ${ENDPOINT} FROM webhook_endpoints WHERE id = $1`, [id])),
+    endpointsOf: async (merchant) =>
+      (await this._run<EndpointRow>(`SELECT ${ENDPOINT} FROM webhook_endpoints WHERE merchant = $1 ORDER BY created DESC, seq DESC`, [merchant])).map((row) => endpointRecord(row)!),
+    endpointsIn: async (scope) =>
+      (await this._run<EndpointRow>(`SELECT ${ENDPOINT} FROM webhook_endpoints WHERE merchant = $1 AND env = $2 ORDER BY seq`, [scope.merchant, scope.env])).map(
+        (row) => endpointRecord(row)!,
+      ),
+    removeEndpoint: async (id) => (await this._run('DELETE FROM webhook_endpoints WHERE id = $1 RETURNING id', [id])).length > 0,
+    setSecrets: async (id, secret, previous) => {
+      await this._run('UPDATE webhook_endpoints SET secret = $1, previous_secrets = $2 WHERE id = $3', [secret, JSON.stringify(previous), id])
+    },
+    enqueue: async (endpoint, event, body, at, fault) => {
+      const [row] = await this._insertRow(
+        'webhook_deliveries',
+        {
+          endpoint,
+          event_id: event.id,
+          event_type: event.type,
+          body,
+          next_attempt: at,
+          created: at,
+          fault: fault?.rule ?? null,
+          fail_attempts: fault?.failAttempts ?? 0,
+          effects: fault && fault.effects.length > 0 ? JSON.stringify(fault.effects) : null,
+          duplicate_of: fault?.duplicateOf ?? null,
+          held_until: fault?.heldUntil ?? null,
+          ord: fault?.ord ?? null,
+        },
+        ' RETURNING id',
+      )
+      return (row as {id: number}).id
+    },
+    nextDue: async (merchant) =>
+      (
+        await this._one<{due: number | null}>(
+          `SELECT MIN(d.next_attempt) AS due FROM webhook_endpoints e JOIN webhook_deliveries d ON d.endpoint = e.id AND d.next_attempt IS NOT NULL WHERE e.merchant = $1`,
+          [merchant],
+        )
+      )?.due ?? undefined,
+    pendingEndpoints: (merchant) =>
+      this._run<{endpoint: string; merchant: string; due: number}>(
+        `SELECT d.endpoint, e.merchant, MIN(d.next_attempt) AS due FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint
+         WHERE d.next_attempt IS NOT NULL AND ($1::text IS NULL OR e.merchant = $1) GROUP BY d.endpoint, e.merchant`,
+        [merchant ?? null],
+      ),
+    dueFor: (endpoint, now, limit) =>
+      this._run<DueDelivery>(
+        `SELECT id, endpoint, event_id, event_type, body, attempts, fault, fail_attempts FROM webhook_deliveries
+         WHERE endpoint = $1 AND next_attempt IS NOT NULL AND next_attempt <= $2 ORDER BY COALESCE(ord, id) LIMIT $3`,
+        [endpoint, now, limit],
+      ),
+    recordAttempt: async (delivery, attempt, at, outcome) => {
+      await this._run('UPDATE webhook_deliveries SET attempts = $1, next_attempt = $2, delivered = $3 WHERE id = $4', [attempt, outcome.next, outcome.delivered ? at : null, delivery])
+      await this._insertRow('webhook_attempts', {
+        delivery,
+        attempt,
+        attempted: at,
+        status: outcome.status,
+        error: outcome.error,
+        next_attempt: outcome.next,
+        injected: outcome.injected ?? false,
+      })
+    },
+    attempts: async (endpoint) =>
+      (
+        await this._run<Omit<DeliveryAttempt, 'effects'> & {effects: string | null}>(
+          `SELECT a.delivery, d.event_id, d.event_type, a.attempt, a.attempted, a.status, a.error, a.next_attempt, a.injected,
+                d.fault, d.effects, d.duplicate_of, d.held_until
+           FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery WHERE d.endpoint = $1 ORDER BY a.seq`,
+          [endpoint],
+        )
+      ).map((row) => ({...row, effects: row.effects ? (JSON.parse(row.effects) as DeliveryAttempt['effects']) : []})),
+    deliveryCounts: async (eventIds) => {
+      const counts = new Map<string, {delivered: number; failing: number; unattempted: number}>()
+      const rows = await this._run<{event_id: string; delivered: number; failing: number; unattempted: number}>(
+        `SELECT event_id, COUNT(*) FILTER (WHERE ok) AS delivered, COUNT(*) FILTER (WHERE NOT ok AND tried) AS failing,
+                COUNT(*) FILTER (WHERE NOT ok AND NOT tried) AS unattempted
+         FROM (SELECT event_id, bool_or(delivered IS NOT NULL) AS ok, bool_or(attempts > 0) AS tried FROM webhook_deliveries
+               WHERE event_id = ANY($1::text[]) GROUP BY event_id, endpoint) AS per_endpoint
+         GROUP BY event_id`,
+        [eventIds],
+      )
+      for (const {event_id, ...c} of rows) counts.set(event_id, c)
+      return counts
+    },
+  }
+
+  readonly jobs: JobTable = {
+    insert: async (job) => {
+      await this._insertRow('jobs', {...job})
+    },
+    next: (merchant, now) => this._one<Job>(`SELECT ${JOB} FROM jobs WHERE merchant = $1 AND due <= $2 ORDER BY due, id LIMIT 1`, [merchant, now]),
+    earliest: async (merchant) => (await this._one<{due: number | null}>('SELECT MIN(due) AS due FROM jobs WHERE merchant = $1', [merchant]))?.due ?? undefined,
+    merchants: async () => (await this._run<{merchant: string}>('SELECT DISTINCT merchant FROM jobs')).map((row) => row.merchant),
+    // A DELETE that another unit's DELETE of the same row committed first finds nothing: a job runs once.
+    remove: async (id) => (await this._run('DELETE FROM jobs WHERE id = $1 RETURNING id', [id])).length > 0,
+    cancel: async (ref, kind) => {
+      await this._run('DELETE FROM jobs WHERE ref = $1 AND ($2::text IS NULL OR kind = $2)', [ref, kind ?? null])
+    },
+    pending: async (refs) => (refs.length === 0 ? [] : this._run<Job>(`SELECT ${JOB} FROM jobs WHERE ref = ANY($1::text[]) ORDER BY due, id`, [refs])),
+  }
+}
+
+const ENDPOINT = 'id, merchant, env, url, events, secret, created, installation, previous_secrets'
+const JOB = 'id, due, kind, merchant, env, ref'
+
+type EndpointRow = Omit<WebhookEndpointRecord, 'events' | 'previous_secrets'> & {events: string; previous_secrets: string | null}
+
+const endpointRecord = (row: EndpointRow | undefined): WebhookEndpointRecord | undefined =>
+  row && {...row, events: JSON.parse(row.events) as string[], previous_secrets: row.previous_secrets ? (JSON.parse(row.previous_secrets) as WebhookEndpointRecord['previous_secrets']) : []}

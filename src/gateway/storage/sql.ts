@@ -1,0 +1,24 @@
+/**
+ * What both SQL backends (sqlite.ts, postgres.ts) share: the guard on names spliced into SQL, and which
+ * methods of each table write (a read handle refuses them).
+ */
+
+/** Field names and kinds come from code, never from a request; checked anyway since they are spliced into SQL. */
+const NAME = /^[a-z_.]+$/
+export function name(text: string): string {
+  if (!NAME.test(text)) throw new Error(`not a field or kind name: ${text}`)
+  return text
+}
+
+/** The names of the methods that write, per table: a read handle refuses them, a unit's handle records them. */
+export const WRITES: Record<string, ReadonlySet<string>> = {
+  '': new Set(['insert', 'save', 'replaceIf', 'increment', 'remove', 'wipe', 'setMeta', 'saveMerchant', 'putBlob']),
+  credentials: new Set(['insert', 'revoke']),
+  idempotency: new Set(['claim', 'finish', 'releaseInFlight', 'prune']),
+  webhooks: new Set(['insertEndpoint', 'removeEndpoint', 'setSecrets', 'enqueue', 'recordAttempt']),
+  jobs: new Set(['insert', 'remove', 'cancel']),
+}
+export const TABLES = ['credentials', 'idempotency', 'webhooks', 'jobs'] as const
+
+/** A write method of a read handle: fails loudly, so a write outside a unit is never silently kept. */
+export const refuseWrite = (method: string) => () => Promise.reject(new Error(`storage: ${method} outside a unit of work (use platform.write)`))

@@ -1,0 +1,116 @@
+/**
+ * What only PostgreSQL has: several storages (as several gateway processes have) on one database at once.
+ * Two `PostgresStorage` instances race on the invariants the storage enforces (docs/architecture.md):
+ * each holds across them because it is a unique index or one conditional statement, not because their
+ * units never interleave. Runs on the run's server with PAYAPP_TEST_DB, else on a private one it starts.
+ */
+import {expect} from 'chai'
+
+import {PostgresStorage, redactUrl} from '../../src/gateway/storage/postgres.js'
+import type {Storage} from '../../src/gateway/storage/storage.js'
+import {postgresBin, startPostgres} from '../../scripts/postgres-server.js'
+import {TestGateway} from '../helpers/gateway.js'
+import {freshPostgresUrl, onPostgres, prepareDatabase} from '../helpers/test-db.js'
+
+const scope = {merchant: 'mch_pg_race', env: 'test' as const}
+
+describe('PostgreSQL storage: two storages on one database', function () {
+  this.timeout(60_000)
+  let own: {url: string; stop: () => void} | undefined
+  let url: string
+  let a: Storage
+  let b: Storage
+
+  before(async function () {
+    if (!onPostgres && !postgresBin()) this.skip() // No PostgreSQL installed here: nothing to race on.
+    if (onPostgres) {
+      url = freshPostgresUrl()
+      await prepareDatabase(url)
+    } else {
+      own = await startPostgres()
+      url = own.url
+    }
+    // Both at once: the schema is created under an advisory lock, once.
+    ;[a, b] = await Promise.all([PostgresStorage.open(url), PostgresStorage.open(url)])
+  })
+  after(async () => {
+    await a?.close()
+    await b?.close()
+    own?.stop()
+  })
+
+  /** `n` units at once, alternating between the two storages; what each resolved to, or its error. */
+  const race = <T>(n: number, unit: (storage: Storage, i: number) => Promise<T>) =>
+    Promise.all(Array.from({length: n}, (_, i) => unit(i % 2 === 0 ? a : b, i).catch((error: Error) => error)))
+
+  it('stock: 60 reservations of one unit over both storages for 10 in stock take exactly 10', async () => {
+    const variant = {id: 'var_pg_race', object: 'variant', title: 'Race', stock_qty: 10, stock_reserved: 0, updated: 0}
+    await a.write((tx) => tx.insert('variant', scope, variant as never, {parent: 'prod_pg_race', created: 0}))
+    const results = await race(60, (s, i) => s.write((tx) => tx.increment('variant', scope, variant.id, {field: 'stock_reserved', by: 1, atMost: 'stock_qty', set: {updated: i}})))
+    expect(results.filter((r) => r instanceof Error)).to.deep.equal([])
+    expect(results.filter((r) => r !== undefined)).to.have.length(10)
+    const stored = await b.reads.get('variant', scope, variant.id)
+    expect(stored).to.include({stock_qty: 10, stock_reserved: 10})
+    // The stored bytes keep the document's key order (list routes splice them as they are).
+    expect(Object.keys(stored!)).to.deep.equal(Object.keys(variant))
+  })
+
+  it('one payment per session: of 20 inserts over both storages the unique index keeps one', async () => {
+    const results = await race(20, (s, i) =>
+      s.write((tx) => tx.insert('payment', scope, {id: `py_pg_race_${i}`, object: 'payment', session_id: 'cs_pg_race', status: 'succeeded'} as never, {created: i})),
+    )
+    expect(results.filter((r) => !(r instanceof Error))).to.have.length(1)
+    for (const r of results.filter((x) => x instanceof Error)) expect(r).to.have.property('name', 'UniqueViolation')
+    expect(await a.reads.ids('payment', scope, [{field: 'session_id', eq: 'cs_pg_race'}])).to.have.length(1)
+  })
+
+  it('idempotency: 20 claims of one key over both storages, one wins', async () => {
+    const results = await race(20, (s) => s.write((tx) => tx.idempotency.claim('cred_pg', 'key-race', 'fp', 1000, 0)))
+    expect(results.filter((r) => r === true)).to.have.length(1)
+    expect(results.filter((r) => r === false)).to.have.length(19)
+  })
+
+  it('a job is claimed once: both storages remove it at once, one gets it', async () => {
+    await a.write((tx) => tx.jobs.insert({due: 1, kind: 'race', merchant: scope.merchant, env: 'test', ref: 'ref_pg_race'}))
+    const [job] = await b.reads.jobs.pending(['ref_pg_race'])
+    const results = await race(10, (s) => s.write((tx) => tx.jobs.remove(job!.id)))
+    expect(results.filter((r) => r === true)).to.have.length(1)
+  })
+
+  it('revisions: of 20 compare-and-sets at one revision over both storages, one wins', async () => {
+    const session = {id: 'cs_pg_revision', object: 'checkout_session', revision: 1}
+    await a.write((tx) => tx.insert('checkout_session', scope, session as never, {created: 0}))
+    const results = await race(20, (s, i) => s.write((tx) => tx.replaceIf({...session, revision: 2, winner: i}, [{field: 'revision', eq: 1}])))
+    expect(results.filter((r) => r === true)).to.have.length(1)
+  })
+
+  it("a gateway's cached read never misses what another gateway on the database committed before it", async () => {
+    const adminKey = 'adm_two_gateways_one_database_0123456789'
+    const [one, two] = [await TestGateway.start({db: url, adminKey}), await TestGateway.start({db: url, adminKey})]
+    try {
+      const acct = await one.account()
+      const list = async () => ((await two.request('GET', '/v1/store/products?limit=100', {token: acct.secretKey})).body.data as {name: string; prices: {unit_amount: number}[]}[]).map((p) => `${p.name} ${p.prices.map((x) => x.unit_amount).join(',')}`)
+      expect(await list()).to.deep.equal([])
+      const created = await acct.store('POST', '/products', {body: {name: 'Mug', price: {currency: 'eur', unit_amount: 1200}}})
+      expect(await list()).to.deep.equal(['Mug 1200'])
+      await acct.store('POST', `/products/${created.body.id}/prices`, {body: {currency: 'eur', unit_amount: 1500}})
+      expect(await list()).to.deep.equal(['Mug 1500,1200'])
+    } finally {
+      await one.close()
+      await two.close()
+    }
+  })
+
+  it('says which database it cannot open without its password, unreachable apart from refused', async () => {
+    const unreachable = await PostgresStorage.open('postgres://payapp:s3cret-word@127.0.0.1:1/payapp').catch((error: Error) => error)
+    expect(unreachable).to.include({name: 'StorageOpenError', code: 'db_unreachable'})
+    expect((unreachable as Error).message).to.contain('postgres://payapp:***@127.0.0.1:1/payapp').and.not.contain('s3cret')
+    const missing = new URL(url)
+    missing.pathname = '/no_such_database'
+    missing.password = 's3cret-word'
+    const refused = await PostgresStorage.open(missing.toString()).catch((error: Error) => error)
+    expect(refused).to.include({name: 'StorageOpenError', code: 'db_refused'})
+    expect((refused as Error).message).to.contain('no_such_database').and.not.contain('s3cret')
+    expect(redactUrl('postgresql://u:p%40ss@h/db?password=x&sslmode=require')).to.equal('postgresql://u:***@h/db?password=***&sslmode=require')
+  })
+})
