@@ -35,6 +35,11 @@ export class TestGateway {
     return new TestGateway(await startGateway({port: 0, db: ':memory:', rateLimit: false, configure: conformanceHook, ...opts}))
   }
 
+  /** A client of a gateway running elsewhere (another process), by its URL and admin key. */
+  static attach(url: string, adminKey: string): TestGateway {
+    return new TestGateway({url, adminKey, close: async () => {}} as unknown as RunningGateway)
+  }
+
   /** A fresh SQLite file in a temp directory, for tests of persistence. */
   static tempDbFile(): string {
     return join(mkdtempSync(join(tmpdir(), 'payapp-gw-')), 'gateway.sqlite')
