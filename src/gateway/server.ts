@@ -63,7 +63,11 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<RunningGa
   const adminKey = opts.adminKey ?? (await platform.storage.reads.meta('admin_key')) ?? `adm_${randomText(32)}`
   if (!opts.adminKey) await platform.write((tx) => tx.setMeta('admin_key', adminKey))
 
-  for (const rule of opts.faults ?? []) platform.faults.add(rule)
+  if (opts.faults?.length) {
+    await platform.write(async (tx) => {
+      for (const rule of opts.faults ?? []) await platform.faults.add(tx, rule)
+    })
+  }
   const app = await buildApp({
     platform,
     adminKey,

@@ -19,12 +19,16 @@ import type {
   CredentialTable,
   DeliveryAttempt,
   DueDelivery,
+  FaultRow,
+  FaultTable,
   IdempotencyRecord,
   IdempotencyTable,
   Increment,
   Job,
   JobTable,
+  LeaseTable,
   PageQuery,
+  RateTable,
   RawPage,
   Storage,
   Store,
@@ -113,7 +117,9 @@ CREATE TABLE IF NOT EXISTS webhook_deliveries (
   effects TEXT,
   duplicate_of INTEGER,
   held_until INTEGER,
-  ord REAL
+  ord REAL,
+  owner TEXT,
+  lease_until INTEGER
 );
 CREATE INDEX IF NOT EXISTS webhook_deliveries_due ON webhook_deliveries (next_attempt) WHERE next_attempt IS NOT NULL;
 CREATE INDEX IF NOT EXISTS webhook_deliveries_by_event ON webhook_deliveries (event_id);
@@ -153,8 +159,17 @@ CREATE INDEX IF NOT EXISTS jobs_by_due ON jobs (due, id);
 -- Each merchant's due work on its own clock (one test clock per merchant).
 CREATE INDEX IF NOT EXISTS jobs_by_merchant_due ON jobs (merchant, due, id);
 CREATE INDEX IF NOT EXISTS jobs_by_ref ON jobs (ref, kind);
+-- What several gateway processes on one database share (docs/architecture.md, "Per-process state"):
+-- rate-limit counts per key and window, the fault rules with their counts and draws, and leases (a
+-- merchant's clock walk).
+CREATE TABLE IF NOT EXISTS rate_counts (key TEXT NOT NULL, win INTEGER NOT NULL, count INTEGER NOT NULL, PRIMARY KEY (key, win));
+CREATE TABLE IF NOT EXISTS fault_rules (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, rule TEXT NOT NULL, draws INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS leases (name TEXT PRIMARY KEY, owner TEXT NOT NULL, until INTEGER NOT NULL);
 `
 
+
+/** How long a write waits for another process's write lock on a shared file. */
+const BUSY_TIMEOUT_MS = 10_000
 
 /** Field names and kinds come from code, never from a request; checked anyway since they are spliced into SQL. */
 const NAME = /^[a-z_.]+$/
@@ -198,10 +213,13 @@ const WRITES: Record<string, ReadonlySet<string>> = {
   '': new Set(['insert', 'save', 'replaceIf', 'increment', 'remove', 'wipe', 'setMeta', 'saveMerchant', 'putBlob']),
   credentials: new Set(['insert', 'revoke']),
   idempotency: new Set(['claim', 'finish', 'releaseInFlight', 'prune']),
-  webhooks: new Set(['insertEndpoint', 'removeEndpoint', 'setSecrets', 'enqueue', 'recordAttempt']),
+  webhooks: new Set(['insertEndpoint', 'removeEndpoint', 'setSecrets', 'enqueue', 'recordAttempt', 'claim', 'release']),
   jobs: new Set(['insert', 'remove', 'cancel']),
+  rates: new Set(['hit', 'prune']),
+  faults: new Set(['insert', 'update', 'remove', 'clear']),
+  leases: new Set(['acquire', 'release']),
 }
-const TABLES = ['credentials', 'idempotency', 'webhooks', 'jobs'] as const
+const TABLES = ['credentials', 'idempotency', 'webhooks', 'jobs', 'rates', 'faults', 'leases'] as const
 
 /**
  * The asynchronous `Store` over one synchronous connection: every call runs now and resolves (or
@@ -249,10 +267,13 @@ export class SqliteStorage implements Storage {
    */
   private readonly writes = new Map<string, number>([['*', 0]])
   private readonly pending = new Set<string>()
+  private readonly dataVersion?: Database.Statement
 
   constructor(readonly location: string) {
     if (location !== ':memory:') mkdirSync(dirname(location), {recursive: true, mode: 0o700})
-    const db = new Database(location)
+    // Other gateway processes may share the file: a unit's BEGIN IMMEDIATE (and a schema change at start)
+    // waits up to this long for their write lock instead of failing with SQLITE_BUSY.
+    const db = new Database(location, {timeout: BUSY_TIMEOUT_MS})
     // WAL: readers never wait for the writer; NORMAL sync keeps every committed write across a
     // process crash (only an OS crash or power loss can drop the last commits).
     db.pragma('journal_mode = WAL')
@@ -271,11 +292,14 @@ export class SqliteStorage implements Storage {
     addColumn(db, 'webhook_deliveries', 'held_until', 'INTEGER')
     addColumn(db, 'webhook_deliveries', 'ord', 'REAL')
     addColumn(db, 'webhook_attempts', 'injected', 'INTEGER NOT NULL DEFAULT 0')
+    addColumn(db, 'webhook_deliveries', 'owner')
+    addColumn(db, 'webhook_deliveries', 'lease_until', 'INTEGER')
     this.writer = new SqliteConnection(db, (kind) => this.touched(kind))
     // An in-memory database is one connection's; a file gets a reader that sees committed data only.
-    this.reader = location === ':memory:' ? this.writer : new SqliteConnection(new Database(location, {readonly: true}), () => {})
+    this.reader = location === ':memory:' ? this.writer : new SqliteConnection(new Database(location, {readonly: true, timeout: BUSY_TIMEOUT_MS}), () => {})
     this.reads = facade(this.reader, false)
     this.tx = facade(this.writer, true)
+    this.dataVersion = location === ':memory:' ? undefined : db.prepare('PRAGMA data_version').pluck()
   }
 
   get open(): boolean {
@@ -367,6 +391,9 @@ export class SqliteStorage implements Storage {
 
   generation(kinds: readonly Kind[]): string {
     let key = String(this.writes.get('*'))
+    // A commit of another process on the file changes the writer connection's data_version (its own
+    // commits do not, and the reader never writes): then every cached read is stale.
+    if (this.dataVersion) key += `/${this.dataVersion.get() as number}`
     for (const kind of kinds) key += `:${this.writes.get(kind) ?? 0}`
     return key
   }
@@ -382,7 +409,13 @@ export class SqliteStorage implements Storage {
 /** Adds a column to a table of a database created before the column existed. */
 function addColumn(db: Database.Database, table: 'webhook_endpoints' | 'credentials' | 'webhook_deliveries' | 'webhook_attempts', column: string, type = 'TEXT'): void {
   const columns = db.prepare<[], {name: string}>(`PRAGMA table_info(${table})`).all()
-  if (!columns.some((c) => c.name === column)) db.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${type}`)
+  if (columns.some((c) => c.name === column)) return
+  try {
+    db.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${type}`)
+  } catch (error) {
+    // Another process starting on the same file added it first.
+    if (!/duplicate column/.test((error as Error).message)) throw error
+  }
 }
 
 /**
@@ -716,8 +749,32 @@ class SqliteConnection {
         `SELECT id, endpoint, event_id, event_type, body, attempts, fault, fail_attempts FROM webhook_deliveries
          WHERE endpoint = ? AND next_attempt IS NOT NULL AND next_attempt <= ? ORDER BY COALESCE(ord, id) LIMIT ?`,
       ).all(endpoint, now, limit),
-    recordAttempt: (delivery, attempt, at, outcome) => {
-      this._sql('UPDATE webhook_deliveries SET attempts = ?, next_attempt = ?, delivered = ? WHERE id = ?').run(attempt, outcome.next, outcome.delivered ? at : null, delivery)
+    claim: (endpoint, owner, now, wallNow, leaseUntil) =>
+      this._sql<DueDelivery>(
+        `UPDATE webhook_deliveries SET owner = ?, lease_until = ?
+         WHERE id = (SELECT id FROM webhook_deliveries WHERE endpoint = ? AND next_attempt IS NOT NULL AND next_attempt <= ? ORDER BY COALESCE(ord, id) LIMIT 1)
+           AND NOT EXISTS (SELECT 1 FROM webhook_deliveries WHERE endpoint = ? AND owner IS NOT NULL AND owner <> ? AND lease_until > ?)
+         RETURNING id, endpoint, event_id, event_type, body, attempts, fault, fail_attempts`,
+      ).get(owner, leaseUntil, endpoint, now, endpoint, owner, wallNow),
+    release: (owner) => {
+      this._sql('UPDATE webhook_deliveries SET owner = NULL, lease_until = NULL WHERE owner = ?').run(owner)
+    },
+    dueCount: (merchant, upTo) =>
+      this._sql<{n: number}>(
+        `SELECT COUNT(*) AS n FROM webhook_endpoints e JOIN webhook_deliveries d ON d.endpoint = e.id
+         WHERE e.merchant = ? AND d.next_attempt IS NOT NULL AND d.next_attempt <= ?`,
+      ).get(merchant, upTo)!.n,
+    recordAttempt: (delivery, attempt, at, outcome, owner) => {
+      const held = this._sql('UPDATE webhook_deliveries SET attempts = ?, next_attempt = ?, delivered = ?, owner = NULL, lease_until = NULL WHERE id = ? AND (? IS NULL OR owner = ?)').run(
+        attempt,
+        outcome.next,
+        outcome.delivered ? at : null,
+        delivery,
+        owner ?? null,
+        owner ?? null,
+      )
+      // The lease ran out and another process took the delivery over: its attempt is the one logged.
+      if (held.changes === 0) return false
       this._insertRow('webhook_attempts', {
         delivery,
         attempt,
@@ -727,6 +784,7 @@ class SqliteConnection {
         next_attempt: outcome.next,
         injected: outcome.injected ? 1 : 0,
       })
+      return true
     },
     attempts: (endpoint) =>
       this._sql<Omit<DeliveryAttempt, 'injected' | 'effects'> & {injected: number; effects: string | null}>(
@@ -760,6 +818,37 @@ class SqliteConnection {
     },
     pending: (refs) =>
       refs.length === 0 ? [] : this._sql<Job>(`SELECT * FROM jobs WHERE ref IN (${refs.map(() => '?').join(', ')}) ORDER BY due, id`).all(...refs),
+  }
+
+  readonly rates: Sync<RateTable> = {
+    hit: (key, window) =>
+      this._sql<{count: number}>(
+        'INSERT INTO rate_counts (key, win, count) VALUES (?, ?, 1) ON CONFLICT (key, win) DO UPDATE SET count = rate_counts.count + 1 RETURNING count',
+      ).get(key, window)!.count,
+    prune: (before) => {
+      this._sql('DELETE FROM rate_counts WHERE win < ?').run(before)
+    },
+  }
+
+  readonly faults: Sync<FaultTable> = {
+    all: () => this._sql<FaultRow>('SELECT id, rule, draws FROM fault_rules ORDER BY seq').all(),
+    insert: (row) => this._insertRow('fault_rules', {...row}),
+    update: (row) => {
+      this._sql('UPDATE fault_rules SET rule = ?, draws = ? WHERE id = ?').run(row.rule, row.draws, row.id)
+    },
+    remove: (id) => this._sql('DELETE FROM fault_rules WHERE id = ?').run(id).changes > 0,
+    clear: () => this._sql('DELETE FROM fault_rules').run().changes,
+  }
+
+  readonly leases: Sync<LeaseTable> = {
+    acquire: (name, owner, until, now) =>
+      this._sql(
+        `INSERT INTO leases (name, owner, until) VALUES (?, ?, ?)
+         ON CONFLICT (name) DO UPDATE SET owner = excluded.owner, until = excluded.until WHERE leases.owner = excluded.owner OR leases.until < ?`,
+      ).run(name, owner, until, now).changes > 0,
+    release: (name, owner) => {
+      this._sql('DELETE FROM leases WHERE name = ? AND owner = ?').run(name, owner)
+    },
   }
 
 }
