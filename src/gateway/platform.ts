@@ -321,6 +321,9 @@ export class Platform {
   /** The shared version this process's caches, fault kinds and clock offsets were last read at. */
   private seen: string | undefined
   private syncing: Promise<void> | undefined
+  /** The storage's `external()` token at the last request, and how often it moved (part of every cached read's generation). */
+  private external: string | undefined
+  private externalChanges = 0
 
   private constructor(opts: PlatformOptions, storage: Storage, clockOffsets: ReadonlyMap<string, number>) {
     this.storage = storage
@@ -349,6 +352,7 @@ export class Platform {
     const storage = new SqliteStorage(opts.db)
     const platform = new Platform(opts, storage, await readOffsets(storage))
     await platform.idempotency.releaseInFlight()
+    platform.external = await storage.external()
     platform.seen = await storage.reads.meta(SHARED_VERSION)
     await platform.faults.refresh()
     return platform
@@ -369,6 +373,12 @@ export class Platform {
    */
   async sync(): Promise<void> {
     if (!this.shared || !this.storage.open) return
+    // Nothing committed by another process since the last request: nothing to compare (one query).
+    const external = await this.storage.external()
+    if (external === this.external) return
+    this.external = external
+    // Cached reads computed before may miss what another process wrote.
+    this.externalChanges += 1
     // Twice at most: a re-read already under way may have started before this request's change.
     for (let round = 0; round < 2; round++) {
       const version = await this.storage.reads.meta(SHARED_VERSION)
@@ -442,7 +452,7 @@ export class Platform {
    * was computed. Only for reads that depend on stored documents alone, not on the clock.
    */
   async cachedRead<T>(key: string, kinds: readonly Kind[], compute: () => Promise<T>): Promise<T> {
-    const generation = this.storage.generation(kinds)
+    const generation = `${this.externalChanges}/${this.storage.generation(kinds)}`
     const hit = this.readCache.get(key, generation)
     if (hit !== undefined) return hit as T
     const value = await compute()

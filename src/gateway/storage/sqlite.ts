@@ -391,11 +391,16 @@ export class SqliteStorage implements Storage {
 
   generation(kinds: readonly Kind[]): string {
     let key = String(this.writes.get('*'))
-    // A commit of another process on the file changes the writer connection's data_version (its own
-    // commits do not, and the reader never writes): then every cached read is stale.
-    if (this.dataVersion) key += `/${this.dataVersion.get() as number}`
     for (const kind of kinds) key += `:${this.writes.get(kind) ?? 0}`
     return key
+  }
+
+  /**
+   * The writer connection's data_version: another connection's commit to the file changes it, this
+   * process's own commits do not (they are the writer's, and the reader never writes).
+   */
+  async external(): Promise<string> {
+    return this.dataVersion ? String(this.dataVersion.get()) : '0'
   }
 
   close(): void {

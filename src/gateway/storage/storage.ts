@@ -342,10 +342,14 @@ export interface Storage {
   write<T>(fn: (tx: Store) => Promise<T>): Promise<T>
   /** Reads of committed data; never waits for a unit. Its write methods throw. */
   readonly reads: Store
-  /**
-   * Changes whenever a committed write, of this process or another on the database, may have changed a
-   * document of one of `kinds`; see `Platform.cachedRead`.
-   */
+  /** Changes whenever a committed write of this process may have changed a document of one of `kinds`; see `Platform.cachedRead`. */
   generation(kinds: readonly Kind[]): string
+  /**
+   * A token that changes whenever another process may have committed to the database since it was last
+   * read (SQLite: the writer connection's `PRAGMA data_version`). An engine that cannot tell answers a
+   * new token each time. Each request reads it once (`Platform.sync`); only when it moved does the
+   * process read the shared version and drop its cached reads.
+   */
+  external(): Promise<string>
   close(): void
 }
