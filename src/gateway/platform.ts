@@ -10,6 +10,7 @@ import type {EventType} from '@payapp/sdk/events'
 import type {Scope as ScopeName} from '@payapp/sdk/schemas/common'
 import {Clock} from './clock.js'
 import type {Tx} from './domain/context.js'
+import type {FaultInput} from './domain/faults.js'
 import {ApiError, conflict, invalid, unauthenticated} from './errors.js'
 import {newId, randomText} from './ids.js'
 import {
@@ -359,6 +360,29 @@ export class Platform {
   }
 
   /**
+   * Joins the processes on the database (a `process:<id>` lease, renewed while this one runs) and sets
+   * the fault rules up: the first process to start (none other is live) starts them afresh, clearing
+   * what an earlier run left and adding `faults` (`gateway start --faults`); one that joins running
+   * processes keeps the gateway's rules and adds none, so N processes started with one file strike once.
+   */
+  async start(faults: readonly FaultInput[] = []): Promise<void> {
+    const name = `process:${this.processId}`
+    const join = (tx: Store) => tx.leases.acquire(name, this.processId, Date.now() + this.leaseMs, Date.now())
+    await this.write(async (tx) => {
+      const alone = (await tx.leases.live('process:', Date.now())) === 0
+      await join(tx)
+      if (!alone) return
+      if (this.shared) await this.faults.clear(tx)
+      for (const rule of faults) await this.faults.add(tx, rule)
+    })
+    if (!this.shared) return
+    this.heartbeat = setInterval(() => void this.storage.write(join).catch(() => {}), Math.max(50, this.leaseMs / 3))
+    this.heartbeat.unref()
+  }
+
+  private heartbeat?: NodeJS.Timeout
+
+  /**
    * Marks credentials, fault rules or clocks changed, in the changing unit: every process compares
    * this version on its next request (`sync`) and re-reads what it keeps of them.
    */
@@ -485,7 +509,13 @@ export class Platform {
     return event
   }
 
-  close(): void {
+  /** Leaves the processes on the database (its lease released) and closes the storage. */
+  async close(): Promise<void> {
+    clearInterval(this.heartbeat)
+    if (this.heartbeat && this.storage.open) {
+      const name = `process:${this.processId}`
+      await this.storage.write((tx) => tx.leases.release(name, this.processId)).catch(() => {})
+    }
     this.storage.close()
   }
 }

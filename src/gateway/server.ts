@@ -63,11 +63,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<RunningGa
   const adminKey = opts.adminKey ?? (await platform.storage.reads.meta('admin_key')) ?? `adm_${randomText(32)}`
   if (!opts.adminKey) await platform.write((tx) => tx.setMeta('admin_key', adminKey))
 
-  if (opts.faults?.length) {
-    await platform.write(async (tx) => {
-      for (const rule of opts.faults ?? []) await platform.faults.add(tx, rule)
-    })
-  }
+  await platform.start(opts.faults)
   const app = await buildApp({
     platform,
     adminKey,

@@ -6,10 +6,14 @@
  * process while the others run their ticks runs each due job once and delivers each event once.
  * Needs `npm run build` (the processes run the built CLI).
  */
+import {mkdtempSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+
 import {expect} from 'chai'
 
 import {checkout, sellable} from '../helpers/commerce.js'
-import {expectError} from '../helpers/gateway.js'
+import {expectError, type Account} from '../helpers/gateway.js'
 import {startCluster, via, type Cluster} from '../helpers/processes.js'
 import {receiver, sleep, until, type Receiver} from '../helpers/receiver.js'
 
@@ -80,6 +84,31 @@ describe('gateway: several processes on one database', function () {
       expect((await acct.store('POST', '/products', {body: {name: 'Mug', price: {currency: 'eur', unit_amount: 900}}})).status).to.equal(201)
       expect((await on2.app('GET', '/products')).body.data.map((p: {name: string}) => p.name)).to.deep.equal(['Mug'])
     })
+  })
+
+  it('strikes with the --faults rules of processes started together once for the gateway, and afresh after a restart of all', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'payapp-faults-')), 'faults.json')
+    writeFileSync(file, JSON.stringify([{route: 'GET /orders', status: 503, count: 2}]))
+    const statuses = async (cluster: Cluster, acct: Account) => {
+      const out: number[] = []
+      for (let i = 0; i < 6; i++) out.push((await via(cluster.procs[i % cluster.procs.length]!.gw, acct).store('GET', '/orders')).status)
+      return out.filter((s) => s === 503).length
+    }
+    const first = await startCluster(2, {args: ['--faults', file]})
+    let acct: Account
+    try {
+      acct = await first.procs[0]!.gw.account()
+      expect(await statuses(first, acct)).to.equal(2)
+    } finally {
+      await first.close()
+    }
+    // All stopped, then started again on the same file: the rules start over (not left from the earlier run).
+    const again = await startCluster(2, {args: ['--faults', file], db: first.db})
+    try {
+      expect(await statuses(again, acct)).to.equal(2)
+    } finally {
+      await again.close()
+    }
   })
 
   it('leaves a delivery in flight to its process while the lease holds, and delivers it from another after the lease when that process is killed (same event id)', async () => {

@@ -24,6 +24,8 @@ export interface ClusterOptions {
   args?: string[]
   /** Extra environment, e.g. `{PAYAPP_GATEWAY_LEASE_MS: '1000'}`. */
   env?: Record<string, string>
+  /** An existing database file (another cluster's, stopped): a fresh one by default. */
+  db?: string
 }
 
 export interface Cluster {
@@ -62,7 +64,7 @@ function startProc(db: string, adminKey: string, opts: ClusterOptions, home: str
 /** `n` gateway processes on one fresh SQLite file, sharing one admin key. */
 export async function startCluster(n: number, opts: ClusterOptions = {}): Promise<Cluster> {
   const home = tempHome()
-  const db = TestGateway.tempDbFile()
+  const db = opts.db ?? TestGateway.tempDbFile()
   const adminKey = 'adm_multiprocess_test_key_0123456789'
   const procs: GatewayProc[] = []
   // The first creates the schema; the others start together.

@@ -854,6 +854,7 @@ class SqliteConnection {
     release: (name, owner) => {
       this._sql('DELETE FROM leases WHERE name = ? AND owner = ?').run(name, owner)
     },
+    live: (prefix, now) => this._sql<{n: number}>('SELECT COUNT(*) AS n FROM leases WHERE substr(name, 1, length(?)) = ? AND until > ?').get(prefix, prefix, now)!.n,
   }
 
 }

@@ -307,6 +307,8 @@ export interface LeaseTable {
   /** Takes or renews the lease until `until` (ms): true when it is free, ran out before `now`, or is already the owner's. */
   acquire(name: string, owner: string, until: number, now: number): Promise<boolean>
   release(name: string, owner: string): Promise<void>
+  /** How many leases whose name starts with `prefix` are live at `now` (the running processes: `process:`). */
+  live(prefix: string, now: number): Promise<number>
 }
 
 /** What a unit of work (and a read) reaches: the documents and every table. */
