@@ -75,6 +75,16 @@ describe('gateway: several processes on one database', function () {
       expect((await acct.store('GET', '/orders')).status).to.equal(200)
     })
 
+    it("reads a merchant's clock moved through another process on that process's very next request", async () => {
+      const [p1, p2] = cluster.procs
+      const acct = await p1.gw.account()
+      expect((await p2.gw.admin('GET', `/clock?merchant=${acct.merchant.id}`)).status).to.equal(200)
+      const moved = await p1.gw.admin('POST', '/clock', {merchant: acct.merchant.id, advance_seconds: 7 * DAY})
+      expect(moved.status, moved.text).to.equal(200)
+      const seen = (await p2.gw.admin('GET', `/clock?merchant=${acct.merchant.id}`)).body.now
+      expect(seen - moved.body.now).to.be.within(0, 1)
+    })
+
     it('shows a catalogue change made through one process on the next read of another', async () => {
       const [p1, p2] = cluster.procs
       const acct = await p1.gw.account()
