@@ -161,10 +161,10 @@ export class Scheduler {
   /** Walks one merchant's jump while holding its clock lease, from the clock as stored when the lease is taken. */
   private async walkOne(merchant: string, target: (now: number) => number): Promise<AdvanceResult> {
     const release = (await this.lease(merchant, true))!
+    // Another process may have moved the clock before the lease was ours (read unless a walk here owns the clocks).
+    await this.loadOffsets()
     this.walking.add(merchant)
     try {
-      // Another process may have moved the clock before the lease was ours.
-      this.clock.load(await readOffsets(this.storage))
       const to = target(this.clock.now(merchant))
       return {now: to, jobs: await this.walk(merchant, to)}
     } finally {
@@ -183,7 +183,7 @@ export class Scheduler {
    */
   private async walkAll(target: (now: number) => number): Promise<AdvanceResult> {
     const release = (await this.lease('*', true))!
-    this.clock.load(await readOffsets(this.storage))
+    await this.loadOffsets()
     const seconds = target(this.clock.now()) - this.clock.now()
     const merchants = [...new Set([...(await this.storage.reads.jobs.merchants()), ...(await this.deliveries.merchantsPending())])]
     let jobs = 0
