@@ -172,6 +172,44 @@ describe('gateway: several processes on one database', function () {
     }
   })
 
+  it('finishes a clock advance whose process was killed mid-walk from another after the lease: each job once, each event delivered', async () => {
+    const cluster = await startCluster(2, {env: {PAYAPP_GATEWAY_LEASE_MS: '1500'}})
+    try {
+      const [p1, p2] = cluster.procs
+      // A slow receiver, so the walk is still delivering when p1 dies.
+      const rx = await receiver(() => 200, 80)
+      receivers.push(rx)
+      const acct = await p1.gw.account()
+      expect((await p1.gw.admin('POST', '/webhook_endpoints', {merchant: acct.merchant.id, env: 'test', url: rx.url, events: ['*']})).status).to.equal(201)
+      const sessions = 10
+      const item = await sellable(acct, {stock: sessions})
+      for (let i = 0; i < sessions; i++) await checkout(acct, {product_id: item.product.id, quantity: 1})
+      const plan = await sellable(acct, {recurring: true, name: 'Plan'})
+      const sub = await acct.api('POST', '/v1/subscriptions', {body: {price_id: plan.price, customer_name: 'Ada', customer_email: 'ada@example.com'}})
+      expect((await p1.gw.admin('POST', `/subscriptions/${sub.body.id}/confirm`, {outcome: 'paid'})).status).to.equal(200)
+      await until(() => rx.types().includes('invoice.paid'), 'the first invoice.paid', 10_000)
+      const start = (await p1.gw.admin('GET', `/clock?merchant=${acct.merchant.id}`)).body.now
+      const before = rx.got.length
+
+      const target = start + 95 * DAY
+      void p1.gw.admin('POST', '/clock', {merchant: acct.merchant.id, advance_to: target}).catch(() => {})
+      await until(() => rx.got.length > before + 2, 'the walk under way', 10_000)
+      await p1.kill()
+      // p2 waits for the dead walk's lease to run out, then walks the rest of the jump.
+      const finished = await p2.gw.admin('POST', '/clock', {merchant: acct.merchant.id, advance_to: target})
+      expect(finished.status, finished.text).to.equal(200)
+      expect(finished.body.now).to.be.at.least(target)
+      const after = rx.got.slice(before)
+      const byType = (type: string) => new Set(after.filter((r) => r.event.type === type).map((r) => r.event.id as string))
+      // Each job ran once (one event each), and every event was delivered (a retry of p1's last one may repeat it).
+      expect(byType('checkout.session.expired').size).to.equal(sessions)
+      expect(byType('invoice.paid').size).to.equal(3)
+      expect(after.filter((r) => r.event.type === 'invoice.paid').length).to.be.within(3, 4)
+    } finally {
+      await cluster.close()
+    }
+  })
+
   it('runs each due job once and delivers each event once when a clock advance through one process meets the ticks of others', async () => {
     const cluster = await startCluster(3)
     try {
