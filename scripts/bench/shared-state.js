@@ -6,7 +6,8 @@
  * plus this checkout on `:memory:` (in-memory rate counters, no shared-version read). Each server runs in
  * its own process; autocannon drives it from this one; rounds alternate so machine load hits all alike.
  *   BASE_ROOT=/tmp/base node scripts/bench/shared-state.js
- * Env: BENCH_SECONDS (5), BENCH_CONNECTIONS (50), BENCH_ROUNDS (3).
+ * Env: BENCH_MODE (reads, or writes: idempotent product creation), BENCH_SECONDS (5), BENCH_CONNECTIONS (50),
+ * BENCH_ROUNDS (3).
  */
 import {spawn} from 'node:child_process'
 import {mkdtempSync} from 'node:fs'
@@ -21,6 +22,8 @@ const BASE = process.env.BASE_ROOT
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5)
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
+/** `reads` (default) or `writes` (POST /v1/app/products with an Idempotency-Key each). */
+const MODE = process.env.BENCH_MODE ?? 'reads'
 const work = mkdtempSync(join(tmpdir(), 'payapp-bench-shared-'))
 const children = []
 process.on('exit', () => children.forEach((c) => c.kill('SIGKILL')))
@@ -51,7 +54,15 @@ async function gateway(root, db, rateLimit) {
   const merchant = await call(info.url, 'POST', '/_admin/merchants', info.admin_key, {company: 'Bench GmbH'})
   const {token} = await call(info.url, 'POST', '/_admin/installations', info.admin_key, {merchant: merchant.id, env: 'test', scopes: ['products:read', 'products:write']})
   for (let i = 0; i < 25; i++) await call(info.url, 'POST', '/v1/app/products', token, {name: `Bench product ${i}`, price: {currency: 'eur', unit_amount: 1999 + i}})
-  return {url: `${info.url}/v1/app/products?limit=25`, headers: {authorization: `Bearer ${token}`}}
+  const headers = {authorization: `Bearer ${token}`}
+  if (MODE !== 'writes') return {url: `${info.url}/v1/app/products?limit=25`, headers}
+  // Idempotent writes: a product per request, each with a fresh Idempotency-Key.
+  let n = 0
+  const body = JSON.stringify({name: 'Bench product', price: {currency: 'eur', unit_amount: 1999}})
+  return {
+    url: `${info.url}/v1/app/products`,
+    requests: [{method: 'POST', setupRequest: (req) => ({...req, headers: {...headers, 'content-type': 'application/json', 'idempotency-key': `bench-${process.pid}-${++n}`}, body})}],
+  }
 }
 
 const load = (target, duration = SECONDS) =>
@@ -75,7 +86,7 @@ for (let round = 0; round < ROUNDS; round++) {
   }
 }
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
-console.log(`GET /v1/app/products?limit=25, ${CONNECTIONS} connections, ${SECONDS} s x ${ROUNDS} interleaved rounds (median)`)
+console.log(`${MODE === 'writes' ? 'POST /v1/app/products (Idempotency-Key)' : 'GET /v1/app/products?limit=25'}, ${CONNECTIONS} connections, ${SECONDS} s x ${ROUNDS} interleaved rounds (median)`)
 const first = median(targets[0].runs.map((r) => r.rps))
 for (const t of targets) {
   const rps = median(t.runs.map((r) => r.rps))

@@ -463,7 +463,7 @@ export async function admit(
       ? invalid('livemode_required', 'This route is available to live installations only; a test installation cannot use it')
       : invalid('livemode_forbidden', 'This route is available in the sandbox only; a live credential cannot use it')
   }
-  const state = await platform.rateLimiter.hit(cred.id, rule.bucket)
+  const state = await platform.rateLimiter.hit(cred.id, rule.bucket, request.method !== 'GET')
   if (state) reply.headers(rateLimitHeaders(state))
   return cred
 }

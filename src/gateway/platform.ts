@@ -176,12 +176,15 @@ export class RateLimiter {
     this.windowSeconds = config.windowSeconds ?? 60
   }
 
-  /** Counts one request; throws 429 with `Retry-After` once the bucket is spent for this window. */
-  async hit(credentialId: string, bucket: Bucket): Promise<RateLimitState | undefined> {
+  /**
+   * Counts one request (`writes`: one that goes on to its own unit of work); throws 429 with
+   * `Retry-After` once the bucket is spent for this window.
+   */
+  async hit(credentialId: string, bucket: Bucket, writes = false): Promise<RateLimitState | undefined> {
     if (!this.enabled) return undefined
     const now = this.clock.now()
     const window = Math.floor(now / this.windowSeconds)
-    const count = await this.counters.hit(`${credentialId}:${bucket}`, window)
+    const count = await this.counters.hit(`${credentialId}:${bucket}`, window, writes)
     const limit = this.limits[bucket]
     const reset = Math.max(1, (window + 1) * this.windowSeconds - now)
     const state = {limit, remaining: Math.max(0, limit - count), reset}

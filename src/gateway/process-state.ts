@@ -26,8 +26,11 @@ export interface ReadCache {
 
 /** Request counts per key in fixed windows (`window` numbers the window). */
 export interface RateCounters {
-  /** Counts one request of `key` in `window` and says how many there were in it so far. */
-  hit(key: string, window: number): number | Promise<number>
+  /**
+   * Counts one request of `key` in `window` and says how many there were in it so far. `writes`: the
+   * request goes on to a unit of work of its own (whose commit its answer waits for).
+   */
+  hit(key: string, window: number, writes?: boolean): number | Promise<number>
 }
 
 /**
@@ -104,15 +107,21 @@ export class StoredRateCounters implements RateCounters {
 
   constructor(private readonly storage: Storage) {}
 
-  hit(key: string, window: number): Promise<number> {
-    return this.storage.write(async (tx) => {
-      // Counts of past windows go once per window and process.
-      if (window !== this.window) {
-        this.window = window
-        await tx.rates.prune(window - 1)
-      }
-      return tx.rates.hit(key, window)
-    })
+  hit(key: string, window: number, writes = false): Promise<number> {
+    return this.storage.write(
+      async (tx) => {
+        // Counts of past windows go once per window and process.
+        if (window !== this.window) {
+          this.window = window
+          await tx.rates.prune(window - 1)
+        }
+        return tx.rates.hit(key, window)
+      },
+      // A write's count is answered as soon as it is made (its own unit's commit follows; a crash may lose
+      // the count, harmlessly): waiting for two commits cost writes 0.56x of their rate. A read's waits
+      // for the batch's commit, which groups more reads per commit (measured: 1.8x the reads per second).
+      {durable: !writes},
+    )
   }
 }
 

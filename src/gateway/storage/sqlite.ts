@@ -306,11 +306,14 @@ export class SqliteStorage implements Storage {
     return this.writer.db.open
   }
 
-  write<T>(fn: (tx: Store) => Promise<T>): Promise<T> {
+  write<T>(fn: (tx: Store) => Promise<T>, opts?: {durable?: boolean}): Promise<T> {
+    // Not durable: answered as soon as the unit ran, before the batch's COMMIT.
+    let ran: ((value: T) => void) | undefined
+    const early = opts?.durable === false ? new Promise<T>((resolve) => (ran = resolve)) : undefined
     // An idle writer starts the unit at once: no queue hop on the common path.
-    const run = this.busy ? this.tail.then(() => this.unit(fn)) : this.unit(fn)
+    const run = this.busy ? this.tail.then(() => this.unit(fn, ran)) : this.unit(fn, ran)
     this.tail = run.catch(() => {})
-    return run
+    return early ? Promise.race([early, run]) : run
   }
 
   /**
@@ -319,7 +322,7 @@ export class SqliteStorage implements Storage {
    * event loop share one COMMIT, whose WAL pages (the objects table and its indexes) are written once
    * for all of them instead of once each. Nothing is acknowledged before it is committed.
    */
-  private async unit<T>(fn: (tx: Store) => Promise<T>): Promise<T> {
+  private async unit<T>(fn: (tx: Store) => Promise<T>, ran?: (value: T) => void): Promise<T> {
     this.busy = true
     const {db} = this.writer
     let result: T
@@ -337,6 +340,7 @@ export class SqliteStorage implements Storage {
         throw error
       }
       this.busy = false
+      ran?.(result)
       await batch
       return result
     } finally {

@@ -333,6 +333,14 @@ export interface Store extends DocumentStore {
   readonly leases: LeaseTable
 }
 
+export interface WriteOptions {
+  /**
+   * false: the unit may answer once its statements ran, before its COMMIT (a rate-limit count, which a
+   * crash may lose harmlessly, need not wait for the batch's). Default true: answered once committed.
+   */
+  durable?: boolean
+}
+
 export interface Storage {
   /** Where the data lives (a file path, `:memory:`), for messages. */
   readonly location: string
@@ -341,7 +349,7 @@ export interface Storage {
    * A unit of work: `fn`'s writes commit together when it resolves, or none when it throws. On SQLite
    * units run one at a time (BEGIN IMMEDIATE behind a queue); a unit must never start another (deadlock).
    */
-  write<T>(fn: (tx: Store) => Promise<T>): Promise<T>
+  write<T>(fn: (tx: Store) => Promise<T>, opts?: WriteOptions): Promise<T>
   /** Reads of committed data; never waits for a unit. Its write methods throw. */
   readonly reads: Store
   /** Changes whenever a committed write of this process may have changed a document of one of `kinds`; see `Platform.cachedRead`. */
