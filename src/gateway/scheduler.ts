@@ -202,7 +202,8 @@ export class Scheduler {
     } finally {
       // Walked clocks stay pinned at their target while the shared offset moves under them.
       this.clock.advanceAll(seconds)
-      for (const merchant of merchants) this.clock.release(merchant)
+      // Each walked clock keeps its own offset: it moved by `seconds` like every other, not by the walk's wall time less.
+      for (const merchant of merchants) this.clock.unpin(merchant)
       this.version += 1
       await this.persist(['', ...merchants]).finally(() => {
         this.walkingAll = false
