@@ -370,7 +370,9 @@ export class Platform {
    */
   async start(faults: readonly FaultInput[] = []): Promise<void> {
     const name = `process:${this.processId}`
-    const join = (tx: Store) => tx.leases.acquire(name, this.processId, Date.now() + this.leaseMs, Date.now())
+    // Short (at most 5 s), so a process restarted soon after a kill -9 finds itself alone again.
+    const leaseMs = Math.min(this.leaseMs, 5000)
+    const join = (tx: Store) => tx.leases.acquire(name, this.processId, Date.now() + leaseMs, Date.now())
     await this.write(async (tx) => {
       const alone = (await tx.leases.live('process:', Date.now())) === 0
       await join(tx)
@@ -379,7 +381,7 @@ export class Platform {
       for (const rule of faults) await this.faults.add(tx, rule)
     })
     if (!this.shared) return
-    this.heartbeat = setInterval(() => void this.storage.write(join).catch(() => {}), Math.max(50, this.leaseMs / 3))
+    this.heartbeat = setInterval(() => void this.storage.write(join).catch(() => {}), Math.max(50, leaseMs / 3))
     this.heartbeat.unref()
   }
 
