@@ -160,7 +160,10 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     if (countHeader(request.raw.rawHeaders, 'authorization') > 1) {
       return done(unauthenticated('Send one Authorization header, not several', 'invalid_authorization_header'))
     }
-    done()
+    // Other processes on the database may have revoked a credential, changed a fault rule or moved a
+    // clock: one read of the shared version before anything else (nothing on :memory:, which no other process can open).
+    if (!platform.shared) return done()
+    platform.sync().then(() => done(), done)
   })
 
   // JSON bodies: an empty body is "no fields"; a syntax error, a body nested deeper than any of the
@@ -228,8 +231,8 @@ function applyFaults(app: FastifyInstance, platform: Platform): void {
   const {faults} = platform
   app.addHook('preHandler', (request, _reply, done) => {
     if (!faults.forApi || !request.url.startsWith('/v1/')) return done()
-    const strike = (merchant: string | undefined) => {
-      const rule = faults.strike({
+    const strike = async (merchant: string | undefined) => {
+      const rule = await faults.strike({
         method: request.method,
         pattern: request.routeOptions.url ?? '',
         path: request.url.split('?')[0],
@@ -241,8 +244,9 @@ function applyFaults(app: FastifyInstance, platform: Platform): void {
       if (rule.latency_ms > 0) setTimeout(answer, rule.latency_ms)
       else answer()
     }
-    if (faults.byMerchant) void merchantOf(platform, request).then(strike)
-    else strike(undefined)
+    // The rules live in storage: a strike consumes its rule's count in one unit (process-state.ts).
+    const struck = faults.byMerchant ? merchantOf(platform, request).then(strike) : strike(undefined)
+    struck.catch((error: Error) => done(error))
   })
 }
 
@@ -459,7 +463,7 @@ export async function admit(
       ? invalid('livemode_required', 'This route is available to live installations only; a test installation cannot use it')
       : invalid('livemode_forbidden', 'This route is available in the sandbox only; a live credential cannot use it')
   }
-  const state = platform.rateLimiter.hit(cred.id, rule.bucket)
+  const state = await platform.rateLimiter.hit(cred.id, rule.bucket, request.method !== 'GET')
   if (state) reply.headers(rateLimitHeaders(state))
   return cred
 }

@@ -60,6 +60,14 @@ export class Clock {
     else this.own.set(merchant, own)
   }
 
+  /**
+   * Lets the merchant's clock run again at its own offset from before it was pinned: after every clock
+   * moved together (`advanceAll`), it keeps its lead or lag on the shared clock however long the walk took.
+   */
+  unpin(merchant: string): void {
+    this.pinned.delete(merchant)
+  }
+
   /** Moves every clock by `seconds`; a pinned clock stays where it is pinned until released. */
   advanceAll(seconds: number): void {
     this.shared += seconds

@@ -10,10 +10,20 @@ import type {EventType} from '@payapp/sdk/events'
 import type {Scope as ScopeName} from '@payapp/sdk/schemas/common'
 import {Clock} from './clock.js'
 import type {Tx} from './domain/context.js'
-import {Faults} from './domain/faults.js'
+import type {FaultInput} from './domain/faults.js'
 import {ApiError, conflict, invalid, unauthenticated} from './errors.js'
 import {newId, randomText} from './ids.js'
-import {MemoryCredentialCache, MemoryRateCounters, MemoryReadCache, type CredentialCache, type FaultRules, type RateCounters, type ReadCache} from './process-state.js'
+import {
+  MemoryCredentialCache,
+  MemoryRateCounters,
+  MemoryReadCache,
+  StoredFaults,
+  StoredRateCounters,
+  type CredentialCache,
+  type FaultRules,
+  type RateCounters,
+  type ReadCache,
+} from './process-state.js'
 import type {Env, EventDoc, Kind, Scope} from './storage/documents.js'
 import {openStorage} from './storage/open.js'
 import type {IdempotencyRecord, Storage, Store} from './storage/storage.js'
@@ -47,6 +57,8 @@ export class Credentials {
   constructor(
     private readonly storage: Storage,
     private readonly clock: Clock,
+    /** Tells the other processes on the database that credentials changed (the shared version), in the changing unit. */
+    private readonly changed: (store: Store) => Promise<void> = async () => {},
     /** token → credential; the hot path of every request, so lookups never touch storage twice. */
     private readonly cache: CredentialCache<Credential> = new MemoryCredentialCache(),
   ) {}
@@ -57,17 +69,27 @@ export class Credentials {
     const hint = token.slice(-4)
     const origins = kind === 'publishable_key' ? [...new Set(extra.origins ?? [])] : null
     await store.credentials.insert({id, tokenHash: sha256(token), kind, merchant, env, scopes: [...new Set(scopes)], hint, origins, appName: extra.appName ?? null, created: this.clock.now(merchant)})
-    if (origins?.length) this.origins = undefined
+    if (origins?.length) {
+      this.origins = undefined
+      await this.changed(store)
+    }
     return {id, token}
   }
 
   async revoke(store: Store, id: string, kinds: readonly Credential['kind'][]): Promise<boolean> {
     let revoked = false
     for (const kind of kinds) if (await store.credentials.revoke(id, kind, this.clock.now())) revoked = true
-    // A revoked token must fail on its very next request, so forget every cached answer.
+    // A revoked token must fail on its very next request, in this process and (through the shared
+    // version) every other, so every cached answer is forgotten.
+    this.forget()
+    if (revoked) await this.changed(store)
+    return revoked
+  }
+
+  /** Forgets every cached answer (a credential was revoked, here or by another process). */
+  forget(): void {
     this.cache.invalidate()
     this.origins = undefined
-    return revoked
   }
 
   /**
@@ -154,12 +176,15 @@ export class RateLimiter {
     this.windowSeconds = config.windowSeconds ?? 60
   }
 
-  /** Counts one request; throws 429 with `Retry-After` once the bucket is spent for this window. */
-  hit(credentialId: string, bucket: Bucket): RateLimitState | undefined {
+  /**
+   * Counts one request (`writes`: one that goes on to its own unit of work); throws 429 with
+   * `Retry-After` once the bucket is spent for this window.
+   */
+  async hit(credentialId: string, bucket: Bucket, writes = false): Promise<RateLimitState | undefined> {
     if (!this.enabled) return undefined
     const now = this.clock.now()
     const window = Math.floor(now / this.windowSeconds)
-    const count = this.counters.hit(`${credentialId}:${bucket}`, window)
+    const count = await this.counters.hit(`${credentialId}:${bucket}`, window, writes)
     const limit = this.limits[bucket]
     const reset = Math.max(1, (window + 1) * this.windowSeconds - now)
     const state = {limit, remaining: Math.max(0, limit - count), reset}
@@ -270,7 +295,15 @@ export interface PlatformOptions {
   rateLimits?: RateLimitConfig
   /** Base URL the gateway is reachable at; checkout URLs point there. Set once listening. */
   baseUrl?: string
+  /**
+   * How long a process's claim on a webhook delivery or a merchant's clock walk lasts (ms) before another
+   * process may take it over (the claimer died). Default: `PAYAPP_GATEWAY_LEASE_MS`, else 30 s.
+   */
+  leaseMs?: number
 }
+
+/** The meta key whose value changes (a new random one) whenever credentials, fault rules or clocks change. */
+const SHARED_VERSION = 'shared_version'
 
 /** Everything a route may use besides its own request. */
 export class Platform {
@@ -289,16 +322,39 @@ export class Platform {
   private readonly readTx: Tx
   private readonly contexts = new WeakMap<Store, Tx>()
 
+  /**
+   * Whether other processes may share the database (any but `:memory:`): then each request first
+   * compares the shared version (`sync`), and rate limits are counted in storage.
+   */
+  readonly shared: boolean
+  /** This process among those on the database: the owner of its delivery claims and clock leases. */
+  readonly processId = newId('proc', 16)
+  readonly leaseMs: number
+  /** The shared version this process's caches, fault kinds and clock offsets were last read at. */
+  private seen: string | undefined
+  private syncing: Promise<void> | undefined
+  /** The storage's `external()` token at the last request, and how often it moved (part of every cached read's generation). */
+  private external: string | undefined
+  private externalChanges = 0
+
   private constructor(opts: PlatformOptions, storage: Storage, clockOffsets: ReadonlyMap<string, number>) {
     this.storage = storage
+    this.shared = storage.location !== ':memory:'
+    this.leaseMs = opts.leaseMs ?? (Number(process.env.PAYAPP_GATEWAY_LEASE_MS) || 30_000)
     this.clock = new Clock()
     this.clock.load(clockOffsets)
-    this.credentials = new Credentials(this.storage, this.clock)
-    this.rateLimiter = new RateLimiter(this.clock, opts.rateLimit, opts.rateLimits)
+    const changed = (store: Store) => this.changed(store)
+    this.credentials = new Credentials(this.storage, this.clock, changed)
+    this.rateLimiter = new RateLimiter(this.clock, opts.rateLimit, opts.rateLimits, this.shared ? new StoredRateCounters(this.storage) : new MemoryRateCounters())
     this.idempotency = new Idempotency(this.storage, this.clock)
-    this.faults = new Faults(() => this.now())
-    this.webhooks = new Webhooks(this.storage, (merchant) => this.clock.now(merchant), this.faults)
-    this.scheduler = new Scheduler(this.storage, this.clock, this.webhooks, (fn) => this.write(fn))
+    this.faults = new StoredFaults(this.storage, () => this.now(), changed)
+    this.webhooks = new Webhooks(this.storage, (merchant) => this.clock.now(merchant), this.faults, {owner: this.processId, leaseMs: this.leaseMs})
+    this.scheduler = new Scheduler(this.storage, this.clock, this.webhooks, (fn) => this.write(fn), {
+      owner: this.processId,
+      leaseMs: this.leaseMs,
+      changed,
+      sync: () => this.sync(),
+    })
     this.baseUrl = opts.baseUrl ?? 'http://127.0.0.1'
     this.readTx = this.context(this.storage.reads, false)
   }
@@ -308,7 +364,71 @@ export class Platform {
     const storage = await openStorage(opts.db)
     const platform = new Platform(opts, storage, await readOffsets(storage))
     await platform.idempotency.releaseInFlight()
+    platform.external = await storage.external()
+    platform.seen = await storage.reads.meta(SHARED_VERSION)
+    await platform.faults.refresh()
     return platform
+  }
+
+  /**
+   * Joins the processes on the database (a `process:<id>` lease, renewed while this one runs) and sets
+   * the fault rules up: the first process to start (none other is live) starts them afresh, clearing
+   * what an earlier run left and adding `faults` (`gateway start --faults`); one that joins running
+   * processes keeps the gateway's rules and adds none, so N processes started with one file strike once.
+   */
+  async start(faults: readonly FaultInput[] = []): Promise<void> {
+    const name = `process:${this.processId}`
+    // Short (at most 5 s), so a process restarted soon after a kill -9 finds itself alone again.
+    const leaseMs = Math.min(this.leaseMs, 5000)
+    const join = (tx: Store) => tx.leases.acquire(name, this.processId, Date.now() + leaseMs, Date.now())
+    await this.write(async (tx) => {
+      const alone = (await tx.leases.live('process:', Date.now())) === 0
+      await join(tx)
+      if (!alone) return
+      if (this.shared) await this.faults.clear(tx)
+      for (const rule of faults) await this.faults.add(tx, rule)
+    })
+    if (!this.shared) return
+    this.heartbeat = setInterval(() => void this.storage.write(join).catch(() => {}), Math.max(50, leaseMs / 3))
+    this.heartbeat.unref()
+  }
+
+  private heartbeat?: NodeJS.Timeout
+
+  /**
+   * Marks credentials, fault rules or clocks changed, in the changing unit: every process compares
+   * this version on its next request (`sync`) and re-reads what it keeps of them.
+   */
+  async changed(store: Store): Promise<void> {
+    if (this.shared) await store.setMeta(SHARED_VERSION, randomText(16))
+  }
+
+  /**
+   * Brings this process's copies of shared state up to date before a request: one read of the shared
+   * version; when another process changed it, the credential cache is dropped and the fault rules'
+   * kinds and the clocks' offsets are read again. A change committed before the request began is seen.
+   */
+  async sync(): Promise<void> {
+    if (!this.shared || !this.storage.open) return
+    // Nothing committed by another process since the last request: nothing to compare (one query).
+    const external = await this.storage.external()
+    if (external === this.external) return
+    this.external = external
+    // Cached reads computed before may miss what another process wrote.
+    this.externalChanges += 1
+    // Twice at most: a re-read already under way may have started before this request's change.
+    for (let round = 0; round < 2; round++) {
+      const version = await this.storage.reads.meta(SHARED_VERSION)
+      if (version === this.seen) return
+      // Requests that meet the same change wait for one re-read.
+      this.syncing ??= (async () => {
+        this.credentials.forget()
+        await this.faults.refresh()
+        await this.scheduler.loadOffsets()
+        this.seen = version
+      })().finally(() => (this.syncing = undefined))
+      await this.syncing
+    }
   }
 
   /**
@@ -371,7 +491,7 @@ export class Platform {
    * was computed. Only for reads that depend on stored documents alone, not on the clock.
    */
   async cachedRead<T>(key: string, kinds: readonly Kind[], compute: () => Promise<T>): Promise<T> {
-    const generation = this.storage.generation(kinds)
+    const generation = `${this.externalChanges}/${this.storage.generation(kinds)}`
     const hit = this.readCache.get(key, generation)
     if (hit !== undefined) return hit as T
     const value = await compute()
@@ -404,7 +524,13 @@ export class Platform {
     return event
   }
 
-  close(): Promise<void> | void {
-    return this.storage.close()
+  /** Leaves the processes on the database (its lease released) and closes the storage. */
+  async close(): Promise<void> {
+    clearInterval(this.heartbeat)
+    if (this.heartbeat && this.storage.open) {
+      const name = `process:${this.processId}`
+      await this.storage.write((tx) => tx.leases.release(name, this.processId)).catch(() => {})
+    }
+    await this.storage.close()
   }
 }

@@ -1,10 +1,14 @@
 /**
- * The gateway's per-process state, each piece behind an interface with its in-process implementation:
- * the credential cache, the read cache, the rate limiter's counters and the fault rules. One process
- * keeps them in memory; several processes sharing one database (the PostgreSQL issue) give each a
- * shared implementation (a table, a LISTEN/NOTIFY invalidation) without touching the code that uses them.
+ * The gateway's per-process state, each piece behind an interface: the credential cache, the read
+ * cache, the rate limiter's counters and the fault rules. What must be one for every gateway process
+ * on a database is in storage (docs/architecture.md, "Per-process state"): the fault rules always
+ * (`StoredFaults`), the rate-limit counts on a file or server database (`StoredRateCounters`; one
+ * process's `:memory:` database keeps `MemoryRateCounters`). The caches stay in memory and are
+ * invalidated across processes by the shared version each request compares (`Platform.sync`).
  */
-import type {Faults, FaultInput, FaultRule} from './domain/faults.js'
+import type {DeliveryTarget, FaultInput, FaultRule} from './domain/faults.js'
+import {Faults} from './domain/faults.js'
+import type {Storage, Store} from './storage/storage.js'
 
 /** token → what it authenticates as (null: no valid credential), so a request never reads storage twice. */
 export interface CredentialCache<C> {
@@ -22,24 +26,32 @@ export interface ReadCache {
 
 /** Request counts per key in fixed windows (`window` numbers the window). */
 export interface RateCounters {
-  /** Counts one request of `key` in `window` and says how many there were in it so far. */
-  hit(key: string, window: number): number
+  /**
+   * Counts one request of `key` in `window` and says how many there were in it so far. `writes`: the
+   * request goes on to a unit of work of its own (whose commit its answer waits for).
+   */
+  hit(key: string, window: number, writes?: boolean): number | Promise<number>
 }
 
-/** Fault-injection rules (domain/faults.ts), as the routes and the admin API use them. */
+/**
+ * Fault-injection rules (domain/faults.ts), as the routes and the admin API use them. The admin API's
+ * calls take the request's unit (`store`); `forDelivery` the unit queueing the delivery.
+ */
 export interface FaultRules {
-  readonly size: number
-  /** Whether some rule applies to API requests (webhook rules do not). */
+  /** Whether some rule applies to API requests (webhook rules do not), as last read. */
   readonly forApi: boolean
   readonly byMerchant: boolean
-  add(input: FaultInput): FaultRule
-  list(): FaultRule[]
-  get(id: string): FaultRule | undefined
-  remove(id: string): boolean
-  clear(): number
-  strike(req: {method: string; pattern: string; path: string; endpoint?: string; merchant?: string}): FaultRule | undefined
-  /** The webhook rule that strikes a delivery being queued, if any. */
-  forDelivery: Faults['forDelivery']
+  add(store: Store, input: FaultInput): Promise<FaultRule>
+  list(store: Store): Promise<FaultRule[]>
+  get(store: Store, id: string): Promise<FaultRule | undefined>
+  remove(store: Store, id: string): Promise<boolean>
+  clear(store: Store): Promise<number>
+  /** The first API rule that strikes this request, if any (consuming its draw and count, in storage). */
+  strike(req: {method: string; pattern: string; path: string; endpoint?: string; merchant?: string}): Promise<FaultRule | undefined>
+  /** The webhook rule that strikes a delivery being queued in `store`'s unit, if any. */
+  forDelivery(store: Store, target: DeliveryTarget): Promise<FaultRule | undefined>
+  /** Re-reads which kinds of rules exist (another process may have changed them). */
+  refresh(): Promise<void>
 }
 
 export class MemoryCredentialCache<C> implements CredentialCache<C> {
@@ -86,5 +98,126 @@ export class MemoryRateCounters implements RateCounters {
     const count = (this.counts.get(key) ?? 0) + 1
     this.counts.set(key, count)
     return count
+  }
+}
+
+/** Rate-limit counts in storage (`rates`): one count per key and window for every process on the database. */
+export class StoredRateCounters implements RateCounters {
+  private window = -1
+
+  constructor(private readonly storage: Storage) {}
+
+  hit(key: string, window: number, writes = false): Promise<number> {
+    return this.storage.write(
+      async (tx) => {
+        // Counts of past windows go once per window and process.
+        if (window !== this.window) {
+          this.window = window
+          await tx.rates.prune(window - 1)
+        }
+        return tx.rates.hit(key, window)
+      },
+      // A write's count is answered as soon as it is made (its own unit's commit follows; a crash may lose
+      // the count, harmlessly): waiting for two commits cost writes 0.56x of their rate. A read's waits
+      // for the batch's commit, which groups more reads per commit (measured: 1.8x the reads per second).
+      {durable: !writes},
+    )
+  }
+}
+
+/**
+ * The fault rules in storage (`faults`): a rule added through one process strikes on every process's
+ * next request, and a rule's count, hits and seeded draws are one sequence for the whole gateway (a
+ * strike reads and updates the rules in one unit). Which kinds of rules exist is kept here, so a
+ * request costs nothing while there are none; `refresh` re-reads it when another process changed them.
+ */
+export class StoredFaults implements FaultRules {
+  private kinds = {api: false, merchant: false, webhooks: false}
+
+  constructor(
+    private readonly storage: Storage,
+    private readonly now: () => number,
+    /** Marks the rules changed for the other processes (the shared version), in the changing unit. */
+    private readonly changed: (store: Store) => Promise<void>,
+  ) {}
+
+  get forApi(): boolean {
+    return this.kinds.api
+  }
+
+  get byMerchant(): boolean {
+    return this.kinds.merchant
+  }
+
+  private async load(store: Store): Promise<Faults> {
+    return (await this.rows(store)).faults
+  }
+
+  private async rows(store: Store): Promise<{faults: Faults; draws: Map<string, number>}> {
+    const rows = await store.faults.all()
+    const faults = Faults.from(rows, this.now)
+    this.kinds = {api: faults.forApi, merchant: faults.byMerchant, webhooks: faults.forWebhooks}
+    return {faults, draws: new Map(rows.map((r) => [r.id, r.draws]))}
+  }
+
+  /** Stores the rules a strike changed: the one that struck (hits, count) and every one that drew. */
+  private async save(store: Store, faults: Faults, draws: ReadonlyMap<string, number>, struck: FaultRule | undefined): Promise<void> {
+    for (const [id, before] of draws) {
+      const row = faults.stored(id)
+      if (id === struck?.id || row.draws !== before) await store.faults.update(row)
+    }
+  }
+
+  async refresh(): Promise<void> {
+    await this.load(this.storage.reads)
+  }
+
+  async add(store: Store, input: FaultInput): Promise<FaultRule> {
+    const faults = new Faults(this.now)
+    const rule = faults.add(input)
+    await store.faults.insert(faults.stored(rule.id))
+    await this.changed(store)
+    await this.load(store)
+    return rule
+  }
+
+  async list(store: Store): Promise<FaultRule[]> {
+    return (await this.load(store)).list()
+  }
+
+  async get(store: Store, id: string): Promise<FaultRule | undefined> {
+    return (await this.load(store)).get(id)
+  }
+
+  async remove(store: Store, id: string): Promise<boolean> {
+    const removed = await store.faults.remove(id)
+    await this.changed(store)
+    await this.load(store)
+    return removed
+  }
+
+  async clear(store: Store): Promise<number> {
+    const n = await store.faults.clear()
+    await this.changed(store)
+    await this.load(store)
+    return n
+  }
+
+  async strike(req: {method: string; pattern: string; path: string; endpoint?: string; merchant?: string}): Promise<FaultRule | undefined> {
+    if (!this.kinds.api) return undefined
+    return this.storage.write(async (tx) => {
+      const {faults, draws} = await this.rows(tx)
+      const rule = faults.strike(req)
+      await this.save(tx, faults, draws, rule)
+      return rule
+    })
+  }
+
+  async forDelivery(store: Store, target: DeliveryTarget): Promise<FaultRule | undefined> {
+    if (!this.kinds.webhooks) return undefined
+    const {faults, draws} = await this.rows(store)
+    const rule = faults.forDelivery(target)
+    await this.save(store, faults, draws, rule)
+    return rule
   }
 }

@@ -14,7 +14,7 @@
  */
 import type {Clock} from './clock.js'
 import type {Tx} from './domain/context.js'
-import type {Job, Storage} from './storage/storage.js'
+import type {Job, Storage, Store} from './storage/storage.js'
 
 export type {Job}
 
@@ -33,6 +33,22 @@ export interface DeliveryDriver {
 
 const TICK_MS = 1000
 const OFFSET_KEY = 'clock_offset'
+/** How often a lease waited for is tried again. */
+const LEASE_POLL_MS = 25
+
+/** What the scheduler shares with the other gateway processes on the database. */
+export interface SchedulerSharing {
+  /** This process, as the owner of the clock leases it takes. */
+  owner: string
+  /** How long a lease lasts without renewal (its process died): then another process may walk the merchant's clock. */
+  leaseMs: number
+  /** Marks the clocks changed for the other processes (the shared version), in the unit that stores them. */
+  changed: (store: Store) => Promise<void>
+  /** Reads what other processes changed (the clocks' offsets among it) before a tick. */
+  sync: () => Promise<void>
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 export interface AdvanceResult {
   /** The clock moved (the merchant's, else the shared one), after the jump. */
@@ -66,7 +82,30 @@ export class Scheduler {
     private readonly deliveries: DeliveryDriver,
     /** The platform's unit of work (platform.write): jobs run with the domain's context. */
     private readonly write: <T>(fn: (tx: Tx) => Promise<T>) => Promise<T>,
+    private readonly sharing: SchedulerSharing = {owner: 'local', leaseMs: 30_000, changed: async () => {}, sync: async () => {}},
   ) {}
+
+  /**
+   * Takes the merchant's clock lease (`clock:<merchant>`, in storage), so that no other process's tick
+   * runs its jobs and no other advance walks its clock meanwhile; with `wait`, tries until it is free
+   * (or its holder died and its lease ran out). Answers a release function, or undefined when not taken.
+   */
+  private async lease(merchant: string, wait: boolean): Promise<(() => Promise<void>) | undefined> {
+    const {owner, leaseMs} = this.sharing
+    const name = `clock:${merchant}`
+    const take = () => this.storage.write((tx) => tx.leases.acquire(name, owner, Date.now() + leaseMs, Date.now()))
+    while (!(await take())) {
+      if (!wait) return undefined
+      await sleep(LEASE_POLL_MS)
+    }
+    // Renewed while held, so a long walk keeps it.
+    const renew = setInterval(() => void take().catch(() => {}), Math.max(50, leaseMs / 3))
+    renew.unref()
+    return async () => {
+      clearInterval(renew)
+      if (this.storage.open) await this.storage.write((tx) => tx.leases.release(name, owner))
+    }
+  }
 
   /** Registers what a kind of job does. */
   handle(kind: string, handler: JobHandler): void {
@@ -84,16 +123,20 @@ export class Scheduler {
       const job = await this.storage.reads.jobs.next(merchant, now)
       if (!job) return ran
       try {
-        await this.write(async (tx) => {
-          // Claimed by its removal: a job another runner took first is not run twice.
-          if (await tx.jobs.remove(job.id)) await this.handlers.get(job.kind)?.(tx, job)
+        // Claimed by its removal, in the unit of its effects: a job another runner took first is not
+        // run twice, and a process killed mid-job leaves it (and nothing of it) for another to run.
+        const claimed = await this.write(async (tx) => {
+          if (!(await tx.jobs.remove(job.id))) return false
+          await this.handlers.get(job.kind)?.(tx, job)
+          return true
         })
+        if (claimed) ran += 1
       } catch (error) {
         // A bug in a handler must not stall the clock: the job is dropped and the failure reported.
         await this.storage.write((tx) => tx.jobs.remove(job.id))
         process.emitWarning(`scheduled job ${job.kind} for ${job.ref} failed and was dropped: ${(error as Error)?.message ?? String(error)}`, 'PayappSchedulerWarning')
+        ran += 1
       }
-      ran += 1
     }
   }
 
@@ -104,45 +147,68 @@ export class Scheduler {
   advance(by: {seconds: number} | {to: number}, merchant?: string): Promise<AdvanceResult> {
     const target = (now: number) => ('to' in by ? Math.max(now, by.to) : now + by.seconds)
     if (merchant !== undefined) {
-      const run = Promise.all([this.allLane, this.lanes.get(merchant)]).then(() => this.walkOne(merchant, target(this.clock.now(merchant))))
+      const run = Promise.all([this.allLane, this.lanes.get(merchant)]).then(() => this.walkOne(merchant, target))
       const lane = run.catch(() => {})
       this.lanes.set(merchant, lane)
       void lane.then(() => this.lanes.get(merchant) === lane && this.lanes.delete(merchant))
       return run
     }
-    const run = Promise.all([this.allLane, ...this.lanes.values()]).then(() => this.walkAll(target(this.clock.now()) - this.clock.now()))
+    const run = Promise.all([this.allLane, ...this.lanes.values()]).then(() => this.walkAll(target))
     this.allLane = run.catch(() => {})
     return run
   }
 
-  private async walkOne(merchant: string, target: number): Promise<AdvanceResult> {
+  /** Walks one merchant's jump while holding its clock lease, from the clock as stored when the lease is taken. */
+  private async walkOne(merchant: string, target: (now: number) => number): Promise<AdvanceResult> {
+    const release = (await this.lease(merchant, true))!
+    // Another process may have moved the clock before the lease was ours (read unless a walk here owns the clocks).
+    await this.loadOffsets()
     this.walking.add(merchant)
     try {
-      return {now: target, jobs: await this.walk(merchant, target)}
+      const to = target(this.clock.now(merchant))
+      return {now: to, jobs: await this.walk(merchant, to)}
     } finally {
       this.clock.release(merchant)
       this.version += 1
-      await this.persist([merchant])
-      this.walking.delete(merchant)
+      await this.persist([merchant]).finally(() => {
+        this.walking.delete(merchant)
+        return release()
+      })
     }
   }
 
-  /** Every clock moves by `seconds`: each merchant with work due on the way walks its own jump, then the shared offset moves. */
-  private async walkAll(seconds: number): Promise<AdvanceResult> {
+  /**
+   * Every clock moves by `seconds`: each merchant with work due on the way walks its own jump (holding
+   * its clock lease), then the shared offset moves.
+   */
+  private async walkAll(target: (now: number) => number): Promise<AdvanceResult> {
+    const release = (await this.lease('*', true))!
+    await this.loadOffsets()
+    const seconds = target(this.clock.now()) - this.clock.now()
     const merchants = [...new Set([...(await this.storage.reads.jobs.merchants()), ...(await this.deliveries.merchantsPending())])]
     let jobs = 0
     this.walkingAll = true
     try {
       // One merchant after another: their work never meets, and each keeps its own time order.
-      for (const merchant of merchants) jobs += await this.walk(merchant, this.clock.now(merchant) + seconds)
+      for (const merchant of merchants) {
+        const releaseOne = (await this.lease(merchant, true))!
+        try {
+          jobs += await this.walk(merchant, this.clock.now(merchant) + seconds)
+        } finally {
+          await releaseOne()
+        }
+      }
       return {now: this.clock.now() + seconds, jobs}
     } finally {
       // Walked clocks stay pinned at their target while the shared offset moves under them.
       this.clock.advanceAll(seconds)
-      for (const merchant of merchants) this.clock.release(merchant)
+      // Each walked clock keeps its own offset: it moved by `seconds` like every other, not by the walk's wall time less.
+      for (const merchant of merchants) this.clock.unpin(merchant)
       this.version += 1
-      await this.persist(['', ...merchants])
-      this.walkingAll = false
+      await this.persist(['', ...merchants]).finally(() => {
+        this.walkingAll = false
+        return release()
+      })
     }
   }
 
@@ -174,19 +240,36 @@ export class Scheduler {
     const offsets = this.clock.offsets()
     return this.storage.write(async (tx) => {
       for (const m of merchants) await tx.setMeta(m === '' ? OFFSET_KEY : `${OFFSET_KEY}:${m}`, String(offsets.get(m) ?? 0))
+      await this.sharing.changed(tx)
     })
   }
 
-  /** One tick: the offsets another process may have moved, then every merchant's due jobs on its own clock. */
-  private async tick(): Promise<void> {
+  /** Takes the offsets another process stored, unless a walk here owns the clock (then its own stand). */
+  async loadOffsets(): Promise<void> {
     const version = this.version
     const offsets = await readOffsets(this.storage)
-    // A walk in progress owns its clock: the stored offsets are taken only while none runs here.
+    if (!this.walkingAll && this.walking.size === 0 && version === this.version) this.clock.load(offsets)
+  }
+
+  /**
+   * One tick: what other processes changed (clock offsets among it), then every merchant's due jobs on
+   * its own clock, each merchant's under its clock lease: a merchant whose clock another process is
+   * walking (or whose jobs another tick is running) is left alone.
+   */
+  private async tick(): Promise<void> {
+    await this.sharing.sync()
+    await this.loadOffsets()
     if (this.walkingAll) return
-    if (this.walking.size === 0 && version === this.version) this.clock.load(offsets)
     for (const merchant of await this.storage.reads.jobs.merchants()) {
       if (this.walkingAll) return
-      if (!this.walking.has(merchant)) await this.runDue(merchant, this.clock.now(merchant))
+      if (this.walking.has(merchant) || !(await this.storage.reads.jobs.next(merchant, this.clock.now(merchant)))) continue
+      const release = await this.lease(merchant, false)
+      if (!release) continue
+      try {
+        if (!this.walking.has(merchant)) await this.runDue(merchant, this.clock.now(merchant))
+      } finally {
+        await release()
+      }
     }
   }
 

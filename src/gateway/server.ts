@@ -63,7 +63,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<RunningGa
   const adminKey = opts.adminKey ?? (await platform.storage.reads.meta('admin_key')) ?? `adm_${randomText(32)}`
   if (!opts.adminKey) await platform.write((tx) => tx.setMeta('admin_key', adminKey))
 
-  for (const rule of opts.faults ?? []) platform.faults.add(rule)
+  await platform.start(opts.faults)
   const app = await buildApp({
     platform,
     adminKey,

@@ -12,8 +12,8 @@ import {Agent as HttpsAgent, request as httpsRequest} from 'node:https'
 
 import {SDK_VERSION} from '@payapp/sdk/transport'
 import {DELIVERY_ID_HEADER, matchesEventType, SIGNATURE_HEADER, signWebhookPayload} from '@payapp/sdk/webhooks-node'
-import type {Faults} from './domain/faults.js'
 import {newId, randomText} from './ids.js'
+import type {FaultRules} from './process-state.js'
 import type {Env, EventDoc, Scope} from './storage/documents.js'
 import type {DeliveryFault, DueDelivery, Storage, Store, WebhookEndpointRecord} from './storage/storage.js'
 
@@ -23,7 +23,8 @@ export const MAX_ATTEMPTS = 7
 export const BACKOFF_SECONDS = [1, 5, 30, 120, 600, 1800] as const
 export const DELIVERY_TIMEOUT_MS = 15_000
 const POLL_MS = 200
-const BATCH = 100
+/** How often an advance's drain looks again while another process holds due deliveries. */
+const DRAIN_POLL_MS = 20
 
 export type WebhookEndpointDoc = Omit<WebhookEndpointRecord, 'previous_secrets'> & {
   object: 'webhook_endpoint'
@@ -81,7 +82,12 @@ export class Webhooks {
     private readonly storage: Storage,
     /** The merchant's clock: an endpoint's attempts fall due on its merchant's time. */
     private readonly now: (merchant: string) => number,
-    private readonly faults: Pick<Faults, 'forDelivery'>,
+    private readonly faults: Pick<FaultRules, 'forDelivery'>,
+    /**
+     * This process as the owner of the deliveries it claims, and how long a claim lasts (wall-clock ms)
+     * before another process may take it over (this one died mid-attempt).
+     */
+    private readonly claims: {owner: string; leaseMs: number} = {owner: 'local', leaseMs: 30_000},
   ) {}
 
   private view(record: WebhookEndpointRecord): WebhookEndpointDoc {
@@ -206,7 +212,7 @@ export class Webhooks {
   /** Queues one delivery due at `at`, as the first webhook fault rule that strikes it (if any) says. */
   private async queue(store: Store, endpoint: WebhookEndpointRecord, event: EventDoc, at: number): Promise<void> {
     const body = JSON.stringify(event)
-    const rule = this.faults.forDelivery({merchant: endpoint.merchant, endpoint: endpoint.id, type: event.type})
+    const rule = await this.faults.forDelivery(store, {merchant: endpoint.merchant, endpoint: endpoint.id, type: event.type})
     if (!rule) {
       await store.webhooks.enqueue(endpoint.id, event, body, at)
       return
@@ -280,6 +286,8 @@ export class Webhooks {
     clearInterval(this.timer)
     for (const req of this.inFlight) req.destroy(new Error('gateway stopping'))
     await Promise.allSettled([...this.busy.values()])
+    // Another process on the database may send what this one held at once, without waiting for the lease.
+    if (this.storage.open) await this.storage.write((tx) => tx.webhooks.release(this.claims.owner)).catch(() => {})
     this.agents?.http.destroy()
     this.agents?.https.destroy()
     this.agents = undefined
@@ -306,18 +314,19 @@ export class Webhooks {
 
   /**
    * Makes every attempt of the merchant's endpoints due at or before `upTo` on its clock (pinned there
-   * during an advance), waits for each to finish and be logged, and says how many were made. Chains
-   * already running count too.
+   * during an advance), and resolves once storage has none left due by then, whichever process made
+   * them (another may hold an endpoint's claim; a dead one's is taken over after its lease). Says how
+   * many attempts this process made.
    */
   async drain(merchant: string, upTo: number): Promise<number> {
     const before = this.attemptsMade
     for (;;) {
       if (!this.started || !this.storage.open) break
-      const round = this.attemptsMade
       await Promise.allSettled([...this.busy.values()])
-      if (!(await this.startChains(merchant, upTo))) break
+      await this.startChains(merchant, upTo)
       await Promise.allSettled([...this.busy.values()])
-      if (this.attemptsMade === round) break
+      if ((await this.storage.reads.webhooks.dueCount(merchant, upTo)) === 0) break
+      await new Promise((resolve) => setTimeout(resolve, DRAIN_POLL_MS))
     }
     return this.attemptsMade - before
   }
@@ -333,16 +342,16 @@ export class Webhooks {
     for (const {endpoint, merchant} of due) {
       if (this.busy.has(endpoint)) continue
       const chain = (async () => {
-        // The chain runs while its endpoint has due deliveries (up to the clock's pinned moment during an advance).
+        // The chain runs while its endpoint has due deliveries (up to the clock's pinned moment during an
+        // advance), each claimed first: one process sends to an endpoint at a time, in order.
+        const {owner, leaseMs} = this.claims
         for (;;) {
           if (!this.started || !this.storage.open) return
           // The merchant's now: the pinned moment during an advance, so nothing due later is sent early.
-          const rows = await this.storage.reads.webhooks.dueFor(endpoint, this.now(merchant), BATCH)
-          if (rows.length === 0) return
-          for (const row of rows) {
-            if (!this.started) return
-            await this.deliver(row, merchant).catch(() => {})
-          }
+          const now = this.now(merchant)
+          const row = await this.storage.write((tx) => tx.webhooks.claim(endpoint, owner, now, Date.now(), Date.now() + leaseMs))
+          if (!row) return
+          await this.deliver(row, merchant).catch(() => {})
         }
       })()
         .catch(() => {})
@@ -430,7 +439,7 @@ export class Webhooks {
     await this.storage.write(async (tx) => {
       // The endpoint may have been deleted while the request was out: then there is nothing to record.
       if (!(await tx.webhooks.endpoint(row.endpoint))) return
-      await tx.webhooks.recordAttempt(row.id, attempt, now, {...result, next, delivered})
+      return tx.webhooks.recordAttempt(row.id, attempt, now, {...result, next, delivered}, this.claims.owner)
     })
     this.attemptsMade += 1
   }

@@ -109,6 +109,11 @@ export class TestGateway extends HttpGateway {
     return new TestGateway(await startGateway({port: 0, rateLimit: false, configure: conformanceHook, ...opts, db}))
   }
 
+  /** A client of a gateway running elsewhere (another process), by its URL and admin key. */
+  static attach(url: string, adminKey: string): TestGateway {
+    return new TestGateway({url, adminKey, close: async () => {}} as unknown as RunningGateway)
+  }
+
   /** A fresh database that outlives a gateway, for tests of persistence: an SQLite file in a temp directory, or a PostgreSQL schema. */
   static tempDbFile(): string {
     return onPostgres ? freshPostgresUrl() : join(mkdtempSync(join(tmpdir(), 'payapp-gw-')), 'gateway.sqlite')

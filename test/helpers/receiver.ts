@@ -11,8 +11,8 @@ export interface Received {
   event: any
 }
 
-/** A receiver that records every POST and answers `status(delivery)`. */
-export async function receiver(status: (delivery: Received) => number = () => 200) {
+/** A receiver that records every POST and answers `status(delivery)`, after `delayMs` when given (a slow receiver). */
+export async function receiver(status: (delivery: Received) => number = () => 200, delayMs = 0) {
   const got: Received[] = []
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = []
@@ -27,7 +27,9 @@ export async function receiver(status: (delivery: Received) => number = () => 20
         event: JSON.parse(body),
       }
       got.push(delivery)
-      res.writeHead(status(delivery)).end()
+      const answer = () => res.writeHead(status(delivery)).end()
+      if (delayMs > 0) setTimeout(answer, delayMs)
+      else answer()
     })
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))

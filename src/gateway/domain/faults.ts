@@ -11,8 +11,9 @@
  *   `delay_seconds`, reordered within their request or clock step, or failed for their first attempts.
  *   webhooks.ts asks `forDelivery` as it queues each delivery; the delivery log says what was injected.
  *
- * The rules live in memory (they are test set-up, not platform data). Each rule draws from its own
- * seeded generator, so the same seed strikes the same requests or deliveries every run.
+ * The rules are stored (process-state.ts `StoredFaults`), so every gateway process on a database strikes
+ * with the same rules and counts. Each rule draws from its own seeded generator, so the same seed
+ * strikes the same requests or deliveries every run.
  */
 import type {z} from 'zod'
 
@@ -33,12 +34,14 @@ const DEFAULT_ERRORS: Record<number, {type: string; code: string; message: strin
   503: {type: 'api_error', code: 'service_unavailable', message: 'The service is temporarily unavailable; retry later'},
 }
 
-/** A small seeded generator (mulberry32): the same seed gives the same sequence of draws. */
-function random(seed: number): () => number {
-  let a = seed >>> 0
+/**
+ * A small seeded generator (mulberry32): the same seed gives the same sequence of draws. Its state is
+ * stored with the rule, so every process sharing the rules continues one sequence.
+ */
+function random(state: {a: number}): () => number {
   return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
+    state.a = (state.a + 0x6d2b79f5) >>> 0
+    let t = state.a
     t = Math.imul(t ^ (t >>> 15), t | 1)
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296
@@ -68,7 +71,15 @@ function compileRoute(route: string | undefined): Matcher {
 interface Compiled {
   rule: FaultRule
   matcher: Matcher
+  state: {a: number}
   draw: () => number
+}
+
+/** A rule as storage keeps it (storage.ts `FaultRow`): its JSON and its generator's state. */
+export interface StoredFault {
+  id: string
+  rule: string
+  draws: number
 }
 
 /** One delivery about to be queued, as a webhook rule matches it. */
@@ -91,7 +102,8 @@ export class Faults {
   add(input: FaultInput): FaultRule {
     const body = adminFaultCreate.parse(input)
     const webhooks = body.scope === 'webhooks'
-    const matcher = webhooks ? {} : compileRoute(body.route)
+    // An unknown route is a 400 before anything is stored.
+    if (!webhooks) compileRoute(body.route)
     const status = webhooks ? null : (body.status ?? (body.latency_ms !== undefined && body.error === undefined ? null : 500))
     const rule: FaultRule = {
       id: newId('flt', 16),
@@ -116,8 +128,32 @@ export class Faults {
       hits: 0,
       created: this.now(),
     }
-    this.rules.set(rule.id, {rule, matcher, draw: random(body.seed ?? Math.floor(Math.random() * 2 ** 32))})
+    this.put(rule, (body.seed ?? Math.floor(Math.random() * 2 ** 32)) >>> 0)
     return rule
+  }
+
+  private put(rule: FaultRule, draws: number): void {
+    const state = {a: draws}
+    this.rules.set(rule.id, {rule, matcher: rule.scope === 'webhooks' ? {} : compileRoute(rule.route ?? undefined), state, draw: random(state)})
+  }
+
+  /** The rules as stored, oldest first (a strike changes a rule's counts and its generator's state). */
+  static from(rows: readonly StoredFault[], now?: () => number): Faults {
+    const faults = new Faults(now)
+    for (const row of rows) faults.put(JSON.parse(row.rule) as FaultRule, row.draws)
+    return faults
+  }
+
+  /** One rule as storage keeps it. */
+  stored(id: string): StoredFault {
+    const {rule, state} = this.rules.get(id)!
+    return {id, rule: JSON.stringify(rule), draws: state.a}
+  }
+
+  /** Whether some rule applies to webhook deliveries. */
+  get forWebhooks(): boolean {
+    for (const c of this.rules.values()) if (c.rule.scope === 'webhooks') return true
+    return false
   }
 
   list(): FaultRule[] {
@@ -193,9 +229,8 @@ export function faultError(rule: FaultRule): ApiError {
   return new ApiError(status, rule.error?.type ?? base.type, rule.error?.code ?? base.code, `${base.message} (injected fault ${rule.id})`, undefined, headers)
 }
 
-/** A rule by id, or the spec's 404. */
-export function requireFault(faults: Pick<Faults, 'get'>, id: string): FaultRule {
-  const rule = faults.get(id)
+/** The rule found by id, or the spec's 404. */
+export function requireFault(rule: FaultRule | undefined, id: string): FaultRule {
   if (!rule) throw notFound('fault', id)
   return rule
 }

@@ -103,13 +103,13 @@ export const adminHandlers: AdminHandlers = {
   'faults.create': async ({tx, gw, body}) => {
     if (body.merchant) await requireMerchant(tx, body.merchant)
     if (body.endpoint) await requireEndpoint(tx, body.endpoint, 'endpoint')
-    return gw.faults.add(body)
+    return gw.faults.add(tx, body)
   },
-  'faults.list': ({gw}) => ({object: 'list', has_more: false, data: gw.faults.list()}),
-  'faults.retrieve': ({gw, params}) => requireFault(gw.faults, params.id),
-  'faults.delete': ({gw, params}) => {
-    gw.faults.remove(requireFault(gw.faults, params.id).id)
+  'faults.list': async ({tx, gw}) => ({object: 'list', has_more: false, data: await gw.faults.list(tx)}),
+  'faults.retrieve': async ({tx, gw, params}) => requireFault(await gw.faults.get(tx, params.id), params.id),
+  'faults.delete': async ({tx, gw, params}) => {
+    if (!(await gw.faults.remove(tx, params.id))) requireFault(undefined, params.id)
     return {id: params.id, object: 'fault', deleted: true}
   },
-  'faults.clear': ({gw}) => ({object: 'faults_cleared', deleted: gw.faults.clear()}),
+  'faults.clear': async ({tx, gw}) => ({object: 'faults_cleared', deleted: await gw.faults.clear(tx)}),
 }

@@ -15,10 +15,13 @@ export const WRITES: Record<string, ReadonlySet<string>> = {
   '': new Set(['insert', 'save', 'replaceIf', 'increment', 'remove', 'wipe', 'setMeta', 'saveMerchant', 'putBlob']),
   credentials: new Set(['insert', 'revoke']),
   idempotency: new Set(['claim', 'finish', 'releaseInFlight', 'prune']),
-  webhooks: new Set(['insertEndpoint', 'removeEndpoint', 'setSecrets', 'enqueue', 'recordAttempt']),
+  webhooks: new Set(['insertEndpoint', 'removeEndpoint', 'setSecrets', 'enqueue', 'recordAttempt', 'claim', 'release']),
   jobs: new Set(['insert', 'remove', 'cancel']),
+  rates: new Set(['hit', 'prune']),
+  faults: new Set(['insert', 'update', 'remove', 'clear']),
+  leases: new Set(['acquire', 'release']),
 }
-export const TABLES = ['credentials', 'idempotency', 'webhooks', 'jobs'] as const
+export const TABLES = ['credentials', 'idempotency', 'webhooks', 'jobs', 'rates', 'faults', 'leases'] as const
 
 /** A write method of a read handle: fails loudly, so a write outside a unit is never silently kept. */
 export const refuseWrite = (method: string) => () => Promise.reject(new Error(`storage: ${method} outside a unit of work (use platform.write)`))

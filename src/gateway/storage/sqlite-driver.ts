@@ -39,12 +39,12 @@ export function sqliteDriver(version = process.versions.node, env = process.env.
 }
 
 /** Opens a database with the runtime's driver, as better-sqlite3's `new Database(location, options)` does. */
-export function openDatabase(location: string, options: {readonly?: boolean} = {}): BetterSqlite3.Database {
+export function openDatabase(location: string, options: {readonly?: boolean; timeout?: number} = {}): BetterSqlite3.Database {
   if (sqliteDriver() === 'better-sqlite3') return new BetterSqlite3(location, options)
   // process.getBuiltinModule: node:sqlite is looked up only where chosen (Node 20 has none), and bundles keep it as is.
   const {DatabaseSync} = process.getBuiltinModule('node:sqlite') as NodeSqlite
   // better-sqlite3's defaults: a 5 s busy timeout; foreign keys as the connection sets them (PRAGMA).
-  const db = new DatabaseSync(location, {readOnly: options.readonly ?? false, timeout: 5000, enableForeignKeyConstraints: false})
+  const db = new DatabaseSync(location, {readOnly: options.readonly ?? false, timeout: options.timeout ?? 5000, enableForeignKeyConstraints: false})
   return new NodeSqliteDatabase(db) as unknown as BetterSqlite3.Database
 }
 

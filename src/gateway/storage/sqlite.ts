@@ -21,12 +21,16 @@ import type {
   CredentialTable,
   DeliveryAttempt,
   DueDelivery,
+  FaultRow,
+  FaultTable,
   IdempotencyRecord,
   IdempotencyTable,
   Increment,
   Job,
   JobTable,
+  LeaseTable,
   PageQuery,
+  RateTable,
   RawPage,
   Storage,
   Store,
@@ -115,7 +119,9 @@ CREATE TABLE IF NOT EXISTS webhook_deliveries (
   effects TEXT,
   duplicate_of INTEGER,
   held_until INTEGER,
-  ord REAL
+  ord REAL,
+  owner TEXT,
+  lease_until INTEGER
 );
 CREATE INDEX IF NOT EXISTS webhook_deliveries_due ON webhook_deliveries (next_attempt) WHERE next_attempt IS NOT NULL;
 CREATE INDEX IF NOT EXISTS webhook_deliveries_by_event ON webhook_deliveries (event_id);
@@ -155,9 +161,17 @@ CREATE INDEX IF NOT EXISTS jobs_by_due ON jobs (due, id);
 -- Each merchant's due work on its own clock (one test clock per merchant).
 CREATE INDEX IF NOT EXISTS jobs_by_merchant_due ON jobs (merchant, due, id);
 CREATE INDEX IF NOT EXISTS jobs_by_ref ON jobs (ref, kind);
+-- What several gateway processes on one database share (docs/architecture.md, "Per-process state"):
+-- rate-limit counts per key and window, the fault rules with their counts and draws, and leases (a
+-- merchant's clock walk).
+CREATE TABLE IF NOT EXISTS rate_counts (key TEXT NOT NULL, win INTEGER NOT NULL, count INTEGER NOT NULL, PRIMARY KEY (key, win));
+CREATE TABLE IF NOT EXISTS fault_rules (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, rule TEXT NOT NULL, draws INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS leases (name TEXT PRIMARY KEY, owner TEXT NOT NULL, until INTEGER NOT NULL);
 `
 
 
+/** How long a write waits for another process's write lock on a shared file. */
+const BUSY_TIMEOUT_MS = 10_000
 
 const field = (f: string) => `json_extract(data, '$.${name(f)}')`
 
@@ -236,10 +250,13 @@ export class SqliteStorage implements Storage {
    */
   private readonly writes = new Map<string, number>([['*', 0]])
   private readonly pending = new Set<string>()
+  private readonly dataVersion?: Database.Statement<[], {data_version: number}>
 
   constructor(readonly location: string) {
     if (location !== ':memory:') mkdirSync(dirname(location), {recursive: true, mode: 0o700})
-    const db = openDatabase(location)
+    // Other gateway processes may share the file: a unit's BEGIN IMMEDIATE (and a schema change at start)
+    // waits up to this long for their write lock instead of failing with SQLITE_BUSY.
+    const db = openDatabase(location, {timeout: BUSY_TIMEOUT_MS})
     // WAL: readers never wait for the writer; NORMAL sync keeps every committed write across a
     // process crash (only an OS crash or power loss can drop the last commits).
     db.pragma('journal_mode = WAL')
@@ -258,22 +275,28 @@ export class SqliteStorage implements Storage {
     addColumn(db, 'webhook_deliveries', 'held_until', 'INTEGER')
     addColumn(db, 'webhook_deliveries', 'ord', 'REAL')
     addColumn(db, 'webhook_attempts', 'injected', 'INTEGER NOT NULL DEFAULT 0')
+    addColumn(db, 'webhook_deliveries', 'owner')
+    addColumn(db, 'webhook_deliveries', 'lease_until', 'INTEGER')
     this.writer = new SqliteConnection(db, (kind) => this.touched(kind))
     // An in-memory database is one connection's; a file gets a reader that sees committed data only.
-    this.reader = location === ':memory:' ? this.writer : new SqliteConnection(openDatabase(location, {readonly: true}), () => {})
+    this.reader = location === ':memory:' ? this.writer : new SqliteConnection(openDatabase(location, {readonly: true, timeout: BUSY_TIMEOUT_MS}), () => {})
     this.reads = facade(this.reader, false)
     this.tx = facade(this.writer, true)
+    this.dataVersion = location === ':memory:' ? undefined : db.prepare<[], {data_version: number}>('PRAGMA data_version')
   }
 
   get open(): boolean {
     return this.writer.db.open
   }
 
-  write<T>(fn: (tx: Store) => Promise<T>): Promise<T> {
+  write<T>(fn: (tx: Store) => Promise<T>, opts?: {durable?: boolean}): Promise<T> {
+    // Not durable: answered as soon as the unit ran, before the batch's COMMIT.
+    let ran: ((value: T) => void) | undefined
+    const early = opts?.durable === false ? new Promise<T>((resolve) => (ran = resolve)) : undefined
     // An idle writer starts the unit at once: no queue hop on the common path.
-    const run = this.busy ? this.tail.then(() => this.unit(fn)) : this.unit(fn)
+    const run = this.busy ? this.tail.then(() => this.unit(fn, ran)) : this.unit(fn, ran)
     this.tail = run.catch(() => {})
-    return run
+    return early ? Promise.race([early, run]) : run
   }
 
   /**
@@ -282,7 +305,7 @@ export class SqliteStorage implements Storage {
    * event loop share one COMMIT, whose WAL pages (the objects table and its indexes) are written once
    * for all of them instead of once each. Nothing is acknowledged before it is committed.
    */
-  private async unit<T>(fn: (tx: Store) => Promise<T>): Promise<T> {
+  private async unit<T>(fn: (tx: Store) => Promise<T>, ran?: (value: T) => void): Promise<T> {
     this.busy = true
     const {db} = this.writer
     let result: T
@@ -300,6 +323,7 @@ export class SqliteStorage implements Storage {
         throw error
       }
       this.busy = false
+      ran?.(result)
       await batch
       return result
     } finally {
@@ -358,6 +382,14 @@ export class SqliteStorage implements Storage {
     return key
   }
 
+  /**
+   * The writer connection's data_version: another connection's commit to the file changes it, this
+   * process's own commits do not (they are the writer's, and the reader never writes).
+   */
+  async external(): Promise<string> {
+    return this.dataVersion ? String(this.dataVersion.get()!.data_version) : '0'
+  }
+
   close(): void {
     // A batch still open (closing in the turn of its last unit) commits first: its units are whole.
     if (this.writer.db.open) this.commitBatch()
@@ -369,7 +401,13 @@ export class SqliteStorage implements Storage {
 /** Adds a column to a table of a database created before the column existed. */
 function addColumn(db: Database.Database, table: 'webhook_endpoints' | 'credentials' | 'webhook_deliveries' | 'webhook_attempts', column: string, type = 'TEXT'): void {
   const columns = db.prepare<[], {name: string}>(`PRAGMA table_info(${table})`).all()
-  if (!columns.some((c) => c.name === column)) db.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${type}`)
+  if (columns.some((c) => c.name === column)) return
+  try {
+    db.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${type}`)
+  } catch (error) {
+    // Another process starting on the same file added it first.
+    if (!/duplicate column/.test((error as Error).message)) throw error
+  }
 }
 
 /**
@@ -703,8 +741,32 @@ class SqliteConnection {
         `SELECT id, endpoint, event_id, event_type, body, attempts, fault, fail_attempts FROM webhook_deliveries
          WHERE endpoint = ? AND next_attempt IS NOT NULL AND next_attempt <= ? ORDER BY COALESCE(ord, id) LIMIT ?`,
       ).all(endpoint, now, limit),
-    recordAttempt: (delivery, attempt, at, outcome) => {
-      this._sql('UPDATE webhook_deliveries SET attempts = ?, next_attempt = ?, delivered = ? WHERE id = ?').run(attempt, outcome.next, outcome.delivered ? at : null, delivery)
+    claim: (endpoint, owner, now, wallNow, leaseUntil) =>
+      this._sql<DueDelivery>(
+        `UPDATE webhook_deliveries SET owner = ?, lease_until = ?
+         WHERE id = (SELECT id FROM webhook_deliveries WHERE endpoint = ? AND next_attempt IS NOT NULL AND next_attempt <= ? ORDER BY COALESCE(ord, id) LIMIT 1)
+           AND NOT EXISTS (SELECT 1 FROM webhook_deliveries WHERE endpoint = ? AND owner IS NOT NULL AND owner <> ? AND lease_until > ?)
+         RETURNING id, endpoint, event_id, event_type, body, attempts, fault, fail_attempts`,
+      ).get(owner, leaseUntil, endpoint, now, endpoint, owner, wallNow),
+    release: (owner) => {
+      this._sql('UPDATE webhook_deliveries SET owner = NULL, lease_until = NULL WHERE owner = ?').run(owner)
+    },
+    dueCount: (merchant, upTo) =>
+      this._sql<{n: number}>(
+        `SELECT COUNT(*) AS n FROM webhook_endpoints e JOIN webhook_deliveries d ON d.endpoint = e.id
+         WHERE e.merchant = ? AND d.next_attempt IS NOT NULL AND d.next_attempt <= ?`,
+      ).get(merchant, upTo)!.n,
+    recordAttempt: (delivery, attempt, at, outcome, owner) => {
+      const held = this._sql('UPDATE webhook_deliveries SET attempts = ?, next_attempt = ?, delivered = ?, owner = NULL, lease_until = NULL WHERE id = ? AND (? IS NULL OR owner = ?)').run(
+        attempt,
+        outcome.next,
+        outcome.delivered ? at : null,
+        delivery,
+        owner ?? null,
+        owner ?? null,
+      )
+      // The lease ran out and another process took the delivery over: its attempt is the one logged.
+      if (held.changes === 0) return false
       this._insertRow('webhook_attempts', {
         delivery,
         attempt,
@@ -714,6 +776,7 @@ class SqliteConnection {
         next_attempt: outcome.next,
         injected: outcome.injected ? 1 : 0,
       })
+      return true
     },
     attempts: (endpoint) =>
       this._sql<Omit<DeliveryAttempt, 'injected' | 'effects'> & {injected: number; effects: string | null}>(
@@ -747,6 +810,38 @@ class SqliteConnection {
     },
     pending: (refs) =>
       refs.length === 0 ? [] : this._sql<Job>(`SELECT * FROM jobs WHERE ref IN (${refs.map(() => '?').join(', ')}) ORDER BY due, id`).all(...refs),
+  }
+
+  readonly rates: Sync<RateTable> = {
+    hit: (key, window) =>
+      this._sql<{count: number}>(
+        'INSERT INTO rate_counts (key, win, count) VALUES (?, ?, 1) ON CONFLICT (key, win) DO UPDATE SET count = rate_counts.count + 1 RETURNING count',
+      ).get(key, window)!.count,
+    prune: (before) => {
+      this._sql('DELETE FROM rate_counts WHERE win < ?').run(before)
+    },
+  }
+
+  readonly faults: Sync<FaultTable> = {
+    all: () => this._sql<FaultRow>('SELECT id, rule, draws FROM fault_rules ORDER BY seq').all(),
+    insert: (row) => this._insertRow('fault_rules', {...row}),
+    update: (row) => {
+      this._sql('UPDATE fault_rules SET rule = ?, draws = ? WHERE id = ?').run(row.rule, row.draws, row.id)
+    },
+    remove: (id) => this._sql('DELETE FROM fault_rules WHERE id = ?').run(id).changes > 0,
+    clear: () => this._sql('DELETE FROM fault_rules').run().changes,
+  }
+
+  readonly leases: Sync<LeaseTable> = {
+    acquire: (name, owner, until, now) =>
+      this._sql(
+        `INSERT INTO leases (name, owner, until) VALUES (?, ?, ?)
+         ON CONFLICT (name) DO UPDATE SET owner = excluded.owner, until = excluded.until WHERE leases.owner = excluded.owner OR leases.until < ?`,
+      ).run(name, owner, until, now).changes > 0,
+    release: (name, owner) => {
+      this._sql('DELETE FROM leases WHERE name = ? AND owner = ?').run(name, owner)
+    },
+    live: (prefix, now) => this._sql<{n: number}>('SELECT COUNT(*) AS n FROM leases WHERE substr(name, 1, length(?)) = ? AND until > ?').get(prefix, prefix, now)!.n,
   }
 
 }

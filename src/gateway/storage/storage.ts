@@ -218,12 +218,30 @@ export interface WebhookTable {
   /** When the earliest pending attempt (of the merchant's endpoints) is due; undefined when none is. */
   nextDue(merchant: string): Promise<number | undefined>
   /** Records one attempt and what follows it (the next attempt, or delivered / given up). */
+  /**
+   * Records one attempt and what follows it (the next attempt, or delivered / given up), releasing the
+   * claim. With `owner`, only while that process still holds the delivery: false (nothing recorded)
+   * when its lease ran out and another process took the delivery over.
+   */
   recordAttempt(
     delivery: number,
     attempt: number,
     at: number,
     outcome: {status: number | null; error: string | null; next: number | null; delivered: boolean; injected?: boolean},
-  ): Promise<void>
+    owner?: string,
+  ): Promise<boolean>
+  /**
+   * Claims the endpoint's first due delivery (clock time `now`; delivery order) for `owner` until
+   * `leaseUntil` (wall-clock ms), unless another owner's lease on one of the endpoint's deliveries is
+   * still live at `wallNow` (one process sends to an endpoint at a time, so events stay in order). A
+   * lease that ran out (its process died) is taken over. One conditional UPDATE; PostgreSQL: the inner
+   * SELECT `FOR UPDATE SKIP LOCKED`.
+   */
+  claim(endpoint: string, owner: string, now: number, wallNow: number, leaseUntil: number): Promise<DueDelivery | undefined>
+  /** Gives up every claim of `owner` (a process stopping): another process may send them at once. */
+  release(owner: string): Promise<void>
+  /** How many deliveries of the merchant's endpoints have an attempt due at or before `upTo` (claimed or not). */
+  dueCount(merchant: string, upTo: number): Promise<number>
   attempts(endpoint: string): Promise<DeliveryAttempt[]>
   /**
    * Per event (of those given that have deliveries), over the endpoints it was queued for: how many got it
@@ -260,6 +278,39 @@ export interface JobTable {
   pending(refs: readonly string[]): Promise<Job[]>
 }
 
+/** Request counts per key in fixed windows, shared by every process on the database. */
+export interface RateTable {
+  /** Counts one request of `key` in `window` and answers the window's count so far: one UPSERT. */
+  hit(key: string, window: number): Promise<number>
+  /** Drops the counts of windows before `window`. */
+  prune(window: number): Promise<void>
+}
+
+/** A stored fault rule: the admin API's JSON (with its hits and remaining count) and its generator's state. */
+export interface FaultRow {
+  id: string
+  rule: string
+  draws: number
+}
+
+/** The fault rules (domain/faults.ts), oldest first, shared by every process on the database. */
+export interface FaultTable {
+  all(): Promise<FaultRow[]>
+  insert(row: FaultRow): Promise<void>
+  update(row: FaultRow): Promise<void>
+  remove(id: string): Promise<boolean>
+  clear(): Promise<number>
+}
+
+/** Named leases between processes (a merchant's clock walk): held by one owner until a wall-clock time. */
+export interface LeaseTable {
+  /** Takes or renews the lease until `until` (ms): true when it is free, ran out before `now`, or is already the owner's. */
+  acquire(name: string, owner: string, until: number, now: number): Promise<boolean>
+  release(name: string, owner: string): Promise<void>
+  /** How many leases whose name starts with `prefix` are live at `now` (the running processes: `process:`). */
+  live(prefix: string, now: number): Promise<number>
+}
+
 /** What a unit of work (and a read) reaches: the documents and every table. */
 export interface Store extends DocumentStore {
   meta(key: string): Promise<string | undefined>
@@ -277,6 +328,17 @@ export interface Store extends DocumentStore {
   readonly idempotency: IdempotencyTable
   readonly webhooks: WebhookTable
   readonly jobs: JobTable
+  readonly rates: RateTable
+  readonly faults: FaultTable
+  readonly leases: LeaseTable
+}
+
+export interface WriteOptions {
+  /**
+   * false: the unit may answer once its statements ran, before its COMMIT (a rate-limit count, which a
+   * crash may lose harmlessly, need not wait for the batch's). Default true: answered once committed.
+   */
+  durable?: boolean
 }
 
 export interface Storage {
@@ -287,11 +349,18 @@ export interface Storage {
    * A unit of work: `fn`'s writes commit together when it resolves, or none when it throws. On SQLite
    * units run one at a time (BEGIN IMMEDIATE behind a queue); a unit must never start another (deadlock).
    */
-  write<T>(fn: (tx: Store) => Promise<T>): Promise<T>
+  write<T>(fn: (tx: Store) => Promise<T>, opts?: WriteOptions): Promise<T>
   /** Reads of committed data; never waits for a unit. Its write methods throw. */
   readonly reads: Store
-  /** Changes whenever a committed write may have changed a document of one of `kinds`; see `Platform.cachedRead`. */
+  /** Changes whenever a committed write of this process may have changed a document of one of `kinds`; see `Platform.cachedRead`. */
   generation(kinds: readonly Kind[]): string
+  /**
+   * A token that changes whenever another process may have committed to the database since it was last
+   * read (SQLite: the writer connection's `PRAGMA data_version`). An engine that cannot tell answers a
+   * new token each time. Each request reads it once (`Platform.sync`); only when it moved does the
+   * process read the shared version and drop its cached reads.
+   */
+  external(): Promise<string>
   /** Closes the database once units in flight are done (a server's pool ends asynchronously). */
   close(): Promise<void> | void
 }
