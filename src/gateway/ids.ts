@@ -1,4 +1,4 @@
-import {randomBytes, randomUUID} from 'node:crypto'
+import {randomBytes} from 'node:crypto'
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
 
@@ -16,5 +16,16 @@ export function randomText(length: number): string {
 /** An id with the platform's prefix, e.g. `prod_`, `price_`, `cs_`. */
 export const newId = (prefix: string, length = 20) => `${prefix}_${randomText(length)}`
 
-/** Option groups, option values and variants are uuids in the spec. */
-export const newUuid = () => randomUUID()
+/**
+ * Option groups, option values and variants are uuids in the spec: version 7 (RFC 9562), whose first 48
+ * bits are the time in ms, so a new row's id lands at the end of the `objects` id index instead of on a
+ * random page of it (a random v4 id dirtied one more page per insert, written to the WAL at each commit).
+ */
+export function newUuid(): string {
+  const bytes = randomBytes(16)
+  bytes.writeUIntBE(Date.now(), 0, 6)
+  bytes[6] = (bytes[6]! & 0x0f) | 0x70
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80
+  const hex = bytes.toString('hex')
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`
+}
