@@ -1,0 +1,174 @@
+#!/usr/bin/env node
+/**
+ * Only the keyed-write workload of `npm run bench` (idempotent variant creation) beside the bare
+ * node:http server answering the captured 201 bytes, BENCH_ROUNDS (3) rounds, with medians; then the
+ * read workload (25 full products, GET /v1/app/products?limit=25) once beside bare. For work on the
+ * write path without the whole bench.
+ * Env: GATEWAYS=dirA,dirB compares checkouts (each with bin/ and built dist/) side by side, one
+ * process each; BENCH_SECONDS (8), BENCH_CONNECTIONS (50), BENCH_READS=0 skips reads,
+ * GATEWAY_NODE_OPTIONS="--cpu-prof --cpu-prof-dir=DIR" profiles the gateway processes.
+ */
+import {spawn} from 'node:child_process'
+import {mkdtempSync, readFileSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {dirname, join} from 'node:path'
+import {fileURLToPath} from 'node:url'
+
+import autocannon from 'autocannon'
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 8)
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50)
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
+const work = mkdtempSync(join(tmpdir(), 'payapp-bench-'))
+const children = []
+
+function startServer(args, env = {}) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, {cwd: ROOT, env: {...process.env, ...env}, stdio: ['ignore', 'pipe', 'inherit']})
+    children.push(child)
+    let buf = ''
+    child.stdout.on('data', (d) => {
+      buf += d
+      const nl = buf.indexOf('\n')
+      if (nl >= 0) resolve({child, info: JSON.parse(buf.slice(0, nl))})
+    })
+    child.on('exit', (code) => reject(new Error(`${args.join(' ')} exited ${code}`)))
+  })
+}
+
+async function call(url, method, path, token, body, headers = {}) {
+  const res = await fetch(url + path, {
+    method,
+    headers: {authorization: `Bearer ${token}`, ...(body ? {'content-type': 'application/json'} : {}), ...headers},
+    body: body ? JSON.stringify(body) : undefined,
+  })
+  const text = await res.text()
+  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${text}`)
+  return {status: res.status, text, json: JSON.parse(text), contentType: res.headers.get('content-type')}
+}
+
+const load = (opts) =>
+  new Promise((resolve, reject) => autocannon({connections: CONNECTIONS, duration: SECONDS, pipelining: 1, ...opts}, (e, r) => (e ? reject(e) : resolve(r))))
+/** A process's CPU time (user + system) in ms, from /proc (Linux), else NaN. */
+function cpuMs(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100
+  } catch {
+    return Number.NaN
+  }
+}
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
+
+/** A gateway started from `root` (a checkout with bin/ and dist/), a merchant, a product with 3 option groups of 50 values. */
+async function gateway(spec, label) {
+  // `dir` or `dir?NAME=value&NAME=value`: the checkout and extra environment for its process.
+  const [root, query = ''] = spec.split('?')
+  const {child, info: gw} = await startServer(
+    [...(process.env.GATEWAY_NODE_OPTIONS ?? '').split(' ').filter(Boolean), join(root, 'bin', 'run.js'), 'gateway', 'start', '--port', '0', '--db', join(work, `gateway-${label.replace(/\W/g, '_')}.sqlite`), '--rate-limit', 'off', '--json', '--no-save-profile'],
+    {XDG_CONFIG_HOME: join(work, 'config'), PAYAPP_KEYCHAIN: 'off', ...Object.fromEntries(new URLSearchParams(query))},
+  )
+  const url = gw.url
+  const admin = (path, body) => call(url, 'POST', `/_admin${path}`, gw.admin_key, body)
+  const merchant = (await admin('/merchants', {company: 'Bench GmbH'})).json
+  const {token} = (await admin('/installations', {merchant: merchant.id, env: 'test', scopes: ['products:read', 'products:write', 'store:read']})).json
+  // The read workload's 25 full products (as scripts/bench.js makes them).
+  for (let i = 0; i < 25 && process.env.BENCH_READS !== '0'; i++) {
+    await call(url, 'POST', '/v1/app/products', token, {
+      name: `Bench product ${i}`,
+      description: 'A sturdy, well-made product used to measure the gateway. '.repeat(4),
+      images: Array.from({length: 4}, (_, k) => `https://cdn.example.com/p${i}/${k}.jpg`),
+      tax_code: 'txcd_99999999',
+      unit_label: 'piece',
+      statement_descriptor: 'BENCH SHOP',
+      url: `https://shop.example.com/p/${i}`,
+      shippable: true,
+      package_dimensions: {length: 20, width: 15, height: 5, weight: 400},
+      metadata: {sku_family: `fam-${i}`, warehouse: 'berlin-1'},
+      tags: ['bench', 'apparel', `t${i}`],
+      price: {currency: 'eur', unit_amount: 1999 + i},
+    })
+  }
+  const product = (await call(url, 'POST', '/v1/app/products', token, {name: 'Bench variants', price: {currency: 'eur', unit_amount: 2500}})).json
+  const groups = []
+  for (const name of ['A', 'B', 'C']) {
+    const values = Array.from({length: 50}, (_, k) => `${name}${k}`)
+    groups.push((await call(url, 'POST', `/v1/app/products/${product.id}/options`, token, {name, values})).json)
+  }
+  let n = 0
+  let bareN = 0
+  // 125,000 distinct option combinations, one per request.
+  const body = (i) =>
+    JSON.stringify({
+      options: groups.map((g, gi) => ({group: g.id, value: g.values[Math.floor(i / 50 ** gi) % 50].id})),
+      sku: `BENCH-${i}`,
+      title: `Variant ${i}`,
+      features: ['fast', 'light'],
+    })
+  const path = `/v1/app/products/${product.id}/variants`
+  const first = await call(url, 'POST', path, token, JSON.parse(body(n++)), {'idempotency-key': 'bench-0'})
+  const opts = (target = url) => ({
+    url: target + path,
+    method: 'POST',
+    headers: {authorization: `Bearer ${token}`, 'content-type': 'application/json'},
+    requests: [{setupRequest: (req) => {
+      // The bare server's requests do not use up the gateway's combinations.
+      const i = target === url ? n++ : bareN++
+      return {...req, body: body(i % 125_000), headers: {...req.headers, 'idempotency-key': `bench-${i}`}}
+    }}],
+  })
+  return {label, child, url, token, first, opts, count: () => n}
+}
+
+async function main() {
+  const roots = (process.env.GATEWAYS ?? ROOT).split(',')
+  const gws = []
+  for (const [i, root] of roots.entries()) gws.push(await gateway(root, roots.length === 1 ? 'gateway' : `${i}:${root}`))
+  const createBody = join(work, 'variant.json')
+  writeFileSync(createBody, gws[0].first.text)
+  const {info: bare} = await startServer([join(ROOT, 'scripts', 'bare-server.js'), createBody, String(gws[0].first.status), gws[0].first.contentType])
+  const rows = new Map(gws.map((g) => [g, []]))
+  for (let round = 0; round < ROUNDS; round++) {
+    // The gateways' order alternates per round; each is measured right after the bare server.
+    for (const g of round % 2 ? [...gws].reverse() : gws) {
+      const b = await load(g.opts(bare.url))
+      const cpu0 = cpuMs(g.child.pid)
+      const r = await load(g.opts())
+      const row = {cpu: ((cpuMs(g.child.pid) - cpu0) * 1000) / r.requests.total, ratio: r.requests.average / b.requests.average, rps: r.requests.average, bare: b.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.non2xx + r.errors + r.timeouts}
+      rows.get(g).push(row)
+      console.log(`round ${round + 1} ${g.label}: ${row.rps.toFixed(0)} req/s (p50 ${row.p50} ms, p99 ${row.p99} ms, errors ${row.errors}, CPU ${row.cpu.toFixed(0)} µs/req), bare ${row.bare.toFixed(0)} req/s, ratio ${row.ratio.toFixed(3)}`)
+    }
+  }
+  for (const g of gws) {
+    const r = rows.get(g)
+    console.log(`median ${g.label}: ratio ${median(r.map((x) => x.ratio)).toFixed(3)}, ${median(r.map((x) => x.rps)).toFixed(0)} req/s, p99 ${median(r.map((x) => x.p99))} ms, CPU ${median(r.map((x) => x.cpu)).toFixed(0)} µs/req (${g.count()} variants created)`)
+  }
+  if (process.env.BENCH_READS !== '0') {
+    const listPath = '/v1/app/products?limit=25'
+    const captured = await call(gws[0].url, 'GET', listPath, gws[0].token)
+    const listBody = join(work, 'list.json')
+    writeFileSync(listBody, captured.text)
+    const {info: bareList} = await startServer([join(ROOT, 'scripts', 'bare-server.js'), listBody, '200', captured.contentType])
+    const b = await load({url: bareList.url + listPath})
+    for (const g of gws) {
+      const r = await load({url: g.url + listPath, headers: {authorization: `Bearer ${g.token}`}})
+      console.log(`read ${g.label}: ${r.requests.average.toFixed(0)} req/s (p99 ${r.latency.p99} ms), bare ${b.requests.average.toFixed(0)}, ratio ${(r.requests.average / b.requests.average).toFixed(3)}`)
+    }
+  }
+  // SIGINT: the gateway commits what it acknowledged and closes (a --cpu-prof profile is written then).
+  await Promise.all(gws.map((g) => new Promise((resolve) => {
+    g.child.removeAllListeners('exit')
+    g.child.once('exit', resolve)
+    g.child.kill('SIGINT')
+  })))
+}
+
+main()
+  .catch((error) => {
+    console.error(error)
+    process.exitCode = 1
+  })
+  .finally(() => {
+    for (const child of children) if (child.exitCode === null) child.kill('SIGTERM')
+  })
