@@ -64,15 +64,15 @@ async function terminate(child, ms = 5000) {
 
 /**
  * `payapp gateway start --port 0 --json` on `db`, resolved once its first stdout line gives its URL.
- * @param {{db: string, adminKey: string, args?: string[], home?: string, name?: string, port?: number}} opts
+ * @param {{db: string, adminKey: string, args?: string[], home?: string, name?: string, port?: number, env?: Record<string, string>}} opts
  */
-export function startGateway({db, adminKey, args = ['--rate-limit', 'off'], home, name = 'gateway', port = 0}) {
+export function startGateway({db, adminKey, args = ['--rate-limit', 'off'], home, name = 'gateway', port = 0, env = {}}) {
   const ownHome = home === undefined
   home ??= mkdtempSync(join(tmpdir(), 'payapp-gateway-'))
   const child = track(
     spawn(process.execPath, [BIN, 'gateway', 'start', '--port', String(port), '--db', db, '--admin-key', adminKey, '--json', '--no-save-profile', ...args], {
       cwd: home,
-      env: {PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: join(home, 'config'), XDG_DATA_HOME: join(home, 'data'), PAYAPP_KEYCHAIN: 'off'},
+      env: {PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: join(home, 'config'), XDG_DATA_HOME: join(home, 'data'), PAYAPP_KEYCHAIN: 'off', ...env},
       stdio: ['ignore', 'pipe', 'pipe'],
     }),
   )
@@ -153,9 +153,9 @@ export async function startBalancer(backends) {
 
 /**
  * Starts `processes` gateway processes on `db` with one admin key, and HAProxy in front of them.
- * @param {{db: string, processes?: number, args?: string[], adminKey?: string}} opts
+ * @param {{db: string, processes?: number, args?: string[], adminKey?: string, env?: Record<string, string>}} opts
  */
-export async function startCluster({db, processes: count = 3, args = ['--rate-limit', 'off'], adminKey = `adm_cluster_${randomBytes(12).toString('hex')}`}) {
+export async function startCluster({db, processes: count = 3, args = ['--rate-limit', 'off'], adminKey = `adm_cluster_${randomBytes(12).toString('hex')}`, env = {}}) {
   const home = mkdtempSync(join(tmpdir(), 'payapp-cluster-'))
   const processes = []
   const others = []
@@ -167,7 +167,7 @@ export async function startCluster({db, processes: count = 3, args = ['--rate-li
   }
   try {
     // All at once, as a deployment restarts them: creating the schema must be safe when several do it together.
-    const started = await Promise.allSettled(Array.from({length: count}, (_, i) => startGateway({db, adminKey, args, home, name: `gw${i + 1}`})))
+    const started = await Promise.allSettled(Array.from({length: count}, (_, i) => startGateway({db, adminKey, args, env, home, name: `gw${i + 1}`})))
     // Those that started are stopped with the rest if another failed.
     for (const s of started) if (s.status === 'fulfilled') processes.push(s.value)
     const failed = started.find((s) => s.status === 'rejected')
@@ -184,11 +184,11 @@ export async function startCluster({db, processes: count = 3, args = ['--rate-li
         await old.kill(signal)
         others.push(old)
         // The same port: the balancer's config names it, and its health check brings the process back.
-        processes[i] = await startGateway({db, adminKey, args, home, name: old.name, port: Number(new URL(old.url).port)})
+        processes[i] = await startGateway({db, adminKey, args, env, home, name: old.name, port: Number(new URL(old.url).port)})
         return processes[i]
       },
       async startProcess() {
-        const p = await startGateway({db, adminKey, args, home, name: `extra${++extra}`})
+        const p = await startGateway({db, adminKey, args, env, home, name: `extra${++extra}`})
         others.push(p)
         return p
       },

@@ -21,6 +21,8 @@ export interface ClusterOptions {
   db?: string
   /** More `gateway start` flags, e.g. `['--rate-limit', 'writes=20,window=60']` (default `--rate-limit off`). */
   args?: string[]
+  /** Environment variables for every process, e.g. a short `PAYAPP_GATEWAY_LEASE_MS` where a test kills one. */
+  env?: Record<string, string>
 }
 
 /** The database for a cluster as `PAYAPP_TEST_DB` says, and how to remove it afterwards. */
@@ -40,7 +42,7 @@ export async function testDatabase(): Promise<{db: string; stop: () => void}> {
 export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> {
   const database = opts.db ? {db: opts.db, stop: () => {}} : await testDatabase()
   try {
-    const cluster = await startProcesses({db: database.db, processes: opts.processes, args: opts.args})
+    const cluster = await startProcesses({db: database.db, processes: opts.processes, args: opts.args, env: opts.env})
     return {
       ...cluster,
       async stop() {
