@@ -755,8 +755,9 @@ class PgConnection {
      * The endpoint's first due delivery is locked or skipped, never passed over for a later one (`SKIP
      * LOCKED` on that row alone: a process claiming it right now makes this one claim nothing, so one
      * process sends to an endpoint at a time, in order). The row's own owner is checked again on its newest
-     * version, which a claim committed since this statement's snapshot may have set (READ COMMITTED
-     * re-checks the WHERE of an UPDATE on the row it waited for); the other rows' leases as of the snapshot.
+     * version, with whether it is still due (another process may have sent it since this statement's
+     * snapshot: READ COMMITTED re-checks an UPDATE's WHERE on a row changed since); the other rows' leases
+     * as of the snapshot.
      */
     claim: (endpoint, owner, now, wallNow, leaseUntil) =>
       this._one<DueDelivery>(
@@ -764,7 +765,7 @@ class PgConnection {
          WHERE id = (SELECT id FROM webhook_deliveries WHERE id = (
                        SELECT id FROM webhook_deliveries WHERE endpoint = $3 AND next_attempt IS NOT NULL AND next_attempt <= $4 ORDER BY COALESCE(ord, id) LIMIT 1)
                      FOR UPDATE SKIP LOCKED)
-           AND (owner IS NULL OR owner = $1 OR lease_until <= $5)
+           AND next_attempt IS NOT NULL AND next_attempt <= $4 AND (owner IS NULL OR owner = $1 OR lease_until <= $5)
            AND NOT EXISTS (SELECT 1 FROM webhook_deliveries WHERE endpoint = $3 AND owner IS NOT NULL AND owner <> $1 AND lease_until > $5)
          RETURNING id, endpoint, event_id, event_type, body, attempts, fault, fail_attempts`,
         [owner, leaseUntil, endpoint, now, wallNow],
