@@ -73,8 +73,9 @@ describe('docs/shared-gateway.md: the recipe runs as written', function () {
   })
 
   it('brings up PostgreSQL, three processes and HAProxy; a CI job gets a merchant and tokens; traffic goes through; a backup restores', async () => {
+    // PAYAPP_TEST_DB=postgres (not a URL) asks for a private server too.
     let db = process.env.PAYAPP_TEST_DB ?? ''
-    if (!db.startsWith('postgres')) {
+    if (!/^postgres(ql)?:\/\//.test(db)) {
       const {startPostgres} = await import('../../scripts/postgres-server.js')
       const server = await startPostgres()
       cleanups.push(server.stop)

@@ -77,6 +77,66 @@ describe('PostgreSQL storage: two storages on one database', function () {
     expect(results.filter((r) => r === true)).to.have.length(1)
   })
 
+  /** A unit on `storage` that runs `first`, then stays open until `release()`: another unit races it meanwhile. */
+  function heldUnit<T>(storage: Storage, first: (tx: Parameters<Parameters<Storage['write']>[0]>[0]) => Promise<T>) {
+    let release!: () => void
+    let ran!: (value: T) => void
+    const gate = new Promise<void>((resolve) => (release = resolve))
+    const reached = new Promise<T>((resolve) => (ran = resolve))
+    const done = storage.write(async (tx) => {
+      const value = await first(tx)
+      ran(value)
+      await gate
+      return value
+    })
+    return {reached, release, done}
+  }
+
+  it('processes starting at once: a unit counting live processes waits for another that counted and joined, then counts it', async () => {
+    const now = Date.now()
+    const join = (owner: string) => async (tx: Parameters<Parameters<Storage['write']>[0]>[0]) => {
+      const live = await tx.leases.live('process:', now)
+      await tx.leases.acquire(`process:${owner}`, owner, now + 60_000, now)
+      return live
+    }
+    const first = heldUnit(a, join('first'))
+    expect(await first.reached).to.equal(0)
+    const second = b.write(join('second'))
+    // The second is alone only if it did not wait: give it time to answer before the first commits.
+    const early = await Promise.race([second.then(() => 'answered'), new Promise((resolve) => setTimeout(() => resolve('waiting'), 300))])
+    first.release()
+    await first.done
+    expect(early).to.equal('waiting')
+    expect(await second).to.equal(1)
+    expect(await a.reads.leases.live('process:', now)).to.equal(2)
+  })
+
+  it("webhook claims: one storage's claim in flight makes the other's claim nothing, not the next delivery; a live lease too; then in order", async () => {
+    const endpoint = 'we_pg_claim'
+    const now = Date.now()
+    await a.write(async (tx) => {
+      await tx.webhooks.insertEndpoint({id: endpoint, merchant: scope.merchant, env: 'test', url: 'http://127.0.0.1:9/hook', events: ['*'], secret: 'whsec_x', installation: null, created: 1, previous_secrets: []})
+      for (const n of [1, 2]) await tx.webhooks.enqueue(endpoint, {id: `evt_pg_claim_${n}`, type: 'product.created'}, '{}', 1)
+    })
+    const claim = (s: Storage, owner: string) => s.write((tx) => tx.webhooks.claim(endpoint, owner, 10, Date.now(), Date.now() + 60_000))
+    const held = heldUnit(a, (tx) => tx.webhooks.claim(endpoint, 'A', 10, now, now + 60_000))
+    const firstClaim = await held.reached
+    expect(firstClaim?.event_id).to.equal('evt_pg_claim_1')
+    // The first delivery is locked by A's unit: B claims nothing rather than the second one (order).
+    const racing = await claim(b, 'B').finally(() => held.release())
+    await held.done
+    expect(racing).to.equal(undefined)
+    // A's lease on the endpoint is live.
+    expect(await claim(b, 'B')).to.equal(undefined)
+    // Only the owner records the attempt; then the next delivery is B's to claim.
+    const outcome = {status: 200, error: null, next: null, delivered: true}
+    expect(await b.write((tx) => tx.webhooks.recordAttempt(firstClaim!.id, 1, 10, outcome, 'B'))).to.equal(false)
+    expect(await a.write((tx) => tx.webhooks.recordAttempt(firstClaim!.id, 1, 10, outcome, 'A'))).to.equal(true)
+    expect((await claim(b, 'B'))?.event_id).to.equal('evt_pg_claim_2')
+    expect(await claim(a, 'A')).to.equal(undefined)
+    expect(await a.reads.webhooks.dueCount(scope.merchant, 10)).to.equal(1)
+  })
+
   it('revisions: of 20 compare-and-sets at one revision over both storages, one wins', async () => {
     const session = {id: 'cs_pg_revision', object: 'checkout_session', revision: 1}
     await a.write((tx) => tx.insert('checkout_session', scope, session as never, {created: 0}))

@@ -1,5 +1,6 @@
 /**
- * Several `payapp gateway start` processes on one SQLite file, each a real process (the built CLI,
+ * Several `payapp gateway start` processes on one database (a SQLite file; a PostgreSQL schema when
+ * PAYAPP_TEST_DB is set), each a real process (the built CLI,
  * `bin/run.js`) on its own port: what a team runs behind a load balancer, for tests that a change
  * through one process is what every other one sees. Each process is a `TestGateway` over its URL, so
  * the usual helpers (accounts, admin calls) drive it; `kill()` is a `kill -9`.
@@ -9,6 +10,7 @@ import {createInterface} from 'node:readline'
 
 import {BIN, cliEnv, ROOT, tempHome} from './cli.js'
 import {TestGateway, type Account} from './gateway.js'
+import {prepareDatabase} from './test-db.js'
 
 export interface GatewayProc {
   child: ChildProcess
@@ -61,10 +63,12 @@ function startProc(db: string, adminKey: string, opts: ClusterOptions, home: str
   })
 }
 
-/** `n` gateway processes on one fresh SQLite file, sharing one admin key. */
+/** `n` gateway processes on one fresh database (see `TestGateway.tempDbFile`), sharing one admin key. */
 export async function startCluster(n: number, opts: ClusterOptions = {}): Promise<Cluster> {
   const home = tempHome()
+  // A fresh SQLite file, or a fresh schema on the run's PostgreSQL server (PAYAPP_TEST_DB).
   const db = opts.db ?? TestGateway.tempDbFile()
+  await prepareDatabase(db)
   const adminKey = 'adm_multiprocess_test_key_0123456789'
   const procs: GatewayProc[] = []
   // The first creates the schema; the others start together.

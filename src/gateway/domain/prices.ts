@@ -18,6 +18,7 @@ import {conflict, invalid, notFound} from '../errors.js'
 import {newId} from '../ids.js'
 import type {Tx} from './context.js'
 import type {PriceDoc, ProductDoc, Scope} from '../storage/documents.js'
+import {UniqueViolation} from '../storage/storage.js'
 import {mergeMetadata, stamp} from './shared.js'
 
 type PriceCreate = z.output<typeof catalog.priceCreate>
@@ -54,6 +55,21 @@ async function checkLookupKey(tx: Tx, scope: Scope, key: string, self?: string):
   if (holder) throw conflict('lookup_key_exists', `The active price ${holder.id} already has the lookup_key '${key}'; send transfer_lookup_key: true to move it`, 'lookup_key')
 }
 
+/**
+ * Runs a write of a price that holds `key`; the unique index refusing it means another request gave the key
+ * to an active price after `checkLookupKey` read (concurrent units on PostgreSQL): the same 409 as the check's.
+ */
+async function holdingKey<T>(key: string | null | undefined, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write()
+  } catch (error) {
+    if (key && error instanceof UniqueViolation && error.message.includes('prices_active_lookup_key')) {
+      throw conflict('lookup_key_exists', `Another active price already has the lookup_key '${key}'; send transfer_lookup_key: true to move it`, 'lookup_key')
+    }
+    throw error
+  }
+}
+
 /** Stores a price without the default-price rules: for a product's inline price, which becomes its default. */
 export async function insertPrice(tx: Tx, scope: Scope, product: ProductDoc, input: PriceInput): Promise<PriceDoc> {
   if (input.lookup_key && (input.active ?? true)) await checkLookupKey(tx, scope, input.lookup_key)
@@ -77,7 +93,7 @@ export async function insertPrice(tx: Tx, scope: Scope, product: ProductDoc, inp
     lookup_key: input.lookup_key ?? null,
     metadata: input.metadata,
   }
-  await tx.insert('price', scope, price, {parent: product.id, created: price.created})
+  await holdingKey(price.lookup_key, () => tx.insert('price', scope, price, {parent: product.id, created: price.created}))
   await tx.emit(scope, 'price.created', price)
   return price
 }
@@ -125,7 +141,7 @@ export async function updatePrice(tx: Tx, scope: Scope, product: ProductDoc, pri
   if (body.tax_behavior !== undefined) price.tax_behavior = body.tax_behavior
   if (body.lookup_key !== undefined) price.lookup_key = body.lookup_key
   if (body.metadata !== undefined) price.metadata = mergeMetadata(price.metadata, body.metadata)
-  await tx.save(price)
+  await holdingKey(price.lookup_key, () => tx.save(price))
   await tx.emit(scope, 'price.updated', price)
   if (price.active && await lacksActiveDefault(tx, scope, product)) await setDefaultPrice(tx, scope, product, price)
   return price

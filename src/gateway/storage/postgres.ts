@@ -18,12 +18,16 @@ import type {
   CredentialTable,
   DeliveryAttempt,
   DueDelivery,
+  FaultRow,
+  FaultTable,
   IdempotencyRecord,
   IdempotencyTable,
   Increment,
   Job,
   JobTable,
+  LeaseTable,
   PageQuery,
+  RateTable,
   RawPage,
   Storage,
   Store,
@@ -32,7 +36,7 @@ import type {
 } from './storage.js'
 
 /** Bumped with each change below; `meta.schema_version` says which a database has. */
-const SCHEMA_VERSION = '1'
+const SCHEMA_VERSION = '2'
 
 // Times are double precision: clock seconds, which a test clock may carry decades ahead.
 const SCHEMA = `
@@ -113,6 +117,9 @@ CREATE TABLE IF NOT EXISTS webhook_deliveries (
   held_until DOUBLE PRECISION,
   ord DOUBLE PRECISION
 );
+-- Version 2: a delivery's claim (the process sending it, until a wall-clock time in ms).
+ALTER TABLE webhook_deliveries ADD COLUMN IF NOT EXISTS owner TEXT;
+ALTER TABLE webhook_deliveries ADD COLUMN IF NOT EXISTS lease_until BIGINT;
 CREATE INDEX IF NOT EXISTS webhook_deliveries_due ON webhook_deliveries (next_attempt) WHERE next_attempt IS NOT NULL;
 CREATE INDEX IF NOT EXISTS webhook_deliveries_by_event ON webhook_deliveries (event_id);
 CREATE INDEX IF NOT EXISTS webhook_deliveries_due_by_endpoint ON webhook_deliveries (endpoint, next_attempt) WHERE next_attempt IS NOT NULL;
@@ -149,6 +156,12 @@ CREATE TABLE IF NOT EXISTS jobs (
 CREATE INDEX IF NOT EXISTS jobs_by_due ON jobs (due, id);
 CREATE INDEX IF NOT EXISTS jobs_by_merchant_due ON jobs (merchant, due, id);
 CREATE INDEX IF NOT EXISTS jobs_by_ref ON jobs (ref, kind);
+-- What every gateway process on the database shares (version 2): rate-limit counts per key and window,
+-- the fault rules with their generators' state, and leases (a running process, a merchant's clock walk;
+-- \`until\` in wall-clock ms).
+CREATE TABLE IF NOT EXISTS rate_counts (key TEXT NOT NULL, win BIGINT NOT NULL, count BIGINT NOT NULL, PRIMARY KEY (key, win));
+CREATE TABLE IF NOT EXISTS fault_rules (seq BIGSERIAL PRIMARY KEY, id TEXT NOT NULL UNIQUE, rule TEXT NOT NULL, draws BIGINT NOT NULL);
+CREATE TABLE IF NOT EXISTS leases (name TEXT PRIMARY KEY, owner TEXT NOT NULL, until BIGINT NOT NULL);
 -- SQLite's json_set for one statement's conditional update (a stock increment): the changed keys keep
 -- their place and new ones go last, so the stored bytes stay as the domain wrote them, key order included.
 CREATE OR REPLACE FUNCTION payapp_json_set(doc JSON, changes JSONB) RETURNS JSON LANGUAGE sql IMMUTABLE AS $$
@@ -401,7 +414,7 @@ export class PostgresStorage implements Storage {
       let broken: Error | undefined
       try {
         await client.query('BEGIN')
-        const result = await fn(facade(new PgConnection(runner(client), this.inserted), true))
+        const result = await fn(facade(new PgConnection(runner(client), this.inserted, true), true))
         await client.query('COMMIT')
         return result
       } catch (error) {
@@ -426,6 +439,16 @@ export class PostgresStorage implements Storage {
     return `pg:${++this.calls}`
   }
 
+  /**
+   * PostgreSQL tells a process nothing, before its next statement, of another process's commit (a
+   * LISTEN/NOTIFY message may arrive after a request that starts once the commit was acknowledged), so
+   * each call is a new token: every request reads the shared version (`Platform.sync`, one query) and sees
+   * another process's revocation, fault rule or clock move on its very next request.
+   */
+  async external(): Promise<string> {
+    return `pg:${++this.calls}`
+  }
+
   async close(): Promise<void> {
     if (this.ended) return
     this.ended = true
@@ -439,6 +462,8 @@ class PgConnection {
     readonly _run: Run,
     /** Called after each document insert (PostgresStorage keeps the planner's statistics fresh). */
     readonly _inserted: () => void = () => {},
+    /** In a unit of work (a transaction), where reads that decide a write lock their rows. */
+    readonly _unit = false,
   ) {}
 
   /** `INSERT INTO <table> (<keys>) VALUES ($1, …)` for one row object. */
@@ -726,8 +751,43 @@ class PgConnection {
          WHERE endpoint = $1 AND next_attempt IS NOT NULL AND next_attempt <= $2 ORDER BY COALESCE(ord, id) LIMIT $3`,
         [endpoint, now, limit],
       ),
-    recordAttempt: async (delivery, attempt, at, outcome) => {
-      await this._run('UPDATE webhook_deliveries SET attempts = $1, next_attempt = $2, delivered = $3 WHERE id = $4', [attempt, outcome.next, outcome.delivered ? at : null, delivery])
+    /**
+     * The endpoint's first due delivery is locked or skipped, never passed over for a later one (`SKIP
+     * LOCKED` on that row alone: a process claiming it right now makes this one claim nothing, so one
+     * process sends to an endpoint at a time, in order). The row's own owner is checked again on its newest
+     * version, with whether it is still due (another process may have sent it since this statement's
+     * snapshot: READ COMMITTED re-checks an UPDATE's WHERE on a row changed since); the other rows' leases
+     * as of the snapshot.
+     */
+    claim: (endpoint, owner, now, wallNow, leaseUntil) =>
+      this._one<DueDelivery>(
+        `UPDATE webhook_deliveries SET owner = $1, lease_until = $2
+         WHERE id = (SELECT id FROM webhook_deliveries WHERE id = (
+                       SELECT id FROM webhook_deliveries WHERE endpoint = $3 AND next_attempt IS NOT NULL AND next_attempt <= $4 ORDER BY COALESCE(ord, id) LIMIT 1)
+                     FOR UPDATE SKIP LOCKED)
+           AND next_attempt IS NOT NULL AND next_attempt <= $4 AND (owner IS NULL OR owner = $1 OR lease_until <= $5)
+           AND NOT EXISTS (SELECT 1 FROM webhook_deliveries WHERE endpoint = $3 AND owner IS NOT NULL AND owner <> $1 AND lease_until > $5)
+         RETURNING id, endpoint, event_id, event_type, body, attempts, fault, fail_attempts`,
+        [owner, leaseUntil, endpoint, now, wallNow],
+      ),
+    release: async (owner) => {
+      await this._run('UPDATE webhook_deliveries SET owner = NULL, lease_until = NULL WHERE owner = $1', [owner])
+    },
+    dueCount: async (merchant, upTo) =>
+      (
+        await this._one<{n: number}>(
+          `SELECT COUNT(*) AS n FROM webhook_endpoints e JOIN webhook_deliveries d ON d.endpoint = e.id
+           WHERE e.merchant = $1 AND d.next_attempt IS NOT NULL AND d.next_attempt <= $2`,
+          [merchant, upTo],
+        )
+      )?.n ?? 0,
+    recordAttempt: async (delivery, attempt, at, outcome, owner) => {
+      const held = await this._run(
+        'UPDATE webhook_deliveries SET attempts = $1, next_attempt = $2, delivered = $3, owner = NULL, lease_until = NULL WHERE id = $4 AND ($5::text IS NULL OR owner = $5) RETURNING id',
+        [attempt, outcome.next, outcome.delivered ? at : null, delivery, owner ?? null],
+      )
+      // The lease ran out and another process took the delivery over: its attempt is the one logged.
+      if (held.length === 0) return false
       await this._insertRow('webhook_attempts', {
         delivery,
         attempt,
@@ -737,6 +797,7 @@ class PgConnection {
         next_attempt: outcome.next,
         injected: outcome.injected ?? false,
       })
+      return true
     },
     attempts: async (endpoint) =>
       (
@@ -775,6 +836,55 @@ class PgConnection {
       await this._run('DELETE FROM jobs WHERE ref = $1 AND ($2::text IS NULL OR kind = $2)', [ref, kind ?? null])
     },
     pending: async (refs) => (refs.length === 0 ? [] : this._run<Job>(`SELECT ${JOB} FROM jobs WHERE ref = ANY($1::text[]) ORDER BY due, id`, [refs])),
+  }
+  readonly rates: RateTable = {
+    hit: async (key, window) =>
+      (
+        await this._one<{count: number}>(
+          'INSERT INTO rate_counts (key, win, count) VALUES ($1, $2, 1) ON CONFLICT (key, win) DO UPDATE SET count = rate_counts.count + 1 RETURNING count',
+          [key, window],
+        )
+      )!.count,
+    prune: async (before) => {
+      await this._run('DELETE FROM rate_counts WHERE win < $1', [before])
+    },
+  }
+
+  readonly faults: FaultTable = {
+    // In a unit (a strike, a delivery being queued) the rows are locked until it commits: two processes'
+    // strikes take turns, each drawing from the generators' state the other stored.
+    all: () => this._run<FaultRow>(`SELECT id, rule, draws FROM fault_rules ORDER BY seq${this._unit ? ' FOR UPDATE' : ''}`),
+    insert: async (row) => {
+      await this._insertRow('fault_rules', {...row})
+    },
+    update: async (row) => {
+      await this._run('UPDATE fault_rules SET rule = $1, draws = $2 WHERE id = $3', [row.rule, row.draws, row.id])
+    },
+    remove: async (id) => (await this._run('DELETE FROM fault_rules WHERE id = $1 RETURNING id', [id])).length > 0,
+    clear: async () => (await this._run('DELETE FROM fault_rules RETURNING id')).length,
+  }
+
+  readonly leases: LeaseTable = {
+    acquire: async (name, owner, until, now) =>
+      (
+        await this._run(
+          `INSERT INTO leases (name, owner, until) VALUES ($1, $2, $3)
+           ON CONFLICT (name) DO UPDATE SET owner = excluded.owner, until = excluded.until WHERE leases.owner = excluded.owner OR leases.until < $4 RETURNING name`,
+          [name, owner, until, now],
+        )
+      ).length > 0,
+    release: async (name, owner) => {
+      await this._run('DELETE FROM leases WHERE name = $1 AND owner = $2', [name, owner])
+    },
+    /**
+     * In a unit, counting takes a transaction-level advisory lock on the prefix first (a statement of its
+     * own, so the count's snapshot is taken after it): units that count, then acquire a lease of that
+     * prefix (processes starting at once: "am I alone?") run one after another, as on SQLite.
+     */
+    live: async (prefix, now) => {
+      if (this._unit) await this._run('SELECT pg_advisory_xact_lock(hashtext($1))', [`payapp.leases:${prefix}`])
+      return (await this._one<{n: number}>('SELECT COUNT(*) AS n FROM leases WHERE starts_with(name, $1) AND until > $2', [prefix, now]))!.n
+    },
   }
 }
 
