@@ -333,6 +333,8 @@ export class Platform {
   /** The shared version this process's caches, fault kinds and clock offsets were last read at. */
   private seen: string | undefined
   private syncing: Promise<void> | undefined
+  /** The re-read started by the request that first met the current `external` token, while it runs. */
+  private catchingUp: Promise<void> | undefined
   /** The storage's `external()` token at the last request, and how often it moved (part of every cached read's generation). */
   private external: string | undefined
   private externalChanges = 0
@@ -410,12 +412,24 @@ export class Platform {
    */
   async sync(): Promise<void> {
     if (!this.shared || !this.storage.open) return
-    // Nothing committed by another process since the last request: nothing to compare (one query).
+    // Nothing committed by another process since the last request: nothing to compare (one query). A
+    // request that met this token while an earlier one is still re-reading for it waits for that re-read.
     const external = await this.storage.external()
-    if (external === this.external) return
+    if (external === this.external) return this.catchingUp
     this.external = external
     // Cached reads computed before may miss what another process wrote.
     this.externalChanges += 1
+    const catchingUp = this.catchUp()
+    this.catchingUp = catchingUp
+    try {
+      await catchingUp
+    } finally {
+      if (this.catchingUp === catchingUp) this.catchingUp = undefined
+    }
+  }
+
+  /** Re-reads the shared version and, when it moved, what this process keeps of the shared state. */
+  private async catchUp(): Promise<void> {
     // Twice at most: a re-read already under way may have started before this request's change.
     for (let round = 0; round < 2; round++) {
       const version = await this.storage.reads.meta(SHARED_VERSION)
