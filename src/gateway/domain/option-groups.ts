@@ -33,8 +33,7 @@ export interface Options {
 export async function optionsOf(tx: Tx, scope: Scope, productId: string): Promise<Options> {
   // Read on every variant write and view; options themselves change rarely.
   return tx.cachedRead(`options:${scope.merchant}:${scope.env}:${productId}`, ['option_group', 'option_value'], async () => {
-    const groups = []
-    for (const g of await tx.all('option_group', scope, productId)) groups.push({...g, values: await valuesOf(tx, scope, g.id)})
+    const groups = await Promise.all((await tx.all('option_group', scope, productId)).map(async (g) => ({...g, values: await valuesOf(tx, scope, g.id)})))
     const byValue = new Map<string, {group: OptionGroupDoc; value: OptionValueDoc}>()
     for (const group of groups) for (const value of group.values) byValue.set(value.id, {group, value})
     return {groups, byValue}

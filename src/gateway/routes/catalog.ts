@@ -93,8 +93,8 @@ export const catalogHandlers = {
     return listVariants(tx, scope, await requireProduct(tx, scope, params.id), query)
   },
   async 'variants.create'({tx, scope, params, body}) {
-    const product = await requireProduct(tx, scope, params.id)
-    const options = await optionsOf(tx, scope, product.id)
+    // Read together (one round trip on PostgreSQL); a missing product's options are none, and unused.
+    const [product, options] = await Promise.all([requireProduct(tx, scope, params.id), optionsOf(tx, scope, params.id)])
     return created(variantView(await createVariant(tx, scope, product, body, options), product, options))
   },
   async 'variants.update'({tx, scope, params, body}) {
