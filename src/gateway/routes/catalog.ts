@@ -15,6 +15,7 @@ import {
   groupWithValues,
   listGroups,
   optionGroupView,
+  optionsNamed,
   optionsOf,
   renameOptionGroup,
   requireGroup,
@@ -94,7 +95,8 @@ export const catalogHandlers = {
   },
   async 'variants.create'({tx, scope, params, body}) {
     // Read together (one round trip on PostgreSQL); a missing product's options are none, and unused.
-    const [product, options] = await Promise.all([requireProduct(tx, scope, params.id), optionsOf(tx, scope, params.id)])
+    const named = body.options.map((o) => o.value)
+    const [product, options] = await Promise.all([requireProduct(tx, scope, params.id), optionsNamed(tx, scope, params.id, named)])
     return created(variantView(await createVariant(tx, scope, product, body, options), product, options))
   },
   async 'variants.update'({tx, scope, params, body}) {

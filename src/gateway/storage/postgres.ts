@@ -385,7 +385,7 @@ export class PostgresStorage implements Storage {
     const {default: pg} = await import('pg')
     const pool = new pg.Pool({
       connectionString: withSettings(url),
-      max: opts.max ?? 10,
+      max: opts.max ?? (Number(process.env.PGPERF_POOL) || 10),
       // Statements sent without waiting for the previous answer (see Unit).
       pipeline: true,
       connectionTimeoutMillis: 10_000,
