@@ -302,22 +302,6 @@ export function redactUrl(url: string): string {
   }
 }
 
-/**
- * The URL with the session settings the gateway needs added to its `options` (the user's kept): each
- * execution planned with its values, since a generic plan made while a table was small (a new database
- * filling up) would keep scanning it, and planning a short statement costs tens of microseconds.
- */
-function withSettings(url: string): string {
-  try {
-    const u = new URL(url)
-    const given = u.searchParams.get('options')
-    u.searchParams.set('options', `${given ? `${given} ` : ''}-c plan_cache_mode=force_custom_plan`)
-    return u.toString()
-  } catch {
-    return url
-  }
-}
-
 /** A database the gateway cannot open: no server there, or it refused us. `code` tells `gateway start` which. */
 export class StorageOpenError extends Error {
   override readonly name = 'StorageOpenError'
@@ -384,8 +368,11 @@ export class PostgresStorage implements Storage {
   static async open(url: string, opts: {max?: number} = {}): Promise<PostgresStorage> {
     const {default: pg} = await import('pg')
     const pool = new pg.Pool({
-      connectionString: withSettings(url),
-      max: opts.max ?? (Number(process.env.PGPERF_POOL) || 10),
+      // The server's plan_cache_mode (PostgreSQL's default, auto: a prepared statement's first five executions
+      // planned with their values, then its generic plan where that costs no more; replanned after an ANALYZE).
+      // Forcing custom plans made planning half of the server's time per keyed write (docs/architecture.md).
+      connectionString: url,
+      max: opts.max ?? 10,
       // Statements sent without waiting for the previous answer (see Unit).
       pipeline: true,
       connectionTimeoutMillis: 10_000,
