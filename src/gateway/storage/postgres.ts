@@ -21,12 +21,9 @@ import type {
   IdempotencyRecord,
   IdempotencyTable,
   Increment,
-  FaultTable,
   Job,
   JobTable,
-  LeaseTable,
   PageQuery,
-  RateTable,
   RawPage,
   Storage,
   Store,
@@ -470,11 +467,6 @@ export class PostgresStorage implements Storage {
    * Another process may commit at any time, and nothing tells this one before its next read begins, so
    * no computed read is reused: each call is a new generation (the read cache is off on PostgreSQL).
    */
-  // STUB (drop at merge)
-  external(): Promise<string> {
-    return Promise.resolve('0')
-  }
-
   generation(_kinds: readonly Kind[]): string {
     return `pg:${++this.calls}`
   }
@@ -784,9 +776,6 @@ class PgConnection {
          WHERE endpoint = $1 AND next_attempt IS NOT NULL AND next_attempt <= $2 ORDER BY COALESCE(ord, id) LIMIT $3`,
         [endpoint, now, limit],
       ),
-    claim: async () => undefined,
-    release: async () => {},
-    dueCount: async () => 0,
     recordAttempt: async (delivery, attempt, at, outcome) => {
       await this._run('UPDATE webhook_deliveries SET attempts = $1, next_attempt = $2, delivered = $3 WHERE id = $4', [attempt, outcome.next, outcome.delivered ? at : null, delivery])
       await this._insertRow('webhook_attempts', {
@@ -798,7 +787,6 @@ class PgConnection {
         next_attempt: outcome.next,
         injected: outcome.injected ?? false,
       })
-      return true
     },
     attempts: async (endpoint) =>
       (
@@ -823,11 +811,6 @@ class PgConnection {
       return counts
     },
   }
-
-  // STUB (drop at merge): issue-pgport ports these; in-memory here so the gateway builds and runs for benches.
-  readonly rates: RateTable = {hit: async () => 1, prune: async () => {}}
-  readonly faults: FaultTable = {all: async () => [], insert: async () => {}, update: async () => {}, remove: async () => false, clear: async () => 0}
-  readonly leases: LeaseTable = {acquire: async () => true, release: async () => {}, live: async () => 0}
 
   readonly jobs: JobTable = {
     insert: async (job) => {
