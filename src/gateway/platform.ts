@@ -261,11 +261,10 @@ export class Idempotency {
       await tx.idempotency.prune(now - IDEMPOTENCY_RETENTION_SECONDS)
       this.lastPrune = now
     }
-    const held = answerFor(await tx.idempotency.read(credential, key), fingerprint, now)
-    if (held) return held
+    // Claim first: a new key (the usual case) takes one statement. The claim fails when a live record
+    // holds the key (on PostgreSQL after waiting for a concurrent unit's claim to commit or roll back):
+    // then that record's answer is the one to give.
     if (!(await tx.idempotency.claim(credential, key, fingerprint, now, now - IDEMPOTENCY_RETENTION_SECONDS))) {
-      // Another unit claimed the key first (only an engine with concurrent units gets here); the claim waited
-      // for it, so its answer is committed now: replay it, or say in flight if it is not there yet.
       const replay = answerFor(await tx.idempotency.read(credential, key), fingerprint, now)
       if (replay) return replay
       throw inFlight()

@@ -70,6 +70,27 @@ describe('PostgreSQL storage: two storages on one database', function () {
     expect(results.filter((r) => r === false)).to.have.length(19)
   })
 
+  it('a write sent with the COMMIT that fails fails the unit: nothing of it is stored, and the next unit on the pool works', async () => {
+    // The stored answer (idempotency.finish) goes out with the COMMIT, unawaited: its failure must still fail the unit.
+    const failed = await a
+      .write(async (tx) => {
+        await tx.idempotency.claim('cred_pg', 'key-deferred', 'fp', 1000, 0)
+        await tx.insert('product', scope, {id: 'prod_pg_deferred', object: 'product'} as never, {created: 0})
+        await tx.idempotency.finish('cred_pg', 'key-deferred', 'not a status' as unknown as number, '{}')
+        return 'acknowledged'
+      })
+      .catch((error: Error) => error)
+    expect(failed).to.be.instanceOf(Error)
+    expect(await b.reads.get('product', scope, 'prod_pg_deferred')).to.equal(undefined)
+    expect(await b.reads.idempotency.read('cred_pg', 'key-deferred')).to.equal(undefined)
+    // Reads issued together in a unit share its round trips; the unit commits them all.
+    const [product, none] = await a.write((tx) =>
+      Promise.all([tx.insert('product', scope, {id: 'prod_pg_deferred', object: 'product'} as never, {created: 0}), tx.get('product', scope, 'prod_pg_missing')]),
+    )
+    expect([product.id, none]).to.deep.equal(['prod_pg_deferred', undefined])
+    expect(await b.reads.get('product', scope, 'prod_pg_deferred')).to.deep.include({id: 'prod_pg_deferred'})
+  })
+
   it('a job is claimed once: both storages remove it at once, one gets it', async () => {
     await a.write((tx) => tx.jobs.insert({due: 1, kind: 'race', merchant: scope.merchant, env: 'test', ref: 'ref_pg_race'}))
     const [job] = await b.reads.jobs.pending(['ref_pg_race'])

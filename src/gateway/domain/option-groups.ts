@@ -33,12 +33,28 @@ export interface Options {
 export async function optionsOf(tx: Tx, scope: Scope, productId: string): Promise<Options> {
   // Read on every variant write and view; options themselves change rarely.
   return tx.cachedRead(`options:${scope.merchant}:${scope.env}:${productId}`, ['option_group', 'option_value'], async () => {
-    const groups = []
-    for (const g of await tx.all('option_group', scope, productId)) groups.push({...g, values: await valuesOf(tx, scope, g.id)})
-    const byValue = new Map<string, {group: OptionGroupDoc; value: OptionValueDoc}>()
-    for (const group of groups) for (const value of group.values) byValue.set(value.id, {group, value})
-    return {groups, byValue}
+    return indexed(await Promise.all((await tx.all('option_group', scope, productId)).map(async (g) => ({...g, values: await valuesOf(tx, scope, g.id)}))))
   })
+}
+
+function indexed(groups: Options['groups']): Options {
+  const byValue = new Map<string, {group: OptionGroupDoc; value: OptionValueDoc}>()
+  for (const group of groups) for (const value of group.values) byValue.set(value.id, {group, value})
+  return {groups, byValue}
+}
+
+/**
+ * The product's option groups, each with only those of `valueIds` that are its values: what checking and
+ * showing one combination needs (a new variant's), read together (one round trip on PostgreSQL) instead of
+ * every value of every group, which is what a read without a cache (PostgreSQL's) would otherwise parse.
+ */
+export async function optionsNamed(tx: Tx, scope: Scope, productId: string, valueIds: readonly string[]): Promise<Options> {
+  const [groups, values] = await Promise.all([
+    tx.cachedRead(`option_groups:${scope.merchant}:${scope.env}:${productId}`, ['option_group'], () => tx.all('option_group', scope, productId)),
+    Promise.all([...new Set(valueIds)].map((id) => tx.get('option_value', scope, id))),
+  ])
+  const named = values.filter((v) => v !== undefined)
+  return indexed(groups.map((g) => ({...g, values: named.filter((v) => v.group === g.id)})))
 }
 
 /** A group's values by sort_order, ties in creation order (Array#sort is stable). */

@@ -18,7 +18,7 @@ import type {Variant} from '@payapp/sdk/schemas/catalog'
 import {conflict, invalid} from '../errors.js'
 import {newUuid} from '../ids.js'
 import type {Tx} from './context.js'
-import type {ProductDoc, Scope, VariantDoc} from '../storage/documents.js'
+import type {PriceDoc, ProductDoc, Scope, VariantDoc} from '../storage/documents.js'
 import {optionsOf, type Options} from './option-groups.js'
 import {requireDoc} from './shared.js'
 
@@ -113,14 +113,22 @@ function checkCombination(product: ProductDoc, {groups}: Options, sent: VariantC
 
 /** Rule 4: an explicit price is an active price of the same product. */
 async function checkPrice(tx: Tx, scope: Scope, product: ProductDoc, id: string): Promise<void> {
-  const price = await tx.get('price', scope, id)
+  priceAvailable(product, await tx.get('price', scope, id))
+}
+
+function priceAvailable(product: ProductDoc, price: PriceDoc | undefined): void {
   if (!price || price.product !== product.id || !price.active) {
     throw invalid('price_unavailable', `price must be an active price of ${product.id}; omit it to inherit the default price`, 'price')
   }
 }
 
 async function checkSku(tx: Tx, scope: Scope, sku: string, self?: string): Promise<void> {
-  if ((await tx.ids('variant', scope, [{field: 'sku', eq: sku}])).some((id) => id !== self)) {
+  skuFree(sku, await tx.ids('variant', scope, [{field: 'sku', eq: sku}]), self)
+}
+
+/** `owners`: the ids of the variants with this SKU. */
+function skuFree(sku: string, owners: readonly string[], self?: string): void {
+  if (owners.some((id) => id !== self)) {
     throw conflict('sku_exists', `Another variant in this catalogue already has the SKU '${sku}'`, 'sku')
   }
 }
@@ -162,7 +170,13 @@ function presentation(body: Partial<VariantCreate> & Pick<VariantFields, 'is_def
 
 export async function createVariant(tx: Tx, scope: Scope, product: ProductDoc, body: VariantCreate, known?: Options): Promise<VariantDoc> {
   const options = checkCombination(product, known ?? (await optionsOf(tx, scope, product.id)), body.options)
-  const [twinId] = await tx.ids('variant', scope, [{field: 'options', eq: JSON.stringify(options)}], product.id)
+  // The checks' reads go together (one round trip on PostgreSQL), their verdicts in order.
+  const [[twinId], price, skuOwners, maxSort] = await Promise.all([
+    tx.ids('variant', scope, [{field: 'options', eq: JSON.stringify(options)}], product.id),
+    body.price ? tx.get('price', scope, body.price) : undefined,
+    body.sku ? tx.ids('variant', scope, [{field: 'sku', eq: body.sku}]) : [],
+    body.sort_order === undefined ? tx.max('variant', product.id, 'sort_order') : null,
+  ])
   if (twinId) {
     const twin = await tx.get('variant', scope, twinId)
     throw conflict(
@@ -171,9 +185,9 @@ export async function createVariant(tx: Tx, scope: Scope, product: ProductDoc, b
       'options',
     )
   }
-  if (body.price) await checkPrice(tx, scope, product, body.price)
-  if (body.sku) await checkSku(tx, scope, body.sku)
-  const sortOrder = body.sort_order ?? (await tx.max('variant', product.id, 'sort_order') ?? -1) + 1
+  if (body.price) priceAvailable(product, price)
+  if (body.sku) skuFree(body.sku, skuOwners)
+  const sortOrder = body.sort_order ?? (maxSort ?? -1) + 1
   return insertVariant(tx, scope, product, presentation({...body, is_default: false, options, sort_order: sortOrder}))
 }
 

@@ -15,6 +15,7 @@ import {
   groupWithValues,
   listGroups,
   optionGroupView,
+  optionsNamed,
   optionsOf,
   renameOptionGroup,
   requireGroup,
@@ -93,8 +94,9 @@ export const catalogHandlers = {
     return listVariants(tx, scope, await requireProduct(tx, scope, params.id), query)
   },
   async 'variants.create'({tx, scope, params, body}) {
-    const product = await requireProduct(tx, scope, params.id)
-    const options = await optionsOf(tx, scope, product.id)
+    // Read together (one round trip on PostgreSQL); a missing product's options are none, and unused.
+    const named = body.options.map((o) => o.value)
+    const [product, options] = await Promise.all([requireProduct(tx, scope, params.id), optionsNamed(tx, scope, params.id, named)])
     return created(variantView(await createVariant(tx, scope, product, body, options), product, options))
   },
   async 'variants.update'({tx, scope, params, body}) {

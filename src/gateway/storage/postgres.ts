@@ -242,6 +242,62 @@ function runner(on: Pool | PoolClient): Run {
 }
 
 /**
+ * A unit's connection. The pool's connections are pipelined (pg's `pipeline`): a statement is sent when
+ * issued, not when the one before it is answered, and the server answers in order. So BEGIN goes out with
+ * the unit's first statement, statements the domain issues together (`Promise.all`) share one round trip,
+ * and writes whose answer nothing reads (`defer`) go out with the COMMIT. Statements issued in one turn of
+ * the event loop leave in one socket write (the stream is corked until the turn's microtasks ran).
+ * A failed statement aborts the transaction, so every statement after it fails too and COMMIT answers
+ * ROLLBACK: `commit` checks that, and nothing is acknowledged that did not commit.
+ */
+class Unit {
+  private readonly pending: Promise<unknown>[] = []
+  private corked = false
+  readonly run: Run
+
+  constructor(private readonly client: PoolClient) {
+    const run = runner(client)
+    this.run = (text, values) => {
+      this.cork()
+      return run(text, values)
+    }
+    this.send('BEGIN')
+  }
+
+  private cork() {
+    if (this.corked) return
+    const stream = (this.client as unknown as {connection?: {stream?: {cork?: () => void; uncork?: () => void}}}).connection?.stream
+    if (!stream?.cork || !stream.uncork) return
+    this.corked = true
+    stream.cork()
+    queueMicrotask(() => {
+      this.corked = false
+      stream.uncork!()
+    })
+  }
+
+  /** Sends a statement whose answer nothing waits for; its failure fails the commit. */
+  private send(text: string, values?: unknown[]) {
+    this.cork()
+    const sent = values ? this.run(text, values) : this.client.query(text).catch((error: unknown) => Promise.reject(mapError(error)))
+    sent.catch(() => {})
+    this.pending.push(sent)
+  }
+
+  readonly defer = (text: string, values: unknown[]) => this.send(text, values)
+
+  /** COMMIT behind everything sent; resolves once it committed, or throws the first statement's failure. */
+  async commit(): Promise<void> {
+    this.cork()
+    const commit = this.client.query('COMMIT')
+    commit.catch(() => {})
+    await Promise.all(this.pending)
+    // An aborted transaction's COMMIT is answered ROLLBACK, not an error.
+    if ((await commit).command !== 'COMMIT') throw new Error('PostgreSQL rolled the unit back at COMMIT')
+  }
+}
+
+/**
  * The URL as messages and `gateway start --json` may show it: the password (in the user part or a
  * `password` parameter) replaced by `***`.
  */
@@ -253,22 +309,6 @@ export function redactUrl(url: string): string {
     return u.toString()
   } catch {
     return url.replace(/(:\/\/[^:/@]*:)[^@]*@/, '$1***@')
-  }
-}
-
-/**
- * The URL with the session settings the gateway needs added to its `options` (the user's kept): each
- * execution planned with its values, since a generic plan made while a table was small (a new database
- * filling up) would keep scanning it, and planning a short statement costs tens of microseconds.
- */
-function withSettings(url: string): string {
-  try {
-    const u = new URL(url)
-    const given = u.searchParams.get('options')
-    u.searchParams.set('options', `${given ? `${given} ` : ''}-c plan_cache_mode=force_custom_plan`)
-    return u.toString()
-  } catch {
-    return url
   }
 }
 
@@ -338,8 +378,13 @@ export class PostgresStorage implements Storage {
   static async open(url: string, opts: {max?: number} = {}): Promise<PostgresStorage> {
     const {default: pg} = await import('pg')
     const pool = new pg.Pool({
-      connectionString: withSettings(url),
+      // The server's plan_cache_mode (PostgreSQL's default, auto: a prepared statement's first five executions
+      // planned with their values, then its generic plan where that costs no more; replanned after an ANALYZE).
+      // Forcing custom plans made planning half of the server's time per keyed write (docs/architecture.md).
+      connectionString: url,
       max: opts.max ?? 10,
+      // Statements sent without waiting for the previous answer (see Unit).
+      pipeline: true,
       connectionTimeoutMillis: 10_000,
       idleTimeoutMillis: 30_000,
       // Stored JSON as its bytes (list routes splice it), counts and ids as numbers.
@@ -413,9 +458,9 @@ export class PostgresStorage implements Storage {
       const client = await this.pool.connect()
       let broken: Error | undefined
       try {
-        await client.query('BEGIN')
-        const result = await fn(facade(new PgConnection(runner(client), this.inserted, true), true))
-        await client.query('COMMIT')
+        const unit = new Unit(client)
+        const result = await fn(facade(new PgConnection(unit.run, this.inserted, unit.defer, true), true))
+        await unit.commit()
         return result
       } catch (error) {
         try {
@@ -462,6 +507,10 @@ class PgConnection {
     readonly _run: Run,
     /** Called after each document insert (PostgresStorage keeps the planner's statistics fresh). */
     readonly _inserted: () => void = () => {},
+    /** Sends a write whose answer nothing reads without waiting for it (a unit: its failure fails the COMMIT). */
+    readonly _defer: (text: string, values: unknown[]) => Promise<void> | void = async (text, values) => {
+      await this._run(text, values)
+    },
     /** In a unit of work (a transaction), where reads that decide a write lock their rows. */
     readonly _unit = false,
   ) {}
@@ -685,8 +734,9 @@ class PgConnection {
           [credential, key, fingerprint, now, expiredBefore],
         )
       ).length > 0,
+    // Sent with the unit's COMMIT: the answer to store is the unit's last write.
     finish: async (credential, key, status, body) => {
-      await this._run(`UPDATE idempotency SET state = 'done', status = $1, body = $2 WHERE credential = $3 AND key = $4`, [status, body, credential, key])
+      await this._defer(`UPDATE idempotency SET state = 'done', status = $1, body = $2 WHERE credential = $3 AND key = $4`, [status, body, credential, key])
     },
     releaseInFlight: async () => {
       await this._run("DELETE FROM idempotency WHERE state = 'in_flight'")
