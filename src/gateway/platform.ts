@@ -27,6 +27,7 @@ import {
 import type {Env, EventDoc, Kind, Scope} from './storage/documents.js'
 import {openStorage} from './storage/open.js'
 import type {IdempotencyRecord, Storage, Store} from './storage/storage.js'
+import {SHARED_VERSION_KEY} from './storage/storage.js'
 import {readOffsets, Scheduler, type AdvanceResult} from './scheduler.js'
 import {Webhooks} from './webhooks.js'
 
@@ -302,7 +303,7 @@ export interface PlatformOptions {
 }
 
 /** The meta key whose value changes (a new random one) whenever credentials, fault rules or clocks change. */
-const SHARED_VERSION = 'shared_version'
+const SHARED_VERSION = SHARED_VERSION_KEY
 
 /** Everything a route may use besides its own request. */
 export class Platform {

@@ -11,7 +11,7 @@ import type {Pool, PoolClient, QueryResultRow} from 'pg'
 
 import type {Documents, Kind, MerchantDoc, Scope} from './documents.js'
 import {name, refuseWrite, TABLES, WRITES} from './sql.js'
-import {UniqueViolation} from './storage.js'
+import {SHARED_VERSION_KEY, UniqueViolation} from './storage.js'
 import type {
   Condition,
   CredentialRecord,
@@ -358,6 +358,8 @@ export class PostgresStorage implements Storage {
   private ended = false
   /** Per call: see `generation`. */
   private calls = 0
+  /** The shared version read that the requests of this turn of the event loop wait for (see `external`). */
+  private versionRead?: Promise<string>
   /** Documents this process inserted, and the count at which it next refreshes the planner's statistics. */
   private inserts = 0
   private nextAnalyze = 200
@@ -486,12 +488,18 @@ export class PostgresStorage implements Storage {
 
   /**
    * PostgreSQL tells a process nothing, before its next statement, of another process's commit (a
-   * LISTEN/NOTIFY message may arrive after a request that starts once the commit was acknowledged), so
-   * each call is a new token: every request reads the shared version (`Platform.sync`, one query) and sees
-   * another process's revocation, fault rule or clock move on its very next request.
+   * LISTEN/NOTIFY message may arrive after a request that starts once the commit was acknowledged), so the
+   * token is the shared version itself (`SHARED_VERSION_KEY`, which a revocation, a fault rule or a clock
+   * move changes in its unit), read from the database for each request. One query serves every request
+   * that arrived before it was sent: it goes out on the next turn of the event loop, after them; a request
+   * that arrives while it is out waits for the next one, so each sees every change committed before it began.
    */
   async external(): Promise<string> {
-    return `pg:${++this.calls}`
+    this.versionRead ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+      this.versionRead = undefined
+      return this.reads.meta(SHARED_VERSION_KEY).then((version) => `v:${version ?? ''}`)
+    })
+    return this.versionRead
   }
 
   async close(): Promise<void> {

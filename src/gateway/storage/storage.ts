@@ -13,6 +13,9 @@ import type {Documents, Env, Kind, MerchantDoc, Scope} from './documents.js'
 
 export type {Documents, Env, Kind, Scope}
 
+/** The meta key of the shared version: a new value whenever credentials, fault rules or clocks change (`Platform.changed`). */
+export const SHARED_VERSION_KEY = 'shared_version'
+
 /**
  * A condition on a document field. `eq`, `in`, `gt` and `lte` compare with a caller's value; `is`
  * compares with a constant of the code (a status), which a backend may inline so partial indexes apply.
