@@ -19,7 +19,6 @@
  * Each server runs in its own process; autocannon drives it from this one (50 connections).
  * Env: BENCH_SECONDS (default 8), BENCH_CONNECTIONS (50), BENCH_RUNS (CLI runs per command, 21).
  */
-import {spawn} from 'node:child_process'
 import {mkdtempSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {dirname, join} from 'node:path'
@@ -30,7 +29,9 @@ import autocannon from 'autocannon'
 import {benchClock} from './bench/clock.js'
 import {benchStartup} from './bench/startup.js'
 import {benchOpenApi} from './bench/openapi.js'
-import {LIST_PATH, seedReads, seedWrites} from './bench/gateway-workloads.js'
+import {LIST_PATH, seedReads, seedWrites, startJsonServer} from './bench/gateway-workloads.js'
+
+const startServer = (args, env = {}) => startJsonServer(children, args, {cwd: ROOT, env})
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 const BIN = join(ROOT, 'bin', 'run.js')
@@ -41,20 +42,6 @@ const children = []
 
 process.on('exit', () => children.forEach((c) => c.kill('SIGKILL')))
 
-/** Starts a child that prints one JSON line (with `url`) once it listens. */
-function startServer(args, env = {}) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, {cwd: ROOT, env: {...process.env, ...env}, stdio: ['ignore', 'pipe', 'inherit']})
-    children.push(child)
-    let buf = ''
-    child.stdout.on('data', (d) => {
-      buf += d
-      const nl = buf.indexOf('\n')
-      if (nl >= 0) resolve({child, info: JSON.parse(buf.slice(0, nl))})
-    })
-    child.on('exit', (code) => reject(new Error(`${args.join(' ')} exited ${code}`)))
-  })
-}
 
 function load(opts) {
   return new Promise((resolve, reject) => {

@@ -4,6 +4,25 @@
  * reads, GET /v1/app/products?limit=25 of 25 full products; writes, idempotent variant creation (a fresh
  * Idempotency-Key and option combination per request).
  */
+import {spawn} from 'node:child_process'
+
+/**
+ * Starts a child (`node ...args`) that prints one JSON line (with `url`) once it listens, and adds it to
+ * `children` (killed by the bench at its end); resolves with the child and that line.
+ */
+export function startJsonServer(children, args, {cwd, env = {}} = {}) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, {cwd, env: {...process.env, ...env}, stdio: ['ignore', 'pipe', 'inherit']})
+    children.push(child)
+    let buf = ''
+    child.stdout.on('data', (d) => {
+      buf += d
+      const nl = buf.indexOf('\n')
+      if (nl >= 0) resolve({child, info: JSON.parse(buf.slice(0, nl))})
+    })
+    child.on('exit', (code) => reject(new Error(`${args.join(' ')} exited ${code}`)))
+  })
+}
 
 /** One API call that must succeed: status, text, parsed JSON and content type. */
 export async function call(url, method, path, token, body, headers = {}) {

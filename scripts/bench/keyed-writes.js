@@ -8,7 +8,6 @@
  * process each; BENCH_SECONDS (8), BENCH_CONNECTIONS (50), BENCH_READS=0 skips reads,
  * GATEWAY_NODE_OPTIONS="--cpu-prof --cpu-prof-dir=DIR" profiles the gateway processes.
  */
-import {spawn} from 'node:child_process'
 import {mkdtempSync, readFileSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {dirname, join} from 'node:path'
@@ -16,26 +15,16 @@ import {fileURLToPath} from 'node:url'
 
 import autocannon from 'autocannon'
 
+import {startJsonServer} from './gateway-workloads.js'
+
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8)
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
 const work = mkdtempSync(join(tmpdir(), 'payapp-bench-'))
 const children = []
+const startServer = (args, env = {}) => startJsonServer(children, args, {cwd: ROOT, env})
 
-function startServer(args, env = {}) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, {cwd: ROOT, env: {...process.env, ...env}, stdio: ['ignore', 'pipe', 'inherit']})
-    children.push(child)
-    let buf = ''
-    child.stdout.on('data', (d) => {
-      buf += d
-      const nl = buf.indexOf('\n')
-      if (nl >= 0) resolve({child, info: JSON.parse(buf.slice(0, nl))})
-    })
-    child.on('exit', (code) => reject(new Error(`${args.join(' ')} exited ${code}`)))
-  })
-}
 
 async function call(url, method, path, token, body, headers = {}) {
   const res = await fetch(url + path, {

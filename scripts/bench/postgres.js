@@ -14,7 +14,6 @@
  *
  *   node scripts/bench/postgres.js
  */
-import {spawn} from 'node:child_process'
 import {mkdtempSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {dirname, join} from 'node:path'
@@ -23,26 +22,14 @@ import {fileURLToPath} from 'node:url'
 import autocannon from 'autocannon'
 
 import {startPostgres} from '../postgres-server.js'
+import {startJsonServer} from './gateway-workloads.js'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
 const BIN = join(ROOT, 'bin', 'run.js')
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8)
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50)
+const startServer = async (children, args, env = {}) => (await startJsonServer(children, args, {cwd: ROOT, env})).info
 
-/** Starts a child that prints one JSON line (with `url`) once it listens. */
-function startServer(children, args, env = {}) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, {cwd: ROOT, env: {...process.env, ...env}, stdio: ['ignore', 'pipe', 'inherit']})
-    children.push(child)
-    let buf = ''
-    child.stdout.on('data', (d) => {
-      buf += d
-      const nl = buf.indexOf('\n')
-      if (nl >= 0) resolve(JSON.parse(buf.slice(0, nl)))
-    })
-    child.on('exit', (code) => reject(new Error(`${args.join(' ')} exited ${code}`)))
-  })
-}
 
 async function call(url, method, path, token, body, headers = {}) {
   const res = await fetch(url + path, {method, headers: {authorization: `Bearer ${token}`, ...(body ? {'content-type': 'application/json'} : {}), ...headers}, body: body ? JSON.stringify(body) : undefined})

@@ -9,13 +9,14 @@
  * Env: BENCH_MODE (reads, or writes: idempotent product creation), BENCH_SECONDS (5), BENCH_CONNECTIONS (50),
  * BENCH_ROUNDS (3).
  */
-import {spawn} from 'node:child_process'
 import {mkdtempSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {dirname, join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 
 import autocannon from 'autocannon'
+
+import {startJsonServer} from './gateway-workloads.js'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
 const BASE = process.env.BASE_ROOT
@@ -28,19 +29,9 @@ const work = mkdtempSync(join(tmpdir(), 'payapp-bench-shared-'))
 const children = []
 process.on('exit', () => children.forEach((c) => c.kill('SIGKILL')))
 
-function start(root, db, rateLimit) {
-  return new Promise((resolve, reject) => {
-    const args = [join(root, 'bin', 'run.js'), 'gateway', 'start', '--port', '0', '--db', db, '--rate-limit', rateLimit, '--json', '--no-save-profile']
-    const child = spawn(process.execPath, args, {cwd: root, env: {...process.env, XDG_CONFIG_HOME: join(work, 'config'), PAYAPP_KEYCHAIN: 'off'}, stdio: ['ignore', 'pipe', 'inherit']})
-    children.push(child)
-    let buf = ''
-    child.stdout.on('data', (d) => {
-      buf += d
-      const nl = buf.indexOf('\n')
-      if (nl >= 0) resolve(JSON.parse(buf.slice(0, nl)))
-    })
-    child.on('exit', (code) => reject(new Error(`${args.join(' ')} exited ${code}`)))
-  })
+async function start(root, db, rateLimit) {
+  const args = [join(root, 'bin', 'run.js'), 'gateway', 'start', '--port', '0', '--db', db, '--rate-limit', rateLimit, '--json', '--no-save-profile']
+  return (await startJsonServer(children, args, {cwd: root, env: {XDG_CONFIG_HOME: join(work, 'config'), PAYAPP_KEYCHAIN: 'off'}})).info
 }
 
 async function call(url, method, path, token, body) {
