@@ -15,7 +15,7 @@ import {fileURLToPath} from 'node:url'
 
 import autocannon from 'autocannon'
 
-import {startJsonServer} from './gateway-workloads.js'
+import {seedReads, startJsonServer} from './gateway-workloads.js'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8)
@@ -59,26 +59,8 @@ async function gateway(spec, label) {
     {XDG_CONFIG_HOME: join(work, 'config'), PAYAPP_KEYCHAIN: 'off', ...Object.fromEntries(new URLSearchParams(query))},
   )
   const url = gw.url
-  const admin = (path, body) => call(url, 'POST', `/_admin${path}`, gw.admin_key, body)
-  const merchant = (await admin('/merchants', {company: 'Bench GmbH'})).json
-  const {token} = (await admin('/installations', {merchant: merchant.id, env: 'test', scopes: ['products:read', 'products:write', 'store:read']})).json
-  // The read workload's 25 full products (as scripts/bench.js makes them).
-  for (let i = 0; i < 25 && process.env.BENCH_READS !== '0'; i++) {
-    await call(url, 'POST', '/v1/app/products', token, {
-      name: `Bench product ${i}`,
-      description: 'A sturdy, well-made product used to measure the gateway. '.repeat(4),
-      images: Array.from({length: 4}, (_, k) => `https://cdn.example.com/p${i}/${k}.jpg`),
-      tax_code: 'txcd_99999999',
-      unit_label: 'piece',
-      statement_descriptor: 'BENCH SHOP',
-      url: `https://shop.example.com/p/${i}`,
-      shippable: true,
-      package_dimensions: {length: 20, width: 15, height: 5, weight: 400},
-      metadata: {sku_family: `fam-${i}`, warehouse: 'berlin-1'},
-      tags: ['bench', 'apparel', `t${i}`],
-      price: {currency: 'eur', unit_amount: 1999 + i},
-    })
-  }
+  // The read workload's merchant and 25 full products, as scripts/bench.js makes them.
+  const {token} = await seedReads(url, gw.admin_key)
   const product = (await call(url, 'POST', '/v1/app/products', token, {name: 'Bench variants', price: {currency: 'eur', unit_amount: 2500}})).json
   const groups = []
   for (const name of ['A', 'B', 'C']) {
