@@ -10,7 +10,7 @@
 import type {Pool, PoolClient, QueryResultRow} from 'pg'
 
 import type {Documents, Kind, MerchantDoc, Scope} from './documents.js'
-import {name, refuseWrite, TABLES, WRITES} from './sql.js'
+import {endpointRecord, type EndpointRow, name, refuseWrite, TABLES, WRITES} from './sql.js'
 import {SHARED_VERSION_KEY, UniqueViolation} from './storage.js'
 import type {
   Condition,
@@ -31,7 +31,6 @@ import type {
   RawPage,
   Storage,
   Store,
-  WebhookEndpointRecord,
   WebhookTable,
 } from './storage.js'
 
@@ -949,7 +948,4 @@ class PgConnection {
 const ENDPOINT = 'id, merchant, env, url, events, secret, created, installation, previous_secrets'
 const JOB = 'id, due, kind, merchant, env, ref'
 
-type EndpointRow = Omit<WebhookEndpointRecord, 'events' | 'previous_secrets'> & {events: string; previous_secrets: string | null}
 
-const endpointRecord = (row: EndpointRow | undefined): WebhookEndpointRecord | undefined =>
-  row && {...row, events: JSON.parse(row.events) as string[], previous_secrets: row.previous_secrets ? (JSON.parse(row.previous_secrets) as WebhookEndpointRecord['previous_secrets']) : []}

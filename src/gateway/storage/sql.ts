@@ -1,7 +1,8 @@
 /**
  * What both SQL backends (sqlite.ts, postgres.ts) share: the guard on names spliced into SQL, and which
- * methods of each table write (a read handle refuses them).
+ * methods of each table write (a read handle refuses them), and the webhook endpoint row's parsing.
  */
+import type {WebhookEndpointRecord} from './storage.js'
 
 /** Field names and kinds come from code, never from a request; checked anyway since they are spliced into SQL. */
 const NAME = /^[a-z_.]+$/
@@ -25,3 +26,9 @@ export const TABLES = ['credentials', 'idempotency', 'webhooks', 'jobs', 'rates'
 
 /** A write method of a read handle: fails loudly, so a write outside a unit is never silently kept. */
 export const refuseWrite = (method: string) => () => Promise.reject(new Error(`storage: ${method} outside a unit of work (use platform.write)`))
+
+/** A `webhook_endpoints` row as both engines store it: the event list and earlier secrets as JSON text. */
+export type EndpointRow = Omit<WebhookEndpointRecord, 'events' | 'previous_secrets'> & {events: string; previous_secrets: string | null}
+
+export const endpointRecord = (row: EndpointRow | undefined): WebhookEndpointRecord | undefined =>
+  row && {...row, events: JSON.parse(row.events) as string[], previous_secrets: row.previous_secrets ? (JSON.parse(row.previous_secrets) as WebhookEndpointRecord['previous_secrets']) : []}

@@ -13,7 +13,7 @@ import type Database from 'better-sqlite3'
 
 import type {Documents, Kind, MerchantDoc, Scope} from './documents.js'
 import {openDatabase} from './sqlite-driver.js'
-import {name, refuseWrite, TABLES, WRITES} from './sql.js'
+import {endpointRecord, type EndpointRow, name, refuseWrite, TABLES, WRITES} from './sql.js'
 import {UniqueViolation} from './storage.js'
 import type {
   Condition,
@@ -34,7 +34,6 @@ import type {
   RawPage,
   Storage,
   Store,
-  WebhookEndpointRecord,
   WebhookTable,
 } from './storage.js'
 
@@ -850,7 +849,4 @@ class SqliteConnection {
 
 }
 
-type EndpointRow = Omit<WebhookEndpointRecord, 'events' | 'previous_secrets'> & {events: string; previous_secrets: string | null}
 
-const endpointRecord = (row: EndpointRow | undefined): WebhookEndpointRecord | undefined =>
-  row && {...row, events: JSON.parse(row.events) as string[], previous_secrets: row.previous_secrets ? (JSON.parse(row.previous_secrets) as WebhookEndpointRecord['previous_secrets']) : []}
