@@ -15,7 +15,7 @@ import {fileURLToPath} from 'node:url'
 
 import autocannon from 'autocannon'
 
-import {seedReads, startJsonServer} from './gateway-workloads.js'
+import {seedReads, seedWrites, startJsonServer} from './gateway-workloads.js'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8)
@@ -61,35 +61,8 @@ async function gateway(spec, label) {
   const url = gw.url
   // The read workload's merchant and 25 full products, as scripts/bench.js makes them.
   const {token} = await seedReads(url, gw.admin_key)
-  const product = (await call(url, 'POST', '/v1/app/products', token, {name: 'Bench variants', price: {currency: 'eur', unit_amount: 2500}})).json
-  const groups = []
-  for (const name of ['A', 'B', 'C']) {
-    const values = Array.from({length: 50}, (_, k) => `${name}${k}`)
-    groups.push((await call(url, 'POST', `/v1/app/products/${product.id}/options`, token, {name, values})).json)
-  }
-  let n = 0
-  let bareN = 0
-  // 125,000 distinct option combinations, one per request.
-  const body = (i) =>
-    JSON.stringify({
-      options: groups.map((g, gi) => ({group: g.id, value: g.values[Math.floor(i / 50 ** gi) % 50].id})),
-      sku: `BENCH-${i}`,
-      title: `Variant ${i}`,
-      features: ['fast', 'light'],
-    })
-  const path = `/v1/app/products/${product.id}/variants`
-  const first = await call(url, 'POST', path, token, JSON.parse(body(n++)), {'idempotency-key': 'bench-0'})
-  const opts = (target = url) => ({
-    url: target + path,
-    method: 'POST',
-    headers: {authorization: `Bearer ${token}`, 'content-type': 'application/json'},
-    requests: [{setupRequest: (req) => {
-      // The bare server's requests do not use up the gateway's combinations.
-      const i = target === url ? n++ : bareN++
-      return {...req, body: body(i % 125_000), headers: {...req.headers, 'idempotency-key': `bench-${i}`}}
-    }}],
-  })
-  return {label, child, url, token, first, opts, count: () => n}
+  const writes = await seedWrites(url, token)
+  return {label, child, url, token, first: writes.first, opts: (target = url) => writes.options(target), count: writes.created}
 }
 
 async function main() {
