@@ -23,6 +23,8 @@ export const MAX_ATTEMPTS = 7
 export const BACKOFF_SECONDS = [1, 5, 30, 120, 600, 1800] as const
 export const DELIVERY_TIMEOUT_MS = 15_000
 const POLL_MS = 200
+/** How many of an endpoint's due deliveries one claim takes (under one lease, sent one at a time in order). */
+const CLAIM_BATCH = 50
 /** How often an advance's drain looks again while another process holds due deliveries. */
 const DRAIN_POLL_MS = 20
 
@@ -56,6 +58,15 @@ const EVENT_SCOPES: ReadonlyArray<[prefix: string, scope: string]> = [
 
 function scopeForEvent(type: string): string | undefined {
   return EVENT_SCOPES.find(([prefix]) => type.startsWith(prefix))?.[1]
+}
+
+/** One attempt's outcome, to be logged: at the merchant's clock time it ended. */
+interface Attempt {
+  attempt: number
+  at: number
+  status: number | null
+  error: string | null
+  injected?: boolean
 }
 
 /** What went wrong on a delivery that got no HTTP answer, in a word a log reader knows. */
@@ -343,15 +354,25 @@ export class Webhooks {
       if (this.busy.has(endpoint)) continue
       const chain = (async () => {
         // The chain runs while its endpoint has due deliveries (up to the clock's pinned moment during an
-        // advance), each claimed first: one process sends to an endpoint at a time, in order.
+        // advance), claimed a batch at a time: one process sends to an endpoint at a time, in order.
         const {owner, leaseMs} = this.claims
         for (;;) {
           if (!this.started || !this.storage.open) return
           // The merchant's now: the pinned moment during an advance, so nothing due later is sent early.
           const now = this.now(merchant)
-          const row = await this.storage.write((tx) => tx.webhooks.claim(endpoint, owner, now, Date.now(), Date.now() + leaseMs))
-          if (!row) return
-          await this.deliver(row, merchant).catch(() => {})
+          const leaseUntil = Date.now() + leaseMs
+          const rows = await this.storage.write((tx) => tx.webhooks.claim(endpoint, owner, now, Date.now(), leaseUntil, CLAIM_BATCH))
+          if (rows.length === 0) return
+          // Each attempt is logged in order while the next one is sent; all are before the next claim (which
+          // would take a sent but unlogged delivery again).
+          let logged = Promise.resolve()
+          for (const row of rows) {
+            // A claim with less than half its lease left is renewed (claimed again) before the next attempt.
+            if (!this.started || Date.now() > leaseUntil - leaseMs / 2) break
+            const result = await this.attempt(row, merchant)
+            if (result) logged = logged.then(() => this.record(row, result)).catch(() => {})
+          }
+          await logged
         }
       })()
         .catch(() => {})
@@ -398,14 +419,18 @@ export class Webhooks {
     })
   }
 
-  private async deliver(row: DueDelivery, merchant: string): Promise<void> {
+  /**
+   * Makes one attempt of a claimed delivery (or fails it as its fault rule says, without sending) and
+   * answers what to log, at the merchant's time it ended; nothing when there is nothing to log (the
+   * endpoint is gone, or the worker is stopping: the attempt stays due for the next start).
+   */
+  private async attempt(row: DueDelivery, merchant: string): Promise<Attempt | undefined> {
     const endpoint = await this.storage.reads.webhooks.endpoint(row.endpoint)
-    if (!endpoint) return
+    if (!endpoint) return undefined
     const attempt = row.attempts + 1
     if (attempt <= row.fail_attempts) {
       // A fault rule fails this attempt as a timeout would, without sending it: the retry schedule runs on.
-      await this.record(row, merchant, attempt, {status: null, error: `timeout (injected by fault ${row.fault})`, injected: true})
-      return
+      return {attempt, at: this.now(merchant), status: null, error: `timeout (injected by fault ${row.fault})`, injected: true}
     }
     // Signed with the wall clock, not the test clock: receivers check the timestamp against their own time.
     const signed = signWebhookPayload(row.body, this.signingSecrets(endpoint))
@@ -423,24 +448,19 @@ export class Webhooks {
         signed.body,
       )
     } catch (err) {
-      // Stopping: the attempt stays due for the next start.
-      if (!this.started) return
+      if (!this.started) return undefined
       error = describeFailure(err)
     }
-    await this.record(row, merchant, attempt, {status, error})
+    return {attempt, at: this.now(merchant), status, error}
   }
 
   /** Logs an attempt and schedules the next one on the gateway clock, or ends the delivery (delivered or given up). */
-  private async record(row: DueDelivery, merchant: string, attempt: number, result: {status: number | null; error: string | null; injected?: boolean}): Promise<void> {
+  private async record(row: DueDelivery, {attempt, at, ...result}: Attempt): Promise<void> {
     if (!this.storage.open) return
-    const now = this.now(merchant)
     const delivered = result.status !== null && result.status >= 200 && result.status < 300
-    const next = delivered || attempt >= MAX_ATTEMPTS ? null : now + BACKOFF_SECONDS[attempt - 1]
-    await this.storage.write(async (tx) => {
-      // The endpoint may have been deleted while the request was out: then there is nothing to record.
-      if (!(await tx.webhooks.endpoint(row.endpoint))) return
-      return tx.webhooks.recordAttempt(row.id, attempt, now, {...result, next, delivered}, this.claims.owner)
-    })
+    const next = delivered || attempt >= MAX_ATTEMPTS ? null : at + BACKOFF_SECONDS[attempt - 1]
+    // Only while this process holds the claim; a delivery whose endpoint was deleted meanwhile is gone with it (nothing logged).
+    await this.storage.write((tx) => tx.webhooks.recordAttempt(row.id, attempt, at, {...result, next, delivered}, this.claims.owner))
     this.attemptsMade += 1
   }
 }

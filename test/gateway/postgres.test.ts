@@ -139,8 +139,8 @@ describe('PostgreSQL storage: two storages on one database', function () {
       await tx.webhooks.insertEndpoint({id: endpoint, merchant: scope.merchant, env: 'test', url: 'http://127.0.0.1:9/hook', events: ['*'], secret: 'whsec_x', installation: null, created: 1, previous_secrets: []})
       for (const n of [1, 2]) await tx.webhooks.enqueue(endpoint, {id: `evt_pg_claim_${n}`, type: 'product.created'}, '{}', 1)
     })
-    const claim = (s: Storage, owner: string) => s.write((tx) => tx.webhooks.claim(endpoint, owner, 10, Date.now(), Date.now() + 60_000))
-    const held = heldUnit(a, (tx) => tx.webhooks.claim(endpoint, 'A', 10, now, now + 60_000))
+    const claim = async (s: Storage, owner: string) => (await s.write((tx) => tx.webhooks.claim(endpoint, owner, 10, Date.now(), Date.now() + 60_000, 1)))[0]
+    const held = heldUnit(a, async (tx) => (await tx.webhooks.claim(endpoint, 'A', 10, now, now + 60_000, 1))[0])
     const firstClaim = await held.reached
     expect(firstClaim?.event_id).to.equal('evt_pg_claim_1')
     // The first delivery is locked by A's unit: B claims nothing rather than the second one (order).

@@ -122,6 +122,8 @@ ALTER TABLE webhook_deliveries ADD COLUMN IF NOT EXISTS lease_until BIGINT;
 CREATE INDEX IF NOT EXISTS webhook_deliveries_due ON webhook_deliveries (next_attempt) WHERE next_attempt IS NOT NULL;
 CREATE INDEX IF NOT EXISTS webhook_deliveries_by_event ON webhook_deliveries (event_id);
 CREATE INDEX IF NOT EXISTS webhook_deliveries_due_by_endpoint ON webhook_deliveries (endpoint, next_attempt) WHERE next_attempt IS NOT NULL;
+-- The claimed deliveries (a few per running process): a claim's check for another owner's live lease seeks them.
+CREATE INDEX IF NOT EXISTS webhook_deliveries_claimed ON webhook_deliveries (endpoint, lease_until) WHERE owner IS NOT NULL;
 CREATE TABLE IF NOT EXISTS webhook_attempts (
   seq BIGSERIAL,
   delivery BIGINT NOT NULL REFERENCES webhook_deliveries(id) ON DELETE CASCADE,
@@ -809,24 +811,34 @@ class PgConnection {
         [endpoint, now, limit],
       ),
     /**
-     * The endpoint's first due delivery is locked or skipped, never passed over for a later one (`SKIP
-     * LOCKED` on that row alone: a process claiming it right now makes this one claim nothing, so one
-     * process sends to an endpoint at a time, in order). The row's own owner is checked again on its newest
-     * version, with whether it is still due (another process may have sent it since this statement's
-     * snapshot: READ COMMITTED re-checks an UPDATE's WHERE on a row changed since); the other rows' leases
-     * as of the snapshot.
+     * The endpoint's first due delivery is the gate: locked or skipped, never passed over for a later one
+     * (`SKIP LOCKED` on that row alone: a process claiming the endpoint right now makes this one claim
+     * nothing, so one process sends to an endpoint at a time, in order), and claimable on its newest
+     * version (READ COMMITTED re-checks a locking SELECT's WHERE on a row changed since this statement's
+     * snapshot: another process may have claimed or sent it since). Then the batch, each row checked again
+     * on its newest version (the UPDATE); the other rows' leases as of the snapshot.
      */
-    claim: (endpoint, owner, now, wallNow, leaseUntil) =>
-      this._one<DueDelivery>(
-        `UPDATE webhook_deliveries SET owner = $1, lease_until = $2
-         WHERE id = (SELECT id FROM webhook_deliveries WHERE id = (
-                       SELECT id FROM webhook_deliveries WHERE endpoint = $3 AND next_attempt IS NOT NULL AND next_attempt <= $4 ORDER BY COALESCE(ord, id) LIMIT 1)
-                     FOR UPDATE SKIP LOCKED)
-           AND next_attempt IS NOT NULL AND next_attempt <= $4 AND (owner IS NULL OR owner = $1 OR lease_until <= $5)
-           AND NOT EXISTS (SELECT 1 FROM webhook_deliveries WHERE endpoint = $3 AND owner IS NOT NULL AND owner <> $1 AND lease_until > $5)
-         RETURNING id, endpoint, event_id, event_type, body, attempts, fault, fail_attempts`,
-        [owner, leaseUntil, endpoint, now, wallNow],
-      ),
+    claim: async (endpoint, owner, now, wallNow, leaseUntil, limit) =>
+      (
+        await this._run<DueDelivery & {rank: number}>(
+          `WITH gate AS (
+             SELECT id FROM webhook_deliveries WHERE id = (
+               SELECT id FROM webhook_deliveries WHERE endpoint = $3 AND next_attempt IS NOT NULL AND next_attempt <= $4 ORDER BY COALESCE(ord, id) LIMIT 1)
+             AND next_attempt IS NOT NULL AND next_attempt <= $4 AND (owner IS NULL OR owner = $1 OR lease_until <= $5)
+             FOR UPDATE SKIP LOCKED),
+           batch AS (
+             SELECT id FROM webhook_deliveries WHERE endpoint = $3 AND next_attempt IS NOT NULL AND next_attempt <= $4 AND EXISTS (SELECT 1 FROM gate)
+             ORDER BY COALESCE(ord, id) LIMIT $6)
+           UPDATE webhook_deliveries SET owner = $1, lease_until = $2
+           WHERE id IN (SELECT id FROM batch)
+             AND next_attempt IS NOT NULL AND next_attempt <= $4 AND (owner IS NULL OR owner = $1 OR lease_until <= $5)
+             AND NOT EXISTS (SELECT 1 FROM webhook_deliveries WHERE endpoint = $3 AND owner IS NOT NULL AND owner <> $1 AND lease_until > $5)
+           RETURNING id, endpoint, event_id, event_type, body, attempts, fault, fail_attempts, COALESCE(ord, id) AS rank`,
+          [owner, leaseUntil, endpoint, now, wallNow, limit],
+        )
+      )
+        .sort((x, y) => x.rank - y.rank)
+        .map(({rank: _, ...row}) => row),
     release: async (owner) => {
       await this._run('UPDATE webhook_deliveries SET owner = NULL, lease_until = NULL WHERE owner = $1', [owner])
     },

@@ -279,6 +279,8 @@ export class SqliteStorage implements Storage {
       addColumn(db, 'webhook_attempts', 'injected', 'INTEGER NOT NULL DEFAULT 0')
       addColumn(db, 'webhook_deliveries', 'owner')
       addColumn(db, 'webhook_deliveries', 'lease_until', 'INTEGER')
+      // The claimed deliveries (a few per running process): a claim's check for another owner's live lease seeks them.
+      db.exec('CREATE INDEX IF NOT EXISTS webhook_deliveries_claimed ON webhook_deliveries (endpoint, lease_until) WHERE owner IS NOT NULL')
     }).immediate()
     this.writer = new SqliteConnection(db, (kind) => this.touched(kind))
     // An in-memory database is one connection's; a file gets a reader that sees committed data only.
@@ -744,13 +746,16 @@ class SqliteConnection {
         `SELECT id, endpoint, event_id, event_type, body, attempts, fault, fail_attempts FROM webhook_deliveries
          WHERE endpoint = ? AND next_attempt IS NOT NULL AND next_attempt <= ? ORDER BY COALESCE(ord, id) LIMIT ?`,
       ).all(endpoint, now, limit),
-    claim: (endpoint, owner, now, wallNow, leaseUntil) =>
-      this._sql<DueDelivery>(
+    claim: (endpoint, owner, now, wallNow, leaseUntil, limit) =>
+      this._sql<DueDelivery & {rank: number}>(
         `UPDATE webhook_deliveries SET owner = ?, lease_until = ?
-         WHERE id = (SELECT id FROM webhook_deliveries WHERE endpoint = ? AND next_attempt IS NOT NULL AND next_attempt <= ? ORDER BY COALESCE(ord, id) LIMIT 1)
+         WHERE id IN (SELECT id FROM webhook_deliveries WHERE endpoint = ? AND next_attempt IS NOT NULL AND next_attempt <= ? ORDER BY COALESCE(ord, id) LIMIT ?)
            AND NOT EXISTS (SELECT 1 FROM webhook_deliveries WHERE endpoint = ? AND owner IS NOT NULL AND owner <> ? AND lease_until > ?)
-         RETURNING id, endpoint, event_id, event_type, body, attempts, fault, fail_attempts`,
-      ).get(owner, leaseUntil, endpoint, now, endpoint, owner, wallNow),
+         RETURNING id, endpoint, event_id, event_type, body, attempts, fault, fail_attempts, COALESCE(ord, id) AS rank`,
+      )
+        .all(owner, leaseUntil, endpoint, now, limit, endpoint, owner, wallNow)
+        .sort((x, y) => x.rank - y.rank)
+        .map(({rank: _, ...row}) => row),
     release: (owner) => {
       this._sql('UPDATE webhook_deliveries SET owner = NULL, lease_until = NULL WHERE owner = ?').run(owner)
     },

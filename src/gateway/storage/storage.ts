@@ -234,13 +234,14 @@ export interface WebhookTable {
     owner?: string,
   ): Promise<boolean>
   /**
-   * Claims the endpoint's first due delivery (clock time `now`; delivery order) for `owner` until
-   * `leaseUntil` (wall-clock ms), unless another owner's lease on one of the endpoint's deliveries is
-   * still live at `wallNow` (one process sends to an endpoint at a time, so events stay in order). A
-   * lease that ran out (its process died) is taken over. One conditional UPDATE; PostgreSQL: the inner
-   * SELECT `FOR UPDATE SKIP LOCKED`.
+   * Claims the endpoint's first `limit` due deliveries (clock time `now`; delivery order) for `owner`
+   * until `leaseUntil` (wall-clock ms), in one statement, and answers them in delivery order; none while
+   * another owner's lease on one of the endpoint's deliveries is live at `wallNow` (one process sends to
+   * an endpoint at a time, so events stay in order). A lease that ran out (its process died) is taken
+   * over; the owner's own claims are renewed. PostgreSQL: the first due delivery is locked `FOR UPDATE
+   * SKIP LOCKED`, so a process claiming the endpoint right now makes this one claim nothing.
    */
-  claim(endpoint: string, owner: string, now: number, wallNow: number, leaseUntil: number): Promise<DueDelivery | undefined>
+  claim(endpoint: string, owner: string, now: number, wallNow: number, leaseUntil: number, limit: number): Promise<DueDelivery[]>
   /** Gives up every claim of `owner` (a process stopping): another process may send them at once. */
   release(owner: string): Promise<void>
   /** How many deliveries of the merchant's endpoints have an attempt due at or before `upTo` (claimed or not). */
