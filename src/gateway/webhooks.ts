@@ -363,16 +363,18 @@ export class Webhooks {
           const leaseUntil = Date.now() + leaseMs
           const rows = await this.storage.write((tx) => tx.webhooks.claim(endpoint, owner, now, Date.now(), leaseUntil, CLAIM_BATCH))
           if (rows.length === 0) return
-          // Each attempt is logged in order while the next one is sent; all are before the next claim (which
-          // would take a sent but unlogged delivery again).
-          let logged = Promise.resolve()
-          for (const row of rows) {
-            // A claim with less than half its lease left is renewed (claimed again) before the next attempt.
-            if (!this.started || Date.now() > leaseUntil - leaseMs / 2) break
+          // Attempts are logged in order while the next ones are sent, all before the next claim (which would
+          // take a sent but unlogged delivery again).
+          const log = this.attemptLog()
+          for (const [i, row] of rows.entries()) {
+            if (!this.started) break
+            // A third of the lease gone: claimed again (renewed) before the next attempt, so an attempt (at most
+            // DELIVERY_TIMEOUT_MS) starts with two thirds of a lease left, as the clock leases are renewed.
+            if (i > 0 && Date.now() > leaseUntil - (2 * leaseMs) / 3) break
             const result = await this.attempt(row, merchant)
-            if (result) logged = logged.then(() => this.record(row, result)).catch(() => {})
+            if (result) log.add(row, result)
           }
-          await logged
+          await log.written()
         }
       })()
         .catch(() => {})
@@ -454,13 +456,41 @@ export class Webhooks {
     return {attempt, at: this.now(merchant), status, error}
   }
 
-  /** Logs an attempt and schedules the next one on the gateway clock, or ends the delivery (delivered or given up). */
-  private async record(row: DueDelivery, {attempt, at, ...result}: Attempt): Promise<void> {
+  /**
+   * Logs attempts in the order added, several per unit of work: those made while one unit is being
+   * written go in the next. A unit that fails logs none of its attempts; their claims stay, so the
+   * deliveries are sent again (at least once).
+   */
+  private attemptLog() {
+    const waiting: Array<[DueDelivery, Attempt]> = []
+    let writing = Promise.resolve()
+    let queued = false
+    const write = async () => {
+      queued = false
+      await this.record(waiting.splice(0)).catch(() => {})
+    }
+    return {
+      add: (row: DueDelivery, attempt: Attempt) => {
+        waiting.push([row, attempt])
+        if (queued) return
+        queued = true
+        writing = writing.then(write)
+      },
+      written: () => writing,
+    }
+  }
+
+  /** Logs attempts, scheduling each delivery's next one on the gateway clock or ending it (delivered or given up). */
+  private async record(attempts: ReadonlyArray<[DueDelivery, Attempt]>): Promise<void> {
     if (!this.storage.open) return
-    const delivered = result.status !== null && result.status >= 200 && result.status < 300
-    const next = delivered || attempt >= MAX_ATTEMPTS ? null : at + BACKOFF_SECONDS[attempt - 1]
-    // Only while this process holds the claim; a delivery whose endpoint was deleted meanwhile is gone with it (nothing logged).
-    await this.storage.write((tx) => tx.webhooks.recordAttempt(row.id, attempt, at, {...result, next, delivered}, this.claims.owner))
-    this.attemptsMade += 1
+    await this.storage.write(async (tx) => {
+      for (const [row, {attempt, at, ...result}] of attempts) {
+        const delivered = result.status !== null && result.status >= 200 && result.status < 300
+        const next = delivered || attempt >= MAX_ATTEMPTS ? null : at + BACKOFF_SECONDS[attempt - 1]
+        // Only while this process holds the claim; a delivery whose endpoint was deleted meanwhile is gone with it (nothing logged).
+        await tx.webhooks.recordAttempt(row.id, attempt, at, {...result, next, delivered}, this.claims.owner)
+      }
+    })
+    this.attemptsMade += attempts.length
   }
 }
