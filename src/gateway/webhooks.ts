@@ -83,6 +83,8 @@ export class Webhooks {
   private kickOnCommit = false
   /** Endpoints with a delivery chain running: one request at a time per endpoint keeps events in order. */
   private readonly busy = new Map<string, Promise<void>>()
+  /** Endpoints found due while their chain ran: when it ends, it looks again. */
+  private readonly lookAgain = new Set<string>()
   /** Attempts finished and logged since start, so `drain` can tell progress from a stall. */
   private attemptsMade = 0
 
@@ -351,7 +353,12 @@ export class Webhooks {
     const pending = await this.storage.reads.webhooks.pendingEndpoints(only)
     const due = pending.filter((row) => row.due <= (upTo ?? this.now(row.merchant)))
     for (const {endpoint, merchant} of due) {
-      if (this.busy.has(endpoint)) continue
+      if (this.busy.has(endpoint)) {
+        this.lookAgain.add(endpoint)
+        continue
+      }
+      this.lookAgain.delete(endpoint)
+      let claimed = false
       const chain = (async () => {
         // The chain runs while its endpoint has due deliveries (up to the clock's pinned moment during an
         // advance), claimed a batch at a time: one process sends to an endpoint at a time, in order.
@@ -363,6 +370,7 @@ export class Webhooks {
           const leaseUntil = Date.now() + leaseMs
           const rows = await this.storage.write((tx) => tx.webhooks.claim(endpoint, owner, now, Date.now(), leaseUntil, CLAIM_BATCH))
           if (rows.length === 0) return
+          claimed = true
           // Attempts are logged in order while the next ones are sent, all before the next claim (which would
           // take a sent but unlogged delivery again).
           const log = this.attemptLog()
@@ -380,8 +388,9 @@ export class Webhooks {
         .catch(() => {})
         .finally(() => {
           this.busy.delete(endpoint)
-          // A delivery queued as the chain found none left finds it gone: look again.
-          this.kickSoon()
+          // A delivery queued as the chain found none left finds it gone: look again. Not when it claimed
+          // nothing (another process holds the endpoint) and nothing was queued meanwhile: the next poll will.
+          if (this.lookAgain.delete(endpoint) || claimed) this.kickSoon()
         })
       this.busy.set(endpoint, chain)
     }

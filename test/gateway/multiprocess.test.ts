@@ -179,38 +179,17 @@ describe('gateway: several processes on one database', function () {
       const acct = await p1.gw.account()
       const names = Array.from({length: 20}, (_, i) => `Product ${i + 1}`)
       for (const name of names) expect((await acct.store('POST', '/products', {body: {name, price: {currency: 'eur', unit_amount: 900}}})).status).to.equal(201)
-      // A receiver taking 120 ms per request (20 of them outlast the 1 s lease), counting requests in flight at once.
-      const {createServer} = await import('node:http')
-      const got: string[] = []
-      let inFlight = 0
-      let most = 0
-      const server = createServer((req, res) => {
-        most = Math.max(most, ++inFlight)
-        let body = ''
-        req.on('data', (d) => (body += d))
-        req.on('end', () => {
-          got.push(JSON.parse(body).data.object.name)
-          setTimeout(() => {
-            inFlight -= 1
-            res.writeHead(200).end()
-          }, 120)
-        })
-      })
-      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-      try {
-        const url = `http://127.0.0.1:${(server.address() as {port: number}).port}/hooks`
-        const we = (await p1.gw.admin('POST', '/webhook_endpoints', {merchant: acct.merchant.id, env: 'test', url, events: ['product.created']})).body
-        // The whole backlog due at once, whichever process's worker finds it first.
-        const resent = await p1.gw.admin('POST', '/events/resend', {merchant: acct.merchant.id, type: 'product.created', endpoint: we.id})
-        expect(resent.body).to.deep.include({events: names.length})
-        await until(() => got.length >= names.length, 'the backlog', 20_000)
-        await sleep(1500)
-        expect(got).to.deep.equal(names)
-        expect(most, 'requests in flight at once').to.equal(1)
-      } finally {
-        server.closeAllConnections()
-        server.close()
-      }
+      // A receiver taking 120 ms per request: 20 of them outlast the 1 s lease.
+      const rx = await receiver(() => 200, 120)
+      receivers.push(rx)
+      const we = (await p1.gw.admin('POST', '/webhook_endpoints', {merchant: acct.merchant.id, env: 'test', url: rx.url, events: ['product.created']})).body
+      // The whole backlog due at once, whichever process's worker finds it first.
+      const resent = await p1.gw.admin('POST', '/events/resend', {merchant: acct.merchant.id, type: 'product.created', endpoint: we.id})
+      expect(resent.body).to.deep.include({events: names.length})
+      await until(() => rx.got.length >= names.length, 'the backlog', 20_000)
+      await sleep(1500)
+      expect(rx.got.map((r) => r.event.data.object.name)).to.deep.equal(names)
+      expect(rx.mostInFlight(), 'requests in flight at once').to.equal(1)
     } finally {
       await cluster.close()
     }

@@ -14,7 +14,11 @@ export interface Received {
 /** A receiver that records every POST and answers `status(delivery)`, after `delayMs` when given (a slow receiver). */
 export async function receiver(status: (delivery: Received) => number = () => 200, delayMs = 0) {
   const got: Received[] = []
+  let inFlight = 0
+  let mostInFlight = 0
   const server: Server = createServer((req, res) => {
+    mostInFlight = Math.max(mostInFlight, ++inFlight)
+    res.on('close', () => (inFlight -= 1))
     const chunks: Buffer[] = []
     req.on('data', (c: Buffer) => chunks.push(c))
     req.on('end', () => {
@@ -34,7 +38,14 @@ export async function receiver(status: (delivery: Received) => number = () => 20
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`
-  return {got, url, types: () => got.map((r) => r.event.type as string), close: () => new Promise<void>((resolve) => server.close(() => resolve()))}
+  return {
+    got,
+    url,
+    types: () => got.map((r) => r.event.type as string),
+    /** The most requests it was answering at once (one process sending in order: 1). */
+    mostInFlight: () => mostInFlight,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  }
 }
 
 export type Receiver = Awaited<ReturnType<typeof receiver>>
