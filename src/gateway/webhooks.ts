@@ -376,9 +376,9 @@ export class Webhooks {
           const log = this.attemptLog()
           for (const [i, row] of rows.entries()) {
             if (!this.started) break
-            // A third of the lease gone: claimed again (renewed) before the next attempt, so an attempt (at most
-            // DELIVERY_TIMEOUT_MS) starts with two thirds of a lease left, as the clock leases are renewed.
-            if (i > 0 && Date.now() > leaseUntil - (2 * leaseMs) / 3) break
+            // Claimed again (renewed) before the next attempt unless two thirds of the lease are left, and at
+            // least an attempt's timeout: a slow receiver's delivery is not taken over while it is being sent.
+            if (i > 0 && leaseUntil - Date.now() < Math.max((2 * leaseMs) / 3, DELIVERY_TIMEOUT_MS)) break
             const result = await this.attempt(row, merchant)
             if (result) log.add(row, result)
           }
