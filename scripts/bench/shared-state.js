@@ -3,7 +3,8 @@
  * What sharing per-process state through the database costs one gateway process (issue 23), side by side
  * in one run: GET /v1/app/products?limit=25 (a cached read) on a SQLite file with rate limits off and on,
  * for this checkout's gateway and for another checkout's build (`BASE_ROOT`, e.g. the commit before),
- * plus this checkout on `:memory:` (in-memory rate counters, no shared-version read). Each server runs in
+ * plus this checkout on `:memory:` (in-memory rate counters, no shared-version read). One process on a file
+ * counts rate limits in memory too (alone on its database), in storage once a second one joins. Each server runs in
  * its own process; autocannon drives it from this one; rounds alternate so machine load hits all alike.
  *   BASE_ROOT=/tmp/base node scripts/bench/shared-state.js
  * Env: BENCH_MODE (reads, or writes: idempotent product creation), BENCH_SECONDS (5), BENCH_CONNECTIONS (50),
@@ -63,7 +64,7 @@ const limits = 'reads=100000000,writes=100000000'
 const configs = [
   ...(BASE ? [['base file, rate limits off', BASE, 'file', 'off'], ['base file, rate limits on', BASE, 'file', limits]] : []),
   ['this file, rate limits off', ROOT, 'file', 'off'],
-  ['this file, rate limits on (stored counts)', ROOT, 'file', limits],
+  ['this file, rate limits on (alone: in memory)', ROOT, 'file', limits],
   ['this :memory:, rate limits on (in memory)', ROOT, ':memory:', limits],
 ]
 const targets = []

@@ -19,14 +19,25 @@ export const httpSender: Fetch = async (url, init) => {
   const target = new URL(url)
   const client = target.protocol === 'https:' ? (https ??= await import('node:https')) : (http ??= await import('node:http'))
   const body = init.body as string | Uint8Array | undefined
+  const signal = init.signal ?? undefined
   return new Promise((resolve, reject) => {
-    const req = client.request(target, {method: init.method, headers: init.headers as Record<string, string>, signal: init.signal ?? undefined})
-    req.on('error', reject)
+    if (signal?.aborted) return reject(abortError(signal))
+    // The signal is watched here, not passed as `request`'s `signal` option: Node then ties it to the
+    // request's stream (addAbortSignal and end-of-stream listeners), ~5% of a read-heavy `catalog apply`'s CPU.
+    const req = client.request(target, {method: init.method, headers: init.headers as Record<string, string>})
+    const onAbort = () => req.destroy(abortError(signal!))
+    signal?.addEventListener('abort', onAbort, {once: true})
+    const fail = (error: Error) => {
+      signal?.removeEventListener('abort', onAbort)
+      reject(error)
+    }
+    req.on('error', fail)
     req.once('response', (res) => {
       const chunks: Buffer[] = []
       res.on('data', (chunk: Buffer) => chunks.push(chunk))
-      res.on('error', reject)
+      res.on('error', fail)
       res.once('end', () => {
+        signal?.removeEventListener('abort', onAbort)
         const text = Buffer.concat(chunks).toString('utf8')
         resolve({
           status: res.statusCode ?? 0,
@@ -41,6 +52,11 @@ export const httpSender: Fetch = async (url, init) => {
     })
     req.end(body === undefined ? undefined : typeof body === 'string' ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength))
   })
+}
+
+/** What Node's `signal` option rejects with: an AbortError carrying the signal's reason. */
+function abortError(signal: AbortSignal): Error {
+  return Object.assign(new Error('The operation was aborted', {cause: signal.reason}), {name: 'AbortError', code: 'ABORT_ERR'})
 }
 
 /** The `fetch` option of every client the CLI makes. */

@@ -14,6 +14,7 @@ import type {FaultInput} from './domain/faults.js'
 import {ApiError, conflict, invalid, unauthenticated} from './errors.js'
 import {newId, randomText} from './ids.js'
 import {
+  HandoverRateCounters,
   MemoryCredentialCache,
   MemoryRateCounters,
   MemoryReadCache,
@@ -304,6 +305,10 @@ export interface PlatformOptions {
 
 /** The meta key whose value changes (a new random one) whenever credentials, fault rules or clocks change. */
 const SHARED_VERSION = SHARED_VERSION_KEY
+/** The meta key naming the process that counts rate limits in memory (alone on the database), if one does. */
+const RATES_IN_MEMORY = 'rates:in-memory'
+/** How often a process counting rate limits in memory looks for one that joins (ms): what a join may wait. */
+const JOIN_WATCH_MS = 50
 
 /** Everything a route may use besides its own request. */
 export class Platform {
@@ -324,9 +329,14 @@ export class Platform {
 
   /**
    * Whether other processes may share the database (any but `:memory:`): then each request first
-   * compares the shared version (`sync`), and rate limits are counted in storage.
+   * compares the shared version (`sync`), and rate limits are counted in storage once another process
+   * joins (in memory while this one is alone: `rateCounters`).
    */
   readonly shared: boolean
+  /** A shared database's rate counts: in memory while this process is alone on it, else in storage. */
+  private readonly rateCounters?: HandoverRateCounters
+  /** While counting in memory: the timer that looks for a joining process between requests. */
+  private watch?: NodeJS.Timeout
   /** This process among those on the database: the owner of its delivery claims and clock leases. */
   readonly processId = newId('proc', 16)
   readonly leaseMs: number
@@ -347,7 +357,8 @@ export class Platform {
     this.clock.load(clockOffsets)
     const changed = (store: Store) => this.changed(store)
     this.credentials = new Credentials(this.storage, this.clock, changed)
-    this.rateLimiter = new RateLimiter(this.clock, opts.rateLimit, opts.rateLimits, this.shared ? new StoredRateCounters(this.storage) : new MemoryRateCounters())
+    if (this.shared) this.rateCounters = new HandoverRateCounters(new StoredRateCounters(this.storage))
+    this.rateLimiter = new RateLimiter(this.clock, opts.rateLimit, opts.rateLimits, this.rateCounters ?? new MemoryRateCounters())
     this.idempotency = new Idempotency(this.storage, this.clock)
     this.faults = new StoredFaults(this.storage, () => this.now(), changed)
     this.webhooks = new Webhooks(this.storage, (merchant) => this.clock.now(merchant), this.faults, {owner: this.processId, leaseMs: this.leaseMs})
@@ -377,22 +388,87 @@ export class Platform {
    * the fault rules up: the first process to start (none other is live) starts them afresh, clearing
    * what an earlier run left and adding `faults` (`gateway start --faults`); one that joins running
    * processes keeps the gateway's rules and adds none, so N processes started with one file strike once.
+   *
+   * Rate limits: the first process counts them in memory while it is alone (no storage write per
+   * request). One that joins bumps the shared version in its joining unit and waits until the first has
+   * seen it (on its next request's `sync`, or within `JOIN_WATCH_MS` between requests) and added the
+   * window's counts to storage; from then on every process counts in storage, so no request of the
+   * window is counted apart from the others.
    */
   async start(faults: readonly FaultInput[] = []): Promise<void> {
     const name = `process:${this.processId}`
     // Short (at most 5 s), so a process restarted soon after a kill -9 finds itself alone again.
     const leaseMs = Math.min(this.leaseMs, 5000)
     const join = (tx: Store) => tx.leases.acquire(name, this.processId, Date.now() + leaseMs, Date.now())
-    await this.write(async (tx) => {
+    const countsRates = this.shared && this.rateLimiter.enabled
+    let holder: string | undefined
+    const alone = await this.write(async (tx) => {
       const alone = (await tx.leases.live('process:', Date.now())) === 0
       await join(tx)
-      if (!alone) return
+      if (!alone) {
+        // A process alone until now counts in memory: it must hand its counts over before this one counts.
+        holder = (await tx.meta(RATES_IN_MEMORY)) || undefined
+        if (holder) await this.changed(tx)
+        return false
+      }
+      if (countsRates) await tx.setMeta(RATES_IN_MEMORY, this.processId)
       if (this.shared) await this.faults.clear(tx)
       for (const rule of faults) await this.faults.add(tx, rule)
+      // This unit's own change of the shared version is no other process's.
+      if (this.shared) this.seen = await tx.meta(SHARED_VERSION)
+      return true
     })
     if (!this.shared) return
-    this.heartbeat = setInterval(() => void this.storage.write(join).catch(() => {}), Math.max(50, leaseMs / 3))
+    if (alone && countsRates) {
+      this.rateCounters!.alone()
+      this.watch = setInterval(() => void this.sync().catch(() => {}), JOIN_WATCH_MS)
+      this.watch.unref()
+    }
+    if (holder) await this.handedOver(holder)
+    this.heartbeat = setInterval(() => void this.beat(join).catch(() => {}), Math.max(50, leaseMs / 3))
     this.heartbeat.unref()
+  }
+
+  /** Renews this process's lease; one counting in memory that finds itself no longer the only one to, stops. */
+  private async beat(join: (tx: Store) => Promise<boolean>): Promise<void> {
+    let lost = false
+    await this.storage.write(async (tx) => {
+      await join(tx)
+      // Its lease ran out (a stalled event loop) and a process that started meanwhile counts in memory too:
+      // both go to storage (the other through the shared version).
+      if (this.rateCounters?.inMemory && (await tx.meta(RATES_IN_MEMORY)) !== this.processId) {
+        lost = true
+        await this.changed(tx)
+      }
+    })
+    if (lost) await this.shareRates(true)
+  }
+
+  /** Waits until `holder` has added its in-memory counts to storage, or is gone (its lease ran out). */
+  private async handedOver(holder: string): Promise<void> {
+    for (;;) {
+      if ((await this.storage.reads.meta(RATES_IN_MEMORY)) !== holder) return
+      if ((await this.storage.reads.leases.live(`process:${holder}`, Date.now())) === 0) return
+      await new Promise((resolve) => setTimeout(resolve, 10))
+    }
+  }
+
+  /**
+   * Counts rate limits in storage from now on, adding what memory counted in the window, once another
+   * process runs on the database (or `force`). The switch is synchronous: a request counted after it is
+   * counted in storage, one before it is in the carried counts.
+   */
+  private async shareRates(force = false): Promise<void> {
+    if (!this.rateCounters?.inMemory) return
+    // The shared version also moves for this process's own changes (on PostgreSQL it is the sync token).
+    if (!force && (await this.storage.reads.leases.live('process:', Date.now())) <= 1 && (await this.storage.reads.meta(RATES_IN_MEMORY)) === this.processId) return
+    const carried = this.rateCounters.share()
+    clearInterval(this.watch)
+    if (!carried) return
+    await this.storage.write(async (tx) => {
+      for (const [key, count] of carried.counts) await tx.rates.hit(key, carried.window, count)
+      if ((await tx.meta(RATES_IN_MEMORY)) === this.processId) await tx.setMeta(RATES_IN_MEMORY, '')
+    })
   }
 
   private heartbeat?: NodeJS.Timeout
@@ -439,6 +515,8 @@ export class Platform {
         this.credentials.forget()
         await this.faults.refresh()
         await this.scheduler.loadOffsets()
+        // A process that joined bumped the version: this one's rate counts go to storage before it counts more.
+        await this.shareRates()
         this.seen = version
       })().finally(() => (this.syncing = undefined))
       await this.syncing
@@ -541,6 +619,7 @@ export class Platform {
   /** Leaves the processes on the database (its lease released) and closes the storage. */
   async close(): Promise<void> {
     clearInterval(this.heartbeat)
+    clearInterval(this.watch)
     if (this.heartbeat && this.storage.open) {
       const name = `process:${this.processId}`
       await this.storage.write((tx) => tx.leases.release(name, this.processId)).catch(() => {})

@@ -2,8 +2,9 @@
  * The gateway's per-process state, each piece behind an interface: the credential cache, the read
  * cache, the rate limiter's counters and the fault rules. What must be one for every gateway process
  * on a database is in storage (docs/architecture.md, "Per-process state"): the fault rules always
- * (`StoredFaults`), the rate-limit counts on a file or server database (`StoredRateCounters`; one
- * process's `:memory:` database keeps `MemoryRateCounters`). The caches stay in memory and are
+ * (`StoredFaults`), the rate-limit counts on a file or server database as soon as a second process runs
+ * on it (`HandoverRateCounters`: in memory while one process is alone, then `StoredRateCounters`; a
+ * `:memory:` database keeps `MemoryRateCounters`). The caches stay in memory and are
  * invalidated across processes by the shared version each request compares (`Platform.sync`).
  */
 import type {DeliveryTarget, FaultInput, FaultRule} from './domain/faults.js'
@@ -90,6 +91,11 @@ export class MemoryRateCounters implements RateCounters {
   private window = -1
   private readonly counts = new Map<string, number>()
 
+  /** The counts of the current window, by key. */
+  current(): {window: number; counts: [key: string, count: number][]} {
+    return {window: this.window, counts: [...this.counts]}
+  }
+
   hit(key: string, window: number): number {
     if (window !== this.window) {
       this.window = window
@@ -122,6 +128,38 @@ export class StoredRateCounters implements RateCounters {
       // for the batch's commit, which groups more reads per commit (measured: 1.8x the reads per second).
       {durable: !writes},
     )
+  }
+}
+
+/**
+ * The rate-limit counts of a file or server database, which other processes may join: kept in memory
+ * while this process is alone on it (no storage write per request), in storage from the moment another
+ * process joins. `share()` switches at once and hands back what memory counted in the current window,
+ * for the caller to add to storage before the joining process counts (Platform: `start`, `shareRates`).
+ */
+export class HandoverRateCounters implements RateCounters {
+  private memory: MemoryRateCounters | undefined
+
+  constructor(private readonly stored: StoredRateCounters) {}
+
+  get inMemory(): boolean {
+    return this.memory !== undefined
+  }
+
+  /** Counts in memory from now on (this process is alone on the database). */
+  alone(): void {
+    this.memory ??= new MemoryRateCounters()
+  }
+
+  /** Counts in storage from now on; the counts memory made in the current window (undefined: none kept). */
+  share(): ReturnType<MemoryRateCounters['current']> | undefined {
+    const carried = this.memory?.current()
+    this.memory = undefined
+    return carried
+  }
+
+  hit(key: string, window: number, writes = false): number | Promise<number> {
+    return this.memory ? this.memory.hit(key, window) : this.stored.hit(key, window, writes)
   }
 }
 

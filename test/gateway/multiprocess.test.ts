@@ -96,6 +96,39 @@ describe('gateway: several processes on one database', function () {
     })
   })
 
+  it("counts a rate limit once when a process joins one that ran alone: the first one's requests of the window still count", async () => {
+    // Within one window (a minute of wall-clock time) from the first request to the last.
+    if (Date.now() % 60_000 > 45_000) await sleep(60_000 - (Date.now() % 60_000) + 200)
+    const cluster = await startCluster(1, {args: ['--rate-limit', 'reads=10,writes=10']})
+    try {
+      const [p1] = cluster.procs
+      const acct = await p1!.gw.account()
+      // Alone on the database: 4 reads and 3 writes of the window's 10 each.
+      for (let i = 0; i < 4; i++) expect((await acct.store('GET', '/products')).status).to.equal(200)
+      for (let i = 0; i < 3; i++) expect((await acct.store('POST', '/products', {body: {name: `Mug ${i}`}})).status).to.equal(201)
+      const p2 = await cluster.add()
+      const on2 = via(p2.gw, acct)
+      const first = await on2.store('GET', '/products')
+      expect(first.status, first.text).to.equal(200)
+      // The joining process's first read is the bucket's fifth.
+      expect(Number(first.headers.get('x-ratelimit-remaining'))).to.equal(5)
+      const reads: number[] = []
+      const writes: number[] = []
+      for (let i = 0; i < 8; i++) {
+        const on = i % 2 ? acct : on2
+        reads.push((await on.store('GET', '/products')).status)
+        writes.push((await on.store('POST', '/products', {body: {name: `Cup ${i}`}})).status)
+      }
+      // 10 of each in all, whichever process served them: 5 more reads and 7 more writes, then 429s on both.
+      expect(reads.filter((s) => s === 200)).to.have.length(5)
+      expect(writes.filter((s) => s === 201)).to.have.length(7)
+      expectError(await acct.store('GET', '/products'), 429, 'rate_limited')
+      expectError(await on2.store('POST', '/products', {body: {name: 'Late'}}), 429, 'rate_limited')
+    } finally {
+      await cluster.close()
+    }
+  })
+
   it('strikes with the --faults rules of processes started together once for the gateway, and afresh after a restart of all', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'payapp-faults-')), 'faults.json')
     writeFileSync(file, JSON.stringify([{route: 'GET /orders', status: 503, count: 2}]))

@@ -907,11 +907,11 @@ class PgConnection {
     pending: async (refs) => (refs.length === 0 ? [] : this._run<Job>(`SELECT ${JOB} FROM jobs WHERE ref = ANY($1::text[]) ORDER BY due, id`, [refs])),
   }
   readonly rates: RateTable = {
-    hit: async (key, window) =>
+    hit: async (key, window, by = 1) =>
       (
         await this._one<{count: number}>(
-          'INSERT INTO rate_counts (key, win, count) VALUES ($1, $2, 1) ON CONFLICT (key, win) DO UPDATE SET count = rate_counts.count + 1 RETURNING count',
-          [key, window],
+          'INSERT INTO rate_counts (key, win, count) VALUES ($1, $2, $3) ON CONFLICT (key, win) DO UPDATE SET count = rate_counts.count + excluded.count RETURNING count',
+          [key, window, by],
         )
       )!.count,
     prune: async (before) => {

@@ -821,10 +821,10 @@ class SqliteConnection {
   }
 
   readonly rates: Sync<RateTable> = {
-    hit: (key, window) =>
+    hit: (key, window, by = 1) =>
       this._sql<{count: number}>(
-        'INSERT INTO rate_counts (key, win, count) VALUES (?, ?, 1) ON CONFLICT (key, win) DO UPDATE SET count = rate_counts.count + 1 RETURNING count',
-      ).get(key, window)!.count,
+        'INSERT INTO rate_counts (key, win, count) VALUES (?, ?, ?) ON CONFLICT (key, win) DO UPDATE SET count = rate_counts.count + excluded.count RETURNING count',
+      ).get(key, window, by)!.count,
     prune: (before) => {
       this._sql('DELETE FROM rate_counts WHERE win < ?').run(before)
     },

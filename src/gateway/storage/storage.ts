@@ -284,8 +284,11 @@ export interface JobTable {
 
 /** Request counts per key in fixed windows, shared by every process on the database. */
 export interface RateTable {
-  /** Counts one request of `key` in `window` and answers the window's count so far: one UPSERT. */
-  hit(key: string, window: number): Promise<number>
+  /**
+   * Counts one request of `key` in `window` (`by` of them: the counts a process kept in memory while it
+   * ran alone, handed over) and answers the window's count so far: one UPSERT.
+   */
+  hit(key: string, window: number, by?: number): Promise<number>
   /** Drops the counts of windows before `window`. */
   prune(window: number): Promise<void>
 }
