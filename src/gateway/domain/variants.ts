@@ -20,7 +20,7 @@ import {newUuid} from '../ids.js'
 import type {Tx} from './context.js'
 import type {PriceDoc, ProductDoc, Scope, VariantDoc} from '../storage/documents.js'
 import {optionsOf, type Options} from './option-groups.js'
-import {requireDoc} from './shared.js'
+import {requireDoc, uniquely} from './shared.js'
 
 type VariantCreate = z.output<typeof catalog.variantCreate>
 type VariantUpdate = z.output<typeof catalog.variantUpdate>
@@ -126,12 +126,25 @@ async function checkSku(tx: Tx, scope: Scope, sku: string, self?: string): Promi
   skuFree(sku, await tx.ids('variant', scope, [{field: 'sku', eq: sku}]), self)
 }
 
+const skuExists = (sku: string) => conflict('sku_exists', `Another variant in this catalogue already has the SKU '${sku}'`, 'sku')
+
 /** `owners`: the ids of the variants with this SKU. */
 function skuFree(sku: string, owners: readonly string[], self?: string): void {
-  if (owners.some((id) => id !== self)) {
-    throw conflict('sku_exists', `Another variant in this catalogue already has the SKU '${sku}'`, 'sku')
-  }
+  if (owners.some((id) => id !== self)) throw skuExists(sku)
 }
+
+/**
+ * A variant write that the storage's unique indexes guard (rules 3 and the SKU's): a request that stored the
+ * same combination or SKU after this one's check read gets the check's 409.
+ */
+const guarded = <T>(sku: string | null | undefined, write: () => Promise<T>) =>
+  uniquely(
+    {
+      variants_unique_sku: () => skuExists(sku ?? ''),
+      variants_unique_combination: () => conflict('variant_exists', 'Another variant has this combination', 'options'),
+    },
+    write,
+  )
 
 type VariantFields = Pick<
   VariantDoc,
@@ -188,7 +201,7 @@ export async function createVariant(tx: Tx, scope: Scope, product: ProductDoc, b
   if (body.price) priceAvailable(product, price)
   if (body.sku) skuFree(body.sku, skuOwners)
   const sortOrder = body.sort_order ?? (maxSort ?? -1) + 1
-  return insertVariant(tx, scope, product, presentation({...body, is_default: false, options, sort_order: sortOrder}))
+  return guarded(body.sku, () => insertVariant(tx, scope, product, presentation({...body, is_default: false, options, sort_order: sortOrder})))
 }
 
 export async function updateVariant(tx: Tx, scope: Scope, product: ProductDoc, variant: VariantDoc, body: VariantUpdate): Promise<VariantDoc> {
@@ -208,7 +221,7 @@ export async function updateVariant(tx: Tx, scope: Scope, product: ProductDoc, v
   }
   // An empty or null title falls back to the option combination again.
   if (title !== undefined) variant.title = title || null
-  return saveVariant(tx, scope, variant)
+  return guarded(variant.sku, () => saveVariant(tx, scope, variant))
 }
 
 /** Rule 7: the default variant stays; archive the product instead. */
