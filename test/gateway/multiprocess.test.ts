@@ -11,6 +11,7 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
 import {expect} from 'chai'
+import fc from 'fast-check'
 
 import {checkout, sellable} from '../helpers/commerce.js'
 import {expectError, type Account, type HttpResult} from '../helpers/gateway.js'
@@ -184,6 +185,51 @@ describe('gateway: several processes on one database', function () {
       oneWins(answers, 201, 'value_exists', 'value')
       const group = (await acct.store('GET', `/products/${p.id}/options`)).body.data.find((g: {id: string}) => g.id === p.group)
       expect(group.values.filter((v: {value: string}) => v.value.toLowerCase() === 'xl')).to.have.length(1)
+    })
+  })
+
+  describe('no oversell across processes, for generated stock levels and concurrent purchases', () => {
+    let cluster: Cluster
+    before(async () => (cluster = await startCluster(3, {args: ['--rate-limit', 'off']})))
+    after(async () => cluster?.close())
+
+    // `npm test` / `npm run test:pg`: a few runs; `npm run test:long`: PAYAPP_OVERSELL_SECONDS of them.
+    const LONG_SECONDS = Number(process.env.PAYAPP_OVERSELL_SECONDS ?? 0)
+
+    it('sells at most the stock, refuses only what is no longer there, and keeps every acknowledged purchase', async function () {
+      if (LONG_SECONDS) this.timeout((LONG_SECONDS + 60) * 1000)
+      const purchase = fc.record({quantity: fc.integer({min: 1, max: 4}), via: fc.nat({max: 2}), paidVia: fc.nat({max: 2})})
+      await fc.assert(
+        fc.asyncProperty(fc.integer({min: 0, max: 12}), fc.array(purchase, {minLength: 1, maxLength: 16}), async (stock, purchases) => {
+          const procs = cluster.procs
+          const acct = await procs[0]!.gw.account()
+          const item = await sellable(acct, {stock})
+          // Every purchase at once, each a checkout on one process paid through another's admin API.
+          const outcomes = await Promise.all(
+            purchases.map(async (p) => {
+              const opened = await via(procs[p.via]!.gw, acct).store('POST', '/checkouts', {body: {product_id: item.product.id, variant_id: item.variant.id, quantity: p.quantity}})
+              if (opened.status !== 201) return {...p, opened}
+              return {...p, opened, paid: await procs[p.paidVia]!.gw.admin('POST', `/checkouts/${opened.body.session_id}/complete`, {outcome: 'paid'})}
+            }),
+          )
+          for (const o of outcomes) if (o.opened.status !== 201) expectError(o.opened, 409, 'out_of_stock')
+          const sold = outcomes.filter((o) => o.paid)
+          for (const o of sold) expect(o.paid!.status, o.paid!.text).to.equal(200)
+          const units = sold.reduce((n, o) => n + o.quantity, 0)
+          expect(units, 'units sold').to.be.at.most(stock)
+          // Stock only went down while they ran, so a refused checkout wanted more than is left even now.
+          for (const o of outcomes.filter((x) => !x.paid)) expect(o.quantity, 'a refused quantity').to.be.above(stock - units)
+          // Every acknowledged purchase is stored, as every process reads it.
+          for (const proc of procs) {
+            const on = via(proc.gw, acct)
+            const payments = (await on.v1('GET', '/payments?limit=100')).body.data as Array<{id: string; status: string}>
+            expect(payments.filter((p) => p.status === 'succeeded').map((p) => p.id).sort()).to.deep.equal(sold.map((o) => o.paid!.body.payment.id).sort())
+            const variant = (await on.store('GET', `/products/${item.product.id}`)).body.variants.find((v: {id: string}) => v.id === item.variant.id)
+            expect(variant).to.include({stock_reserved: 0, stock_available: stock - units})
+          }
+        }),
+        LONG_SECONDS ? {numRuns: 1_000_000, interruptAfterTimeLimit: LONG_SECONDS * 1000, markInterruptAsFailure: false} : {numRuns: 10},
+      )
     })
   })
 
