@@ -293,11 +293,16 @@ class Unit {
     this.pending.push(sent)
   }
 
-  readonly defer = (text: string, values: unknown[]) => this.send(text, values)
+  /** Deferred writes, sent in the COMMIT's socket write (one write, not one per statement). */
+  private readonly deferred: Array<[text: string, values: unknown[]]> = []
+  readonly defer = (text: string, values: unknown[]) => {
+    this.deferred.push([text, values])
+  }
 
   /** COMMIT behind everything sent; resolves once it committed, or throws the first statement's failure. */
   async commit(): Promise<void> {
     this.cork()
+    for (const [text, values] of this.deferred.splice(0)) this.send(text, values)
     const commit = this.client.query('COMMIT')
     commit.catch(() => {})
     await Promise.all(this.pending)
