@@ -51,10 +51,9 @@ function indexed(groups: Options['groups']): Options {
 export async function optionsNamed(tx: Tx, scope: Scope, productId: string, valueIds: readonly string[]): Promise<Options> {
   const [groups, values] = await Promise.all([
     tx.cachedRead(`option_groups:${scope.merchant}:${scope.env}:${productId}`, ['option_group'], () => tx.all('option_group', scope, productId)),
-    Promise.all([...new Set(valueIds)].map((id) => tx.get('option_value', scope, id))),
+    tx.getMany('option_value', scope, [...new Set(valueIds)]),
   ])
-  const named = values.filter((v) => v !== undefined)
-  return indexed(groups.map((g) => ({...g, values: named.filter((v) => v.group === g.id)})))
+  return indexed(groups.map((g) => ({...g, values: values.filter((v) => v.group === g.id)})))
 }
 
 /** A group's values by sort_order, ties in creation order (Array#sort is stable). */

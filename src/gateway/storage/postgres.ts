@@ -612,6 +612,11 @@ class PgConnection {
     return row ? (JSON.parse(row.data) as Documents[K]) : undefined
   }
 
+  async getMany<K extends Kind>(kind: K, scope: Scope, ids: readonly string[]): Promise<Documents[K][]> {
+    const rows = await this._run<{data: string}>('SELECT data FROM objects WHERE id = ANY($1::text[]) AND kind = $2 AND merchant = $3 AND env = $4', [ids, kind, scope.merchant, scope.env])
+    return rows.map((r) => JSON.parse(r.data) as Documents[K])
+  }
+
   async find<K extends Kind>(kind: K, id: string): Promise<{scope: Scope; doc: Documents[K]} | undefined> {
     const row = await this._one<{merchant: string; env: Scope['env']; data: string}>('SELECT merchant, env, data FROM objects WHERE id = $1 AND kind = $2', [id, kind])
     return row ? {scope: {merchant: row.merchant, env: row.env}, doc: JSON.parse(row.data) as Documents[K]} : undefined

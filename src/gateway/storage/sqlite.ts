@@ -550,6 +550,12 @@ class SqliteConnection {
     return row ? (JSON.parse(row.data) as Documents[K]) : undefined
   }
 
+  getMany<K extends Kind>(kind: K, scope: Scope, ids: readonly string[]): Documents[K][] {
+    return this._sql<{data: string}>('SELECT data FROM objects WHERE id IN (SELECT value FROM json_each(?)) AND kind = ? AND merchant = ? AND env = ?')
+      .all(JSON.stringify(ids), kind, scope.merchant, scope.env)
+      .map((row) => JSON.parse(row.data) as Documents[K])
+  }
+
   find<K extends Kind>(kind: K, id: string): {scope: Scope; doc: Documents[K]} | undefined {
     const row = this._sql<{merchant: string; env: Scope['env']; data: string}>('SELECT merchant, env, data FROM objects WHERE id = ? AND kind = ?').get(id, kind)
     return row ? {scope: {merchant: row.merchant, env: row.env}, doc: JSON.parse(row.data) as Documents[K]} : undefined
