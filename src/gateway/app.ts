@@ -489,29 +489,56 @@ export async function sendIdempotent(
   Idempotency.checkKey(key)
   const fingerprint = Idempotency.fingerprint(request.method, request.url.split('?')[0], fingerprintBody)
   let claimed = false
-  let out: Serialized | Extract<IdempotencyStart, {kind: 'replay'}>
+  let out: Serialized | Replay
   try {
-    out = await platform.write(async (tx): Promise<Serialized | Extract<IdempotencyStart, {kind: 'replay'}>> => {
-      const start = await platform.idempotency.begin(tx, cred.id, key, fingerprint)
-      if (start.kind === 'replay') return start
+    out = await platform.write(async (tx): Promise<Serialized> => {
+      // The claim goes out first and the handler runs alongside it, so on PostgreSQL the claim shares the
+      // handler's first round trip. A key another request holds makes the answer a replay: the handler's
+      // statements, queued behind the claim on the unit's connection, roll back with the unit.
+      const start = platform.idempotency.begin(tx, cred.id, key, fingerprint)
+      const ran = run(tx, (status, body) => platform.idempotency.finish(tx, cred.id, key, status, body))
+      // Handled now (a handler that fails before the claim answers is not an unhandled rejection); returned below.
+      const settled = ran.then(noop, noop)
+      const started = await start.catch(async (error: unknown) => {
+        await settled
+        throw error
+      })
+      if (started.kind === 'replay') {
+        await settled
+        throw new ReplayInstead(started)
+      }
       claimed = true
-      return run(tx, (status, body) => platform.idempotency.finish(tx, cred.id, key, status, body))
+      return ran
     })
   } catch (error) {
-    if (!claimed) throw error
-    const apiError = toApiError(error as Error)
-    // A request rejected for its content replays the same rejection; a transient failure (5xx, 429)
-    // rolled its claim back with its writes, so a retry runs afresh.
-    if (apiError.status < 500 && apiError.status !== 429) {
-      await platform.idempotency.remember(cred.id, key, fingerprint, apiError.status, JSON.stringify(apiError.envelope(request.id)))
+    if (!(error instanceof ReplayInstead)) {
+      if (!claimed) throw error
+      const apiError = toApiError(error as Error)
+      // A request rejected for its content replays the same rejection; a transient failure (5xx, 429)
+      // rolled its claim back with its writes, so a retry runs afresh.
+      if (apiError.status < 500 && apiError.status !== 429) {
+        await platform.idempotency.remember(cred.id, key, fingerprint, apiError.status, JSON.stringify(apiError.envelope(request.id)))
+      }
+      throw apiError
     }
-    throw apiError
+    out = error.replay
   }
   if ('kind' in out) {
     reply.header('idempotent-replayed', 'true')
     return reply.code(out.status).type('application/json').send(out.body)
   }
   return send(reply, out)
+}
+
+type Replay = Extract<IdempotencyStart, {kind: 'replay'}>
+
+const noop = () => {}
+
+/** Thrown out of an idempotent unit whose key holds an earlier answer: the unit rolls back what its handler ran meanwhile. */
+class ReplayInstead extends Error {
+  constructor(readonly replay: Replay) {
+    super('idempotent replay')
+  }
 }
 
 const missingFile = () => invalid('parameter_missing', 'Missing required parameter: file (a multipart/form-data part named "file")', 'file')

@@ -258,15 +258,16 @@ export class Idempotency {
    */
   async begin(tx: Store, credential: string, key: string, fingerprint: string): Promise<IdempotencyStart> {
     const now = this.clock.now()
-    // Expired keys go in batches, at most every ten minutes of (test) clock time.
+    // Claim first: a new key (the usual case) takes one statement, sent at once (sendIdempotent runs the
+    // handler alongside). The claim fails when a live record holds the key (on PostgreSQL after waiting for
+    // a concurrent unit's claim to commit or roll back): then that record's answer is the one to give.
+    const claimed = tx.idempotency.claim(credential, key, fingerprint, now, now - IDEMPOTENCY_RETENTION_SECONDS)
+    // Expired keys go in batches, at most every ten minutes of (test) clock time (the claim replaces an expired row itself).
     if (now - this.lastPrune > 600) {
-      await tx.idempotency.prune(now - IDEMPOTENCY_RETENTION_SECONDS)
       this.lastPrune = now
+      await tx.idempotency.prune(now - IDEMPOTENCY_RETENTION_SECONDS)
     }
-    // Claim first: a new key (the usual case) takes one statement. The claim fails when a live record
-    // holds the key (on PostgreSQL after waiting for a concurrent unit's claim to commit or roll back):
-    // then that record's answer is the one to give.
-    if (!(await tx.idempotency.claim(credential, key, fingerprint, now, now - IDEMPOTENCY_RETENTION_SECONDS))) {
+    if (!(await claimed)) {
       const replay = answerFor(await tx.idempotency.read(credential, key), fingerprint, now)
       if (replay) return replay
       throw inFlight()

@@ -5,7 +5,7 @@
  */
 import {expect} from 'chai'
 
-import {checkout, pay, readVariant, sellable} from '../helpers/commerce.js'
+import {checkout, optionedVariant, pay, readVariant, sellable} from '../helpers/commerce.js'
 import {TestGateway} from '../helpers/gateway.js'
 
 describe('gateway invariants enforced by storage', () => {
@@ -86,5 +86,35 @@ describe('gateway invariants enforced by storage', () => {
     const stale = {...stored, description: 'stale'}
     expect(await platform.write((tx) => tx.replaceIf(stale, [{field: 'revision', eq: (stored.revision ?? 0) - 1}]))).to.equal(false)
     expect((await platform.storage.reads.get('checkout_session', scope, id))!.description).to.not.equal('stale')
+  })
+
+  it('catalogue uniqueness: the unique indexes themselves refuse a second SKU, option group name or option value, whatever the domain read', async () => {
+    const acct = await gw.account()
+    const item = await optionedVariant(acct, {sku: 'UNIQ-1'})
+    const scope = {merchant: acct.merchant.id, env: 'test' as const}
+    const platform = gw.gw.platform
+    const reads = platform.storage.reads
+    /** What the index named refused: a UniqueViolation naming it. */
+    const refusedBy = async (index: string, write: Promise<unknown>) => {
+      const error = await write.catch((e: Error) => e)
+      expect(error).to.have.property('name', 'UniqueViolation')
+      expect((error as Error).message).to.include(index)
+    }
+    const variant = (await reads.get('variant', scope, item.variant.id))!
+    const [group] = await reads.all('option_group', scope, item.product.id)
+    const [value] = await reads.all('option_value', scope, group!.id)
+    // A second variant with the SKU (another combination: none of the product's), and an update giving one the SKU.
+    const twin = {...variant, id: 'var_twin_sku', options: [{group: 'og_none', value: 'ov_none'}]}
+    await refusedBy('variants_unique_sku', platform.write((tx) => tx.insert('variant', scope, twin, {parent: item.product.id, created: twin.created})))
+    const other = (await reads.all('variant', scope, item.product.id)).find((v) => v.is_default)!
+    await refusedBy('variants_unique_sku', platform.write((tx) => tx.save({...other, sku: 'UNIQ-1'})))
+    // A group named as another in any case, and a value of a group written as another in any case.
+    const group2 = {...group!, id: 'og_twin', name: group!.name.toUpperCase()}
+    await refusedBy('option_groups_unique_name', platform.write((tx) => tx.insert('option_group', scope, group2, {parent: item.product.id, created: 0})))
+    const value2 = {...value!, id: 'ov_twin', value: value!.value.toLowerCase()}
+    await refusedBy('option_values_unique_value', platform.write((tx) => tx.insert('option_value', scope, value2, {parent: group!.id, created: 0})))
+    // Another merchant's catalogue may use the same SKU and names.
+    const elsewhere = {merchant: (await gw.account()).merchant.id, env: 'test' as const}
+    await platform.write((tx) => tx.insert('variant', elsewhere, {...twin, id: 'var_elsewhere'}, {parent: 'prod_elsewhere', created: twin.created}))
   })
 })

@@ -11,9 +11,10 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
 import {expect} from 'chai'
+import fc from 'fast-check'
 
 import {checkout, sellable} from '../helpers/commerce.js'
-import {expectError, type Account} from '../helpers/gateway.js'
+import {expectError, type Account, type HttpResult} from '../helpers/gateway.js'
 import {startCluster, via, type Cluster} from '../helpers/processes.js'
 import {receiver, sleep, until, type Receiver} from '../helpers/receiver.js'
 
@@ -127,6 +128,142 @@ describe('gateway: several processes on one database', function () {
     } finally {
       await cluster.close()
     }
+  })
+
+  describe('catalogue uniqueness under concurrent writes through both processes', () => {
+    let cluster: Cluster
+    // No rate limit: its shared count would space the requests out.
+    before(async () => (cluster = await startCluster(2, {args: ['--rate-limit', 'off']})))
+    after(async () => cluster?.close())
+
+    const N = 24
+    /** `N` requests at once, alternating between the two processes. */
+    const race = (acct: Account, send: (on: Account, i: number) => Promise<HttpResult>) => {
+      const [p1, p2] = cluster.procs
+      const accounts = [via(p1!.gw, acct), via(p2!.gw, acct)]
+      return Promise.all(Array.from({length: N}, (_, i) => send(accounts[i % 2]!, i)))
+    }
+    /** Exactly one request won; every other got the domain's 409 with its code and param. */
+    const oneWins = (answers: HttpResult[], won: number, code: string, param: string) => {
+      const winners = answers.filter((r) => r.status === won)
+      expect(winners, answers.filter((r) => r.status !== 409).map((r) => r.text).join('\n') || answers.map((r) => r.status).join(',')).to.have.length(1)
+      for (const r of answers.filter((a) => a.status !== won)) expect(expectError(r, 409, code).param).to.equal(param)
+      return winners[0]!
+    }
+    /** A product with one option group of `N` values (one combination per request). */
+    const product = async (acct: Account) => {
+      const made = await acct.store('POST', '/products', {body: {name: 'Tee', price: {currency: 'eur', unit_amount: 2500}}})
+      expect(made.status, made.text).to.equal(201)
+      const group = await acct.store('POST', `/products/${made.body.id}/options`, {body: {name: 'Size', values: Array.from({length: N}, (_, i) => `S${i}`)}})
+      expect(group.status, group.text).to.equal(201)
+      return {id: made.body.id as string, group: group.body.id as string, values: group.body.values.map((v: {id: string}) => v.id) as string[]}
+    }
+
+    /** The ids of the product's stored variants that `which` picks. */
+    const variantIds = async (acct: Account, product: string, which: (v: {sku: string | null; is_default: boolean}) => boolean) =>
+      ((await acct.store('GET', `/products/${product}/variants?limit=100`)).body.data as Array<{id: string; sku: string | null; is_default: boolean}>).filter(which).map((v) => v.id)
+
+    it('one SKU per merchant environment: of concurrent variant creates with one SKU, one is stored', async () => {
+      const acct = await cluster.procs[0]!.gw.account()
+      const p = await product(acct)
+      const answers = await race(acct, (on, i) => on.store('POST', `/products/${p.id}/variants`, {body: {options: [{group: p.group, value: p.values[i]}], sku: 'RACE-1'}}))
+      const won = oneWins(answers, 201, 'sku_exists', 'sku')
+      expect(await variantIds(acct, p.id, (v) => v.sku === 'RACE-1')).to.deep.equal([won.body.id])
+    })
+
+    it('one SKU per merchant environment: of concurrent updates giving variants one SKU, one is stored', async () => {
+      const acct = await cluster.procs[0]!.gw.account()
+      const p = await product(acct)
+      const ids: string[] = []
+      for (const value of p.values) {
+        const made = await acct.store('POST', `/products/${p.id}/variants`, {body: {options: [{group: p.group, value}]}})
+        expect(made.status, made.text).to.equal(201)
+        ids.push(made.body.id)
+      }
+      const answers = await race(acct, (on, i) => on.store('PATCH', `/variants/${ids[i]}`, {body: {sku: 'RACE-2'}}))
+      const won = oneWins(answers, 200, 'sku_exists', 'sku')
+      expect(await variantIds(acct, p.id, (v) => v.sku === 'RACE-2')).to.deep.equal([won.body.id])
+    })
+
+    it('one variant per option combination: of concurrent creates of one combination, one is stored', async () => {
+      const acct = await cluster.procs[0]!.gw.account()
+      const p = await product(acct)
+      const answers = await race(acct, (on) => on.store('POST', `/products/${p.id}/variants`, {body: {options: [{group: p.group, value: p.values[0]}]}}))
+      const won = oneWins(answers, 201, 'variant_exists', 'options')
+      expect(await variantIds(acct, p.id, (v) => !v.is_default)).to.deep.equal([won.body.id])
+    })
+
+    it('one option group per name (any case) in a product: of concurrent creates and renames, one holds the name', async () => {
+      const acct = await cluster.procs[0]!.gw.account()
+      const made = await acct.store('POST', '/products', {body: {name: 'Mug', price: {currency: 'eur', unit_amount: 900}}})
+      expect(made.status, made.text).to.equal(201)
+      const pid = made.body.id as string
+      const created = await race(acct, (on, i) => on.store('POST', `/products/${pid}/options`, {body: {name: i % 3 ? 'Color' : 'COLOR', values: ['Red']}}))
+      oneWins(created, 201, 'option_exists', 'name')
+      // Renames of other groups to one name race the same way (at most ten groups: nine others).
+      const others: string[] = []
+      for (let i = 0; i < 9; i++) others.push((await acct.store('POST', `/products/${pid}/options`, {body: {name: `G${i}`, values: ['x']}})).body.id)
+      const [p1, p2] = cluster.procs
+      const renamed = await Promise.all(others.map((id, i) => via((i % 2 ? p2 : p1)!.gw, acct).store('PATCH', `/options/${id}`, {body: {name: 'Size'}})))
+      oneWins(renamed, 200, 'option_exists', 'name')
+      const groups = (await acct.store('GET', `/products/${pid}/options?limit=100`)).body.data.map((g: {name: string}) => g.name.toLowerCase())
+      expect(groups.filter((n: string) => n === 'color')).to.have.length(1)
+      expect(groups.filter((n: string) => n === 'size')).to.have.length(1)
+    })
+
+    it('one value per text (any case) in an option group: of concurrent adds, one is stored', async () => {
+      const acct = await cluster.procs[0]!.gw.account()
+      const p = await product(acct)
+      const answers = await race(acct, (on, i) => on.store('POST', `/options/${p.group}/values`, {body: {value: i % 2 ? 'XL' : 'xl'}}))
+      oneWins(answers, 201, 'value_exists', 'value')
+      const group = (await acct.store('GET', `/products/${p.id}/options`)).body.data.find((g: {id: string}) => g.id === p.group)
+      expect(group.values.filter((v: {value: string}) => v.value.toLowerCase() === 'xl')).to.have.length(1)
+    })
+  })
+
+  describe('no oversell across processes, for generated stock levels and concurrent purchases', () => {
+    let cluster: Cluster
+    before(async () => (cluster = await startCluster(3, {args: ['--rate-limit', 'off']})))
+    after(async () => cluster?.close())
+
+    // `npm test` / `npm run test:pg`: a few runs; `npm run test:long`: PAYAPP_OVERSELL_SECONDS of them.
+    const LONG_SECONDS = Number(process.env.PAYAPP_OVERSELL_SECONDS ?? 0)
+
+    it('sells at most the stock, refuses only what is no longer there, and keeps every acknowledged purchase', async function () {
+      if (LONG_SECONDS) this.timeout((LONG_SECONDS + 60) * 1000)
+      const purchase = fc.record({quantity: fc.integer({min: 1, max: 4}), via: fc.nat({max: 2}), paidVia: fc.nat({max: 2})})
+      await fc.assert(
+        fc.asyncProperty(fc.integer({min: 0, max: 12}), fc.array(purchase, {minLength: 1, maxLength: 16}), async (stock, purchases) => {
+          const procs = cluster.procs
+          const acct = await procs[0]!.gw.account()
+          const item = await sellable(acct, {stock})
+          // Every purchase at once, each a checkout on one process paid through another's admin API.
+          const outcomes = await Promise.all(
+            purchases.map(async (p) => {
+              const opened = await via(procs[p.via]!.gw, acct).store('POST', '/checkouts', {body: {product_id: item.product.id, variant_id: item.variant.id, quantity: p.quantity}})
+              if (opened.status !== 201) return {...p, opened, paid: undefined as HttpResult | undefined}
+              return {...p, opened, paid: await procs[p.paidVia]!.gw.admin('POST', `/checkouts/${opened.body.session_id}/complete`, {outcome: 'paid'})}
+            }),
+          )
+          for (const o of outcomes) if (o.opened.status !== 201) expectError(o.opened, 409, 'out_of_stock')
+          const sold = outcomes.filter((o) => o.paid)
+          for (const o of sold) expect(o.paid!.status, o.paid!.text).to.equal(200)
+          const units = sold.reduce((n, o) => n + o.quantity, 0)
+          expect(units, 'units sold').to.be.at.most(stock)
+          // Stock only went down while they ran, so a refused checkout wanted more than is left even now.
+          for (const o of outcomes.filter((x) => !x.paid)) expect(o.quantity, 'a refused quantity').to.be.above(stock - units)
+          // Every acknowledged purchase is stored, as every process reads it.
+          for (const proc of procs) {
+            const on = via(proc.gw, acct)
+            const payments = (await on.v1('GET', '/payments?limit=100')).body.data as Array<{id: string; status: string}>
+            expect(payments.filter((p) => p.status === 'succeeded').map((p) => p.id).sort()).to.deep.equal(sold.map((o) => o.paid!.body.payment.id).sort())
+            const variant = (await on.store('GET', `/products/${item.product.id}`)).body.variants.find((v: {id: string}) => v.id === item.variant.id)
+            expect(variant).to.include({stock_reserved: 0, stock_available: stock - units})
+          }
+        }),
+        LONG_SECONDS ? {numRuns: 1_000_000, interruptAfterTimeLimit: LONG_SECONDS * 1000, markInterruptAsFailure: false} : {numRuns: 10},
+      )
+    })
   })
 
   it('strikes with the --faults rules of processes started together once for the gateway, and afresh after a restart of all', async () => {

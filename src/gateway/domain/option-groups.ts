@@ -15,7 +15,7 @@ import {conflict, invalid, notFound} from '../errors.js'
 import {newUuid} from '../ids.js'
 import type {Tx} from './context.js'
 import type {OptionGroupDoc, OptionValueDoc, ProductDoc, Scope} from '../storage/documents.js'
-import {requireDoc} from './shared.js'
+import {requireDoc, uniquely} from './shared.js'
 
 type OptionGroupCreate = z.output<typeof catalog.optionGroupCreate>
 type OptionValueCreate = z.output<typeof catalog.optionValueCreate>
@@ -51,10 +51,9 @@ function indexed(groups: Options['groups']): Options {
 export async function optionsNamed(tx: Tx, scope: Scope, productId: string, valueIds: readonly string[]): Promise<Options> {
   const [groups, values] = await Promise.all([
     tx.cachedRead(`option_groups:${scope.merchant}:${scope.env}:${productId}`, ['option_group'], () => tx.all('option_group', scope, productId)),
-    Promise.all([...new Set(valueIds)].map((id) => tx.get('option_value', scope, id))),
+    tx.getMany('option_value', scope, [...new Set(valueIds)]),
   ])
-  const named = values.filter((v) => v !== undefined)
-  return indexed(groups.map((g) => ({...g, values: named.filter((v) => v.group === g.id)})))
+  return indexed(groups.map((g) => ({...g, values: values.filter((v) => v.group === g.id)})))
 }
 
 /** A group's values by sort_order, ties in creation order (Array#sort is stable). */
@@ -90,10 +89,17 @@ async function guardNoVariants(tx: Tx, scope: Scope, productId: string, what: st
   }
 }
 
+const optionExists = (name: string) => conflict('option_exists', `The product already has an option group named '${name}'`, 'name')
+const valueExists = (value: string) => conflict('value_exists', `The option group already has the value '${value}'`, 'value')
+
 async function checkGroupName(tx: Tx, scope: Scope, productId: string, name: string, self?: string): Promise<void> {
   const clash = (await tx.all('option_group', scope, productId)).find((g) => g.id !== self && g.name.toLowerCase() === name.toLowerCase())
-  if (clash) throw conflict('option_exists', `The product already has an option group named '${clash.name}'`, 'name')
+  if (clash) throw optionExists(clash.name)
 }
+
+/** Writes a group (or a value); the storage's unique index refusing a name another request stored after the check read is the check's 409. */
+const namedUniquely = <T>(name: string, write: () => Promise<T>) =>
+  uniquely({option_groups_unique_name: () => optionExists(name), option_values_unique_value: () => valueExists(name)}, write)
 
 export async function createOptionGroup(tx: Tx, scope: Scope, product: ProductDoc, body: OptionGroupCreate) {
   await guardNoVariants(tx, scope, product.id, 'add an option group')
@@ -102,7 +108,7 @@ export async function createOptionGroup(tx: Tx, scope: Scope, product: ProductDo
     throw invalid('too_many_option_groups', `A product has at most ${MAX_OPTION_GROUPS} option groups`)
   }
   const group: OptionGroupDoc = {object: 'option_group', id: newUuid(), product: product.id, name: body.name}
-  await tx.insert('option_group', scope, group, {parent: product.id, created: tx.now(scope)})
+  await namedUniquely(body.name, () => tx.insert('option_group', scope, group, {parent: product.id, created: tx.now(scope)}))
   const values = []
   for (const [i, value] of body.values.entries()) values.push(await insertValue(tx, scope, group, value, i))
   return {group, values}
@@ -111,7 +117,7 @@ export async function createOptionGroup(tx: Tx, scope: Scope, product: ProductDo
 export async function renameOptionGroup(tx: Tx, scope: Scope, group: OptionGroupDoc, name: string): Promise<OptionGroupDoc> {
   await checkGroupName(tx, scope, group.product, name, group.id)
   group.name = name
-  return await tx.save(group)
+  return namedUniquely(name, () => tx.save(group))
 }
 
 export async function deleteOptionGroup(tx: Tx, scope: Scope, group: OptionGroupDoc) {
@@ -129,11 +135,9 @@ async function insertValue(tx: Tx, scope: Scope, group: OptionGroupDoc, value: s
 /** Adds a value after the group's last one unless `sort_order` places it. */
 export async function addValue(tx: Tx, scope: Scope, group: OptionGroupDoc, body: OptionValueCreate): Promise<OptionValueDoc> {
   const values = await valuesOf(tx, scope, group.id)
-  if (values.some((v) => v.value.toLowerCase() === body.value.toLowerCase())) {
-    throw conflict('value_exists', `The option group already has the value '${body.value}'`, 'value')
-  }
+  if (values.some((v) => v.value.toLowerCase() === body.value.toLowerCase())) throw valueExists(body.value)
   const last = values.reduce((max, v) => Math.max(max, v.sort_order), -1)
-  return insertValue(tx, scope, group, body.value, body.sort_order ?? last + 1)
+  return namedUniquely(body.value, () => insertValue(tx, scope, group, body.value, body.sort_order ?? last + 1))
 }
 
 export async function deleteValue(tx: Tx, scope: Scope, id: string) {

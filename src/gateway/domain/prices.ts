@@ -18,8 +18,7 @@ import {conflict, invalid, notFound} from '../errors.js'
 import {newId} from '../ids.js'
 import type {Tx} from './context.js'
 import type {PriceDoc, ProductDoc, Scope} from '../storage/documents.js'
-import {UniqueViolation} from '../storage/storage.js'
-import {mergeMetadata, stamp} from './shared.js'
+import {mergeMetadata, stamp, uniquely} from './shared.js'
 
 type PriceCreate = z.output<typeof catalog.priceCreate>
 type PriceUpdate = z.output<typeof catalog.priceUpdate>
@@ -60,14 +59,11 @@ async function checkLookupKey(tx: Tx, scope: Scope, key: string, self?: string):
  * to an active price after `checkLookupKey` read (concurrent units on PostgreSQL): the same 409 as the check's.
  */
 async function holdingKey<T>(key: string | null | undefined, write: () => Promise<T>): Promise<T> {
-  try {
-    return await write()
-  } catch (error) {
-    if (key && error instanceof UniqueViolation && error.message.includes('prices_active_lookup_key')) {
-      throw conflict('lookup_key_exists', `Another active price already has the lookup_key '${key}'; send transfer_lookup_key: true to move it`, 'lookup_key')
-    }
-    throw error
-  }
+  if (!key) return write()
+  return uniquely(
+    {prices_active_lookup_key: () => conflict('lookup_key_exists', `Another active price already has the lookup_key '${key}'; send transfer_lookup_key: true to move it`, 'lookup_key')},
+    write,
+  )
 }
 
 /** Stores a price without the default-price rules: for a product's inline price, which becomes its default. */

@@ -2,9 +2,10 @@
  * What every resource module shares: the stamp a new document starts with, the lookups that turn a
  * missing id into the spec's 404, and Stripe's metadata merge.
  */
-import {notFound} from '../errors.js'
+import {notFound, type ApiError} from '../errors.js'
 import type {Tx} from './context.js'
 import type {Documents, Kind, Scope} from '../storage/documents.js'
+import {UniqueViolation} from '../storage/storage.js'
 
 /** The fields every new document starts with: its id, its type, its mode (from the scope) and its creation time. */
 export function stamp<const O extends string>(tx: Tx, scope: Scope, object: O, id: string, created = tx.now(scope)) {
@@ -30,4 +31,20 @@ export function mergeMetadata(current: Record<string, string>, patch: Record<str
   const merged = {...current, ...patch}
   for (const [k, v] of Object.entries(patch)) if (v === '') delete merged[k]
   return merged
+}
+
+/**
+ * Runs a write that unique indexes guard (storage/*.ts), answering `refused[index]()` when one of them refuses
+ * it: another request stored the same first, after this one's check read (concurrent units on PostgreSQL),
+ * so the client gets the check's 409, not a generic conflict. Other errors pass as they are.
+ */
+export async function uniquely<T>(refused: Record<string, () => ApiError>, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write()
+  } catch (error) {
+    if (error instanceof UniqueViolation) {
+      for (const [index, answer] of Object.entries(refused)) if (error.message.includes(index)) throw answer()
+    }
+    throw error
+  }
 }

@@ -20,7 +20,7 @@ import {newUuid} from '../ids.js'
 import type {Tx} from './context.js'
 import type {PriceDoc, ProductDoc, Scope, VariantDoc} from '../storage/documents.js'
 import {optionsOf, type Options} from './option-groups.js'
-import {requireDoc} from './shared.js'
+import {requireDoc, uniquely} from './shared.js'
 
 type VariantCreate = z.output<typeof catalog.variantCreate>
 type VariantUpdate = z.output<typeof catalog.variantUpdate>
@@ -126,12 +126,25 @@ async function checkSku(tx: Tx, scope: Scope, sku: string, self?: string): Promi
   skuFree(sku, await tx.ids('variant', scope, [{field: 'sku', eq: sku}]), self)
 }
 
+const skuExists = (sku: string) => conflict('sku_exists', `Another variant in this catalogue already has the SKU '${sku}'`, 'sku')
+
 /** `owners`: the ids of the variants with this SKU. */
 function skuFree(sku: string, owners: readonly string[], self?: string): void {
-  if (owners.some((id) => id !== self)) {
-    throw conflict('sku_exists', `Another variant in this catalogue already has the SKU '${sku}'`, 'sku')
-  }
+  if (owners.some((id) => id !== self)) throw skuExists(sku)
 }
+
+/**
+ * A variant write that the storage's unique indexes guard (rules 3 and the SKU's): a request that stored the
+ * same combination or SKU after this one's check read gets the check's 409.
+ */
+const guarded = <T>(sku: string | null | undefined, write: () => Promise<T>) =>
+  uniquely(
+    {
+      variants_unique_sku: () => skuExists(sku ?? ''),
+      variants_unique_combination: () => conflict('variant_exists', 'Another variant has this combination', 'options'),
+    },
+    write,
+  )
 
 type VariantFields = Pick<
   VariantDoc,
@@ -168,27 +181,44 @@ function presentation(body: Partial<VariantCreate> & Pick<VariantFields, 'is_def
   }
 }
 
-export async function createVariant(tx: Tx, scope: Scope, product: ProductDoc, body: VariantCreate, known?: Options): Promise<VariantDoc> {
-  const options = checkCombination(product, known ?? (await optionsOf(tx, scope, product.id)), body.options)
-  // The checks' reads go together (one round trip on PostgreSQL), their verdicts in order.
-  const [[twinId], price, skuOwners, maxSort] = await Promise.all([
-    tx.ids('variant', scope, [{field: 'options', eq: JSON.stringify(options)}], product.id),
+/** The reads a new variant's checks need besides its product's options (rule 4, the SKU, the default sort order). */
+export const variantChecks = (tx: Tx, scope: Scope, productId: string, body: VariantCreate) =>
+  Promise.all([
     body.price ? tx.get('price', scope, body.price) : undefined,
     body.sku ? tx.ids('variant', scope, [{field: 'sku', eq: body.sku}]) : [],
-    body.sort_order === undefined ? tx.max('variant', product.id, 'sort_order') : null,
+    body.sort_order === undefined ? tx.max('variant', productId, 'sort_order') : null,
+  ] as const)
+
+/**
+ * Creates a variant. `known` and `checks` are the reads a caller issued with its own (one round trip on
+ * PostgreSQL). The twin check (rule 3) goes out with the insert, in a second round trip: a verdict against
+ * the variant throws, and the unit rolls the insert back; the verdicts come in the rules' order.
+ */
+export async function createVariant(
+  tx: Tx,
+  scope: Scope,
+  product: ProductDoc,
+  body: VariantCreate,
+  known?: Options,
+  checks?: Awaited<ReturnType<typeof variantChecks>>,
+): Promise<VariantDoc> {
+  const [options, [price, skuOwners, maxSort]] = await Promise.all([known ?? optionsOf(tx, scope, product.id), checks ?? variantChecks(tx, scope, product.id, body)])
+  const combination = checkCombination(product, options, body.options)
+  const sortOrder = body.sort_order ?? (maxSort ?? -1) + 1
+  const [twin, inserted] = await Promise.allSettled([
+    tx.ids('variant', scope, [{field: 'options', eq: JSON.stringify(combination)}], product.id),
+    guarded(body.sku, () => insertVariant(tx, scope, product, presentation({...body, is_default: false, options: combination, sort_order: sortOrder}))),
   ])
+  if (twin.status === 'rejected') throw twin.reason
+  const [twinId] = twin.value
   if (twinId) {
-    const twin = await tx.get('variant', scope, twinId)
-    throw conflict(
-      'variant_exists',
-      twin?.is_default ? 'A product without option groups has only its default variant; update that one' : `Variant ${twinId} has this combination`,
-      'options',
-    )
+    // Only the default variant has no options: the twin of an empty combination.
+    throw conflict('variant_exists', combination.length === 0 ? 'A product without option groups has only its default variant; update that one' : `Variant ${twinId} has this combination`, 'options')
   }
   if (body.price) priceAvailable(product, price)
   if (body.sku) skuFree(body.sku, skuOwners)
-  const sortOrder = body.sort_order ?? (maxSort ?? -1) + 1
-  return insertVariant(tx, scope, product, presentation({...body, is_default: false, options, sort_order: sortOrder}))
+  if (inserted.status === 'rejected') throw inserted.reason
+  return inserted.value
 }
 
 export async function updateVariant(tx: Tx, scope: Scope, product: ProductDoc, variant: VariantDoc, body: VariantUpdate): Promise<VariantDoc> {
@@ -208,7 +238,7 @@ export async function updateVariant(tx: Tx, scope: Scope, product: ProductDoc, v
   }
   // An empty or null title falls back to the option combination again.
   if (title !== undefined) variant.title = title || null
-  return saveVariant(tx, scope, variant)
+  return guarded(variant.sku, () => saveVariant(tx, scope, variant))
 }
 
 /** Rule 7: the default variant stays; archive the product instead. */

@@ -22,7 +22,7 @@ import {
 } from '../domain/option-groups.js'
 import {createPrice, requirePrice, updatePrice} from '../domain/prices.js'
 import {archiveProduct, createProduct, listProducts, productDetail, requireProduct, updateProduct} from '../domain/products.js'
-import {createVariant, deleteVariant, listVariants, requireVariant, updateVariant, variantView} from '../domain/variants.js'
+import {createVariant, deleteVariant, listVariants, requireVariant, updateVariant, variantChecks, variantView} from '../domain/variants.js'
 import {notFound} from '../errors.js'
 
 const MERCHANT_PRODUCTS_LIMIT = 20
@@ -94,10 +94,14 @@ export const catalogHandlers = {
     return listVariants(tx, scope, await requireProduct(tx, scope, params.id), query)
   },
   async 'variants.create'({tx, scope, params, body}) {
-    // Read together (one round trip on PostgreSQL); a missing product's options are none, and unused.
+    // Read together with the checks' reads (one round trip on PostgreSQL); a missing product's options are none, and unused.
     const named = body.options.map((o) => o.value)
-    const [product, options] = await Promise.all([requireProduct(tx, scope, params.id), optionsNamed(tx, scope, params.id, named)])
-    return created(variantView(await createVariant(tx, scope, product, body, options), product, options))
+    const [product, options, checks] = await Promise.all([
+      requireProduct(tx, scope, params.id),
+      optionsNamed(tx, scope, params.id, named),
+      variantChecks(tx, scope, params.id, body),
+    ])
+    return created(variantView(await createVariant(tx, scope, product, body, options, checks), product, options))
   },
   async 'variants.update'({tx, scope, params, body}) {
     await sweepExpired(tx, scope)

@@ -35,7 +35,7 @@ import type {
 } from './storage.js'
 
 /** Bumped with each change below; `meta.schema_version` says which a database has. */
-const SCHEMA_VERSION = '2'
+const SCHEMA_VERSION = '3'
 
 // Times are double precision: clock seconds, which a test clock may carry decades ahead.
 const SCHEMA = `
@@ -72,8 +72,18 @@ CREATE INDEX IF NOT EXISTS objects_by_scope ON objects (merchant, env, kind, seq
 CREATE INDEX IF NOT EXISTS objects_by_parent_scope ON objects (parent, kind, merchant, env, seq);
 -- No \`kind\` column in a partial index on one kind: PostgreSQL drops the qual the predicate implies, and a
 -- column left without a condition would keep the columns after it out of the index search.
-CREATE INDEX IF NOT EXISTS variants_by_combination_scoped ON objects (parent, merchant, env, (data->>'options')) WHERE kind = 'variant';
-CREATE INDEX IF NOT EXISTS variants_by_sku ON objects (merchant, env, (data->>'sku')) WHERE kind = 'variant';
+-- Catalogue uniqueness (version 3), held by unique indexes: the domain reads first to answer its 409, but two
+-- units on two processes may both read "free" before either commits; the index refuses the second (mapped to
+-- the same 409 in domain/*.ts). They also serve the lookups, so the plain indexes of version 2 go.
+-- One variant per option combination of a product (the ids, in the product's group order, as the domain writes them).
+DROP INDEX IF EXISTS variants_by_combination_scoped;
+CREATE UNIQUE INDEX IF NOT EXISTS variants_unique_combination ON objects (parent, merchant, env, (data->>'options')) WHERE kind = 'variant';
+-- One variant per SKU in a merchant's environment (a null SKU is no SKU).
+DROP INDEX IF EXISTS variants_by_sku;
+CREATE UNIQUE INDEX IF NOT EXISTS variants_unique_sku ON objects (merchant, env, (data->>'sku')) WHERE kind = 'variant';
+-- One option group per name in a product, and one value per text in a group, ignoring case.
+CREATE UNIQUE INDEX IF NOT EXISTS option_groups_unique_name ON objects (parent, lower(data->>'name')) WHERE kind = 'option_group';
+CREATE UNIQUE INDEX IF NOT EXISTS option_values_unique_value ON objects (parent, lower(data->>'value')) WHERE kind = 'option_value';
 CREATE INDEX IF NOT EXISTS checkout_sessions_open_by_expiry ON objects (merchant, env, ((data->>'expires_at')::numeric))
   WHERE kind = 'checkout_session' AND (data->>'status') = 'open';
 -- One payment per checkout session: a second attempt that is not a failure cannot be stored, whatever
@@ -285,11 +295,16 @@ class Unit {
     this.pending.push(sent)
   }
 
-  readonly defer = (text: string, values: unknown[]) => this.send(text, values)
+  /** Deferred writes, sent in the COMMIT's socket write (one write, not one per statement). */
+  private readonly deferred: Array<[text: string, values: unknown[]]> = []
+  readonly defer = (text: string, values: unknown[]) => {
+    this.deferred.push([text, values])
+  }
 
   /** COMMIT behind everything sent; resolves once it committed, or throws the first statement's failure. */
   async commit(): Promise<void> {
     this.cork()
+    for (const [text, values] of this.deferred.splice(0)) this.send(text, values)
     const commit = this.client.query('COMMIT')
     commit.catch(() => {})
     await Promise.all(this.pending)
@@ -597,6 +612,11 @@ class PgConnection {
   async get<K extends Kind>(kind: K, scope: Scope, id: string): Promise<Documents[K] | undefined> {
     const row = await this._one<{data: string}>('SELECT data FROM objects WHERE id = $1 AND kind = $2 AND merchant = $3 AND env = $4', [id, kind, scope.merchant, scope.env])
     return row ? (JSON.parse(row.data) as Documents[K]) : undefined
+  }
+
+  async getMany<K extends Kind>(kind: K, scope: Scope, ids: readonly string[]): Promise<Documents[K][]> {
+    const rows = await this._run<{data: string}>('SELECT data FROM objects WHERE id = ANY($1::text[]) AND kind = $2 AND merchant = $3 AND env = $4', [ids, kind, scope.merchant, scope.env])
+    return rows.map((r) => JSON.parse(r.data) as Documents[K])
   }
 
   async find<K extends Kind>(kind: K, id: string): Promise<{scope: Scope; doc: Documents[K]} | undefined> {

@@ -78,7 +78,13 @@ CREATE INDEX IF NOT EXISTS objects_by_parent_scope ON objects (parent, kind, mer
 -- variant of the product through objects_by_parent_scope: the index leads with that index's columns.
 DROP INDEX IF EXISTS variants_by_combination;
 CREATE INDEX IF NOT EXISTS variants_by_combination_scoped ON objects (parent, kind, merchant, env, json_extract(data, '$.options')) WHERE kind = 'variant';
-CREATE INDEX IF NOT EXISTS variants_by_sku ON objects (merchant, env, json_extract(data, '$.sku')) WHERE kind = 'variant';
+-- One variant per SKU in a merchant's environment (a null SKU is no SKU), one option group per name in a
+-- product and one value per text in a group, ignoring case (SQLite's lower() folds ASCII only; the domain's
+-- check, which units never interleave with here, folds the rest): as on PostgreSQL, where units do interleave.
+DROP INDEX IF EXISTS variants_by_sku;
+CREATE UNIQUE INDEX IF NOT EXISTS variants_unique_sku ON objects (merchant, env, json_extract(data, '$.sku')) WHERE kind = 'variant';
+CREATE UNIQUE INDEX IF NOT EXISTS option_groups_unique_name ON objects (parent, lower(json_extract(data, '$.name'))) WHERE kind = 'option_group';
+CREATE UNIQUE INDEX IF NOT EXISTS option_values_unique_value ON objects (parent, lower(json_extract(data, '$.value'))) WHERE kind = 'option_value';
 -- The expiry sweep reads only open sessions that are due, not every session.
 CREATE INDEX IF NOT EXISTS checkout_sessions_open_by_expiry ON objects (merchant, env, json_extract(data, '$.expires_at'))
   WHERE kind = 'checkout_session' AND json_extract(data, '$.status') = 'open';
@@ -432,6 +438,11 @@ function uniqueActiveLookupKeys(db: Database.Database): void {
   })()
 }
 
+/** A unique index's refusal as the storage interface's `UniqueViolation` (SQLite's message names the index); other errors as they are. */
+function uniqueViolation(error: unknown, what: string): unknown {
+  return (error as {code?: string}).code === 'SQLITE_CONSTRAINT_UNIQUE' ? new UniqueViolation(`${what}: ${(error as Error).message}`) : error
+}
+
 /** One connection's synchronous statements; `SqliteStorage` serves them through the async `Store`. */
 class SqliteConnection {
   /** The one prepared-statement cache: every query text is prepared once per connection. */
@@ -479,14 +490,18 @@ class SqliteConnection {
     try {
       this._insertRow('objects', {id: doc.id, kind, merchant: scope.merchant, env: scope.env, parent: opts.parent ?? null, created: opts.created, data: JSON.stringify(doc)})
     } catch (error) {
-      if ((error as {code?: string}).code === 'SQLITE_CONSTRAINT_UNIQUE') throw new UniqueViolation(`${kind} ${doc.id}: ${(error as Error).message}`)
-      throw error
+      throw uniqueViolation(error, `${kind} ${doc.id}`)
     }
     return doc
   }
 
   save<T extends {id: string}>(doc: T): T {
-    const row = this._sql<{kind: string}>('UPDATE objects SET data = ? WHERE id = ? RETURNING kind').get(JSON.stringify(doc), doc.id)
+    let row: {kind: string} | undefined
+    try {
+      row = this._sql<{kind: string}>('UPDATE objects SET data = ? WHERE id = ? RETURNING kind').get(JSON.stringify(doc), doc.id)
+    } catch (error) {
+      throw uniqueViolation(error, doc.id)
+    }
     if (row) this.touch(row.kind)
     return doc
   }
@@ -499,7 +514,12 @@ class SqliteConnection {
       parts.push(sql)
       args.push(...values)
     }
-    const row = this._sql<{kind: string}>(`UPDATE objects SET data = ? WHERE ${parts.join(' AND ')} RETURNING kind`).get(...args)
+    let row: {kind: string} | undefined
+    try {
+      row = this._sql<{kind: string}>(`UPDATE objects SET data = ? WHERE ${parts.join(' AND ')} RETURNING kind`).get(...args)
+    } catch (error) {
+      throw uniqueViolation(error, doc.id)
+    }
     if (row) this.touch(row.kind)
     return row !== undefined
   }
@@ -530,6 +550,12 @@ class SqliteConnection {
   get<K extends Kind>(kind: K, scope: Scope, id: string): Documents[K] | undefined {
     const row = this._sql<{data: string}>('SELECT data FROM objects WHERE id = ? AND kind = ? AND merchant = ? AND env = ?').get(id, kind, scope.merchant, scope.env)
     return row ? (JSON.parse(row.data) as Documents[K]) : undefined
+  }
+
+  getMany<K extends Kind>(kind: K, scope: Scope, ids: readonly string[]): Documents[K][] {
+    return this._sql<{data: string}>('SELECT data FROM objects WHERE id IN (SELECT value FROM json_each(?)) AND kind = ? AND merchant = ? AND env = ?')
+      .all(JSON.stringify(ids), kind, scope.merchant, scope.env)
+      .map((row) => JSON.parse(row.data) as Documents[K])
   }
 
   find<K extends Kind>(kind: K, id: string): {scope: Scope; doc: Documents[K]} | undefined {

@@ -80,6 +80,8 @@ export interface DocumentStore {
   remove(id: string): Promise<void>
   /** One document of `kind` in the scope; undefined for a missing id and for another scope's id alike. */
   get<K extends Kind>(kind: K, scope: Scope, id: string): Promise<Documents[K] | undefined>
+  /** The documents of `kind` in the scope with these ids, in no particular order (one statement, however many). */
+  getMany<K extends Kind>(kind: K, scope: Scope, ids: readonly string[]): Promise<Documents[K][]>
   /** A document by id in whatever scope holds it: for the admin API and the hosted page, which carry no credential. */
   find<K extends Kind>(kind: K, id: string): Promise<{scope: Scope; doc: Documents[K]} | undefined>
   /** Every document of `kind` in the scope (under `parent` if given), oldest first. */
