@@ -12,6 +12,7 @@ import {dirname} from 'node:path'
 import type Database from 'better-sqlite3'
 
 import type {Documents, Kind, MerchantDoc, Scope} from './documents.js'
+import {Checkpoints} from './checkpoints.js'
 import {openDatabase} from './sqlite-driver.js'
 import {endpointRecord, type EndpointRow, name, refuseWrite, TABLES, WRITES} from './sql.js'
 import {UniqueViolation} from './storage.js'
@@ -236,9 +237,15 @@ export class SqliteStorage implements Storage {
   private readonly reader: SqliteConnection
   readonly reads: Store
   private readonly tx: Store
-  /** The unit running now and the ones waiting for it: units run one at a time, in the order asked. */
+  /**
+   * Settles when the last unit asked for has run its function (not when its batch commits): units run
+   * one at a time, in the order asked, and the ones that waited still share one batch.
+   */
   private tail: Promise<unknown> = Promise.resolve()
   private busy = false
+  /** New units wait (behind `tail`) while a checkpoint that needs no writer runs. */
+  private held = false
+  private readonly checkpoints?: Checkpoints
   /** The open batch transaction's commit, while one is open. */
   private batch?: Promise<void>
   private settle?: {resolve: () => void; reject: (error: Error) => void}
@@ -286,6 +293,7 @@ export class SqliteStorage implements Storage {
     this.reads = facade(this.reader, false)
     this.tx = facade(this.writer, true)
     this.dataVersion = location === ':memory:' ? undefined : db.prepare<[], {data_version: number}>('PRAGMA data_version')
+    if (location !== ':memory:') this.checkpoints = new Checkpoints(db, location, {holdWrites: (checkpoint) => this.holdWrites(checkpoint)})
   }
 
   get open(): boolean {
@@ -296,9 +304,12 @@ export class SqliteStorage implements Storage {
     // Not durable: answered as soon as the unit ran, before the batch's COMMIT.
     let ran: ((value: T) => void) | undefined
     const early = opts?.durable === false ? new Promise<T>((resolve) => (ran = resolve)) : undefined
-    // An idle writer starts the unit at once: no queue hop on the common path.
-    const run = this.busy ? this.tail.then(() => this.unit(fn, ran)) : this.unit(fn, ran)
-    this.tail = run.catch(() => {})
+    // An idle writer starts the unit at once: no queue hop on the common path. The queue moves on once a
+    // unit's function ran (not once its batch committed), so units that waited still share its batch.
+    let turn!: () => void
+    const next = new Promise<void>((resolve) => (turn = resolve))
+    const run = this.busy || this.held ? this.tail.then(() => this.unit(fn, turn, ran)) : this.unit(fn, turn, ran)
+    this.tail = next
     return early ? Promise.race([early, run]) : run
   }
 
@@ -308,7 +319,7 @@ export class SqliteStorage implements Storage {
    * event loop share one COMMIT, whose WAL pages (the objects table and its indexes) are written once
    * for all of them instead of once each. Nothing is acknowledged before it is committed.
    */
-  private async unit<T>(fn: (tx: Store) => Promise<T>, ran?: (value: T) => void): Promise<T> {
+  private async unit<T>(fn: (tx: Store) => Promise<T>, turn: () => void, ran?: (value: T) => void): Promise<T> {
     this.busy = true
     const {db} = this.writer
     let result: T
@@ -326,11 +337,13 @@ export class SqliteStorage implements Storage {
         throw error
       }
       this.busy = false
+      turn()
       ran?.(result)
       await batch
       return result
     } finally {
       this.busy = false
+      turn()
     }
   }
 
@@ -361,6 +374,7 @@ export class SqliteStorage implements Storage {
       db.exec('COMMIT')
       for (const kind of this.pending) this.bump(kind)
       settle.resolve()
+      this.checkpoints?.committed()
     } catch (error) {
       if (db.inTransaction) db.exec('ROLLBACK')
       this.bump('*')
@@ -393,9 +407,23 @@ export class SqliteStorage implements Storage {
     return this.dataVersion ? String(this.dataVersion.get()!.data_version) : '0'
   }
 
+  /** Runs `checkpoint` once the units asked for so far have committed; units asked for meanwhile wait for it. */
+  private holdWrites(checkpoint: () => Promise<void>): void {
+    this.held = true
+    const gate = this.tail
+      .then(() => this.batch?.catch(() => {}))
+      .then(checkpoint)
+      .catch(() => {})
+      .finally(() => {
+        this.held = false
+      })
+    this.tail = gate
+  }
+
   close(): void {
     // A batch still open (closing in the turn of its last unit) commits first: its units are whole.
     if (this.writer.db.open) this.commitBatch()
+    this.checkpoints?.close()
     if (this.reader !== this.writer && this.reader.db.open) this.reader.db.close()
     if (this.writer.db.open) this.writer.db.close()
   }
