@@ -20,6 +20,8 @@ import type Database from 'better-sqlite3'
 
 /** The WAL size (bytes) at which the worker takes over from SQLite's checkpoint (its default: 1,000 pages). */
 const START_BYTES = 1000 * 4096
+/** At most one passive checkpoint per this many ms (each syncs two files): about SQLite's 1,000 pages at full write speed. */
+const INTERVAL_MS = 100
 /** The WAL size (bytes) after which writes wait for a whole checkpoint. */
 const HOLD_BYTES = 16 * 1024 * 1024
 
@@ -113,13 +115,16 @@ export class Checkpoints {
     })
   }
 
-  /** Passive checkpoints, one after another while commits keep coming. */
+  /** Passive checkpoints, one every `INTERVAL_MS` at most while commits keep coming. */
   private async run(): Promise<void> {
     this.running = true
     try {
       do {
         this.again = false
+        const started = Date.now()
         if ((await this.checkpoint()).error) return this.fail()
+        const wait = INTERVAL_MS - (Date.now() - started)
+        if (this.again && wait > 0) await new Promise((resolve) => setTimeout(resolve, wait).unref())
       } while (this.again && !this.failed)
     } finally {
       this.running = false
