@@ -78,7 +78,12 @@ export class Checkpoints {
     const bytes = walBytes(this.file)
     if (!this.worker) {
       if (bytes < START_BYTES) return
-      this.start()
+      try {
+        this.start()
+      } catch {
+        // No worker (a runtime without worker threads, a driver it cannot load): SQLite checkpoints as before.
+        return this.fail()
+      }
     }
     if (bytes >= HOLD_BYTES && !this.holding) {
       this.holding = true
@@ -102,6 +107,7 @@ export class Checkpoints {
     worker.unref()
     worker.on('message', (result: CheckpointResult) => this.replies.shift()?.(result))
     worker.on('error', () => this.fail())
+    worker.on('exit', () => this.fail())
     this.worker = worker
     this.writer.pragma('wal_autocheckpoint = 0')
     // The WAL file shrinks back to the hold size when SQLite starts it over.
