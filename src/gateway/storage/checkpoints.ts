@@ -18,6 +18,8 @@ import {Worker} from 'node:worker_threads'
 
 import type Database from 'better-sqlite3'
 
+import {sqliteDriver} from './sqlite-driver.js'
+
 /** The WAL size (bytes) at which the worker takes over from SQLite's checkpoint (its default: 1,000 pages). */
 const START_BYTES = 1000 * 4096
 /** At most one passive checkpoint per this many ms (each syncs two files): about SQLite's 1,000 pages at full write speed. */
@@ -28,8 +30,11 @@ const HOLD_BYTES = 16 * 1024 * 1024
 /** The worker: one connection that checkpoints when asked and answers SQLite's counts. CommonJS, evaluated. */
 const WORKER = `
 const {parentPort, workerData} = require('node:worker_threads')
-const Database = require(workerData.driver)
-const db = new Database(workerData.file, {fileMustExist: true})
+// The writer's driver (sqlite-driver.ts): better-sqlite3 from the path the storage resolved, or node:sqlite.
+const db = workerData.driver === 'node:sqlite'
+  ? new (process.getBuiltinModule('node:sqlite').DatabaseSync)(workerData.file, {timeout: 5000})
+  : new (require(workerData.driver))(workerData.file, {fileMustExist: true})
+const checkpoint = db.prepare('PRAGMA wal_checkpoint(PASSIVE)')
 parentPort.on('message', (message) => {
   if (message === 'close') {
     // Checkpoints asked for before are answered first: messages are handled in order.
@@ -40,7 +45,7 @@ parentPort.on('message', (message) => {
     return
   }
   try {
-    const [row] = db.pragma('wal_checkpoint(PASSIVE)')
+    const row = checkpoint.get()
     parentPort.postMessage({log: row.log, checkpointed: row.checkpointed})
   } catch (error) {
     parentPort.postMessage({error: String(error && error.message)})
@@ -101,7 +106,7 @@ export class Checkpoints {
   }
 
   private start(): void {
-    const driver = createRequire(import.meta.url).resolve('better-sqlite3')
+    const driver = sqliteDriver() === 'node:sqlite' ? 'node:sqlite' : createRequire(import.meta.url).resolve('better-sqlite3')
     const worker = new Worker(WORKER, {eval: true, workerData: {driver, file: this.file, closed: this.closed}})
     // Never what keeps a process alive; a failed worker hands checkpoints back to SQLite.
     worker.unref()
