@@ -2,7 +2,8 @@
  * Variants (spec: Variant rules). The seven rules, where each is kept:
  * 1. `options` holds exactly one value per option group of the product → `checkCombination`;
  * 2. a value belongs to the group it is sent with, else 400 `invalid_options` → `checkCombination`;
- * 3. the same combination twice is 409 `variant_exists` → `createVariant`;
+ * 3. the same combination twice is 409 `variant_exists` → `createVariant`, and the storage's unique key
+ *    (`insertVariant`);
  * 4. `price` is an active price of the same product; omitted, the variant inherits the product's
  *    default → `checkPrice`, and `variantView` resolves the inherited price when served;
  * 5. `stock_qty` is required when `track_inventory` is true → the create schema, `updateVariant`;
@@ -19,6 +20,7 @@ import {conflict, invalid} from '../errors.js'
 import {newUuid} from '../ids.js'
 import type {Tx} from './context.js'
 import type {PriceDoc, ProductDoc, Scope, VariantDoc} from '../storage/documents.js'
+import {combinationKey, UniqueViolation} from '../storage/storage.js'
 import {optionsOf, type Options} from './option-groups.js'
 import {requireDoc} from './shared.js'
 
@@ -138,9 +140,20 @@ type VariantFields = Pick<
   'is_default' | 'options' | 'price' | 'sku' | 'track_inventory' | 'stock_qty' | 'title' | 'description' | 'image_path' | 'features' | 'delivery_days' | 'revisions' | 'highlight' | 'sort_order'
 >
 
+/**
+ * Stores a variant keyed by its option combination (rule 3): the storage's unique index refuses a second
+ * variant of the product with the combination, also one that a concurrent unit stored after the check read.
+ */
 async function insertVariant(tx: Tx, scope: Scope, product: ProductDoc, fields: VariantFields, created = tx.now(scope)): Promise<VariantDoc> {
   const variant: VariantDoc = {object: 'variant', id: newUuid(), livemode: scope.env === 'live', product: product.id, ...fields, stock_reserved: 0, created, updated: created}
-  return await tx.insert('variant', scope, variant, {parent: product.id, created})
+  try {
+    return await tx.insert('variant', scope, variant, {parent: product.id, created, key: combinationKey(fields.options)})
+  } catch (error) {
+    if (error instanceof UniqueViolation && error.message.includes('unique_key')) {
+      throw conflict('variant_exists', `Another variant of ${product.id} has this combination`, 'options')
+    }
+    throw error
+  }
 }
 
 /** Rule 7: the variant every product is created with, sold when no variant is named. */
@@ -171,8 +184,8 @@ function presentation(body: Partial<VariantCreate> & Pick<VariantFields, 'is_def
 export async function createVariant(tx: Tx, scope: Scope, product: ProductDoc, body: VariantCreate, known?: Options): Promise<VariantDoc> {
   const options = checkCombination(product, known ?? (await optionsOf(tx, scope, product.id)), body.options)
   // The checks' reads go together (one round trip on PostgreSQL), their verdicts in order.
-  const [[twinId], price, skuOwners, maxSort] = await Promise.all([
-    tx.ids('variant', scope, [{field: 'options', eq: JSON.stringify(options)}], product.id),
+  const [twinId, price, skuOwners, maxSort] = await Promise.all([
+    tx.keyed('variant', scope, product.id, combinationKey(options)),
     body.price ? tx.get('price', scope, body.price) : undefined,
     body.sku ? tx.ids('variant', scope, [{field: 'sku', eq: body.sku}]) : [],
     body.sort_order === undefined ? tx.max('variant', product.id, 'sort_order') : null,
