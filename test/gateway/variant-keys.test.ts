@@ -3,10 +3,10 @@
  * database from before the key (the combination's JSON indexed, no column) gets its variants' keys when a
  * gateway opens it: on SQLite and, with PAYAPP_TEST_DB, on PostgreSQL (schema version 2 → 3).
  */
-import Database from 'better-sqlite3'
 import {expect} from 'chai'
 import pg from 'pg'
 
+import {openDatabase} from '../../src/gateway/storage/sqlite-driver.js'
 import {expectError, TestGateway} from '../helpers/gateway.js'
 import {onPostgres} from '../helpers/test-db.js'
 
@@ -24,7 +24,7 @@ async function downgrade(db: string): Promise<void> {
     }
     return
   }
-  const sqlite = new Database(db)
+  const sqlite = openDatabase(db)
   try {
     sqlite.exec(`DROP INDEX objects_unique_key;
       ALTER TABLE objects DROP COLUMN unique_key;

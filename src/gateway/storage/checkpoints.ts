@@ -77,6 +77,11 @@ export class Checkpoints {
     private readonly host: CheckpointHost,
   ) {}
 
+  /** Whether the worker runs the checkpoints now (it started, and neither failed nor was closed). */
+  get active(): boolean {
+    return this.worker !== undefined && !this.failed
+  }
+
   /** After each COMMIT of the writer. */
   committed(): void {
     if (this.failed) return

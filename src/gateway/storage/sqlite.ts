@@ -305,6 +305,11 @@ export class SqliteStorage implements Storage {
     return this.writer.db.open
   }
 
+  /** Whether WAL checkpoints run on the worker thread now, off the request path (checkpoints.ts). */
+  get checkpointsOffThread(): boolean {
+    return this.checkpoints?.active ?? false
+  }
+
   write<T>(fn: (tx: Store) => Promise<T>, opts?: {durable?: boolean}): Promise<T> {
     // Not durable: answered as soon as the unit ran, before the batch's COMMIT.
     let ran: ((value: T) => void) | undefined
