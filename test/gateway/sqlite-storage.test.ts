@@ -1,11 +1,12 @@
-import {existsSync, statSync} from 'node:fs'
+import {existsSync, mkdtempSync, statSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
 
 import {expect} from 'chai'
 
 import type {Documents} from '../../src/gateway/storage/documents.js'
 import {SqliteStorage} from '../../src/gateway/storage/sqlite.js'
 import {openDatabase} from '../../src/gateway/storage/sqlite-driver.js'
-import {TestGateway} from '../helpers/gateway.js'
 
 /**
  * The SQLite file under a sustained stream of writes: WAL checkpoints run beside the event loop
@@ -18,7 +19,8 @@ describe('SQLite storage: WAL checkpoints off the request path', function () {
   const walBytes = (file: string) => (existsSync(`${file}-wal`) ? statSync(`${file}-wal`).size : 0)
 
   it('keeps the WAL bounded while writers never pause, and leaves every write in the database file on close', async () => {
-    const file = TestGateway.tempDbFile()
+    // SQLite whatever PAYAPP_TEST_DB says: the checkpoints are SQLite's.
+    const file = join(mkdtempSync(join(tmpdir(), 'payapp-wal-')), 'gateway.sqlite')
     const storage = new SqliteStorage(file)
     const scope = {merchant: 'acct_wal', env: 'test' as const}
     const filler = 'x'.repeat(3000)
