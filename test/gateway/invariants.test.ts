@@ -5,6 +5,7 @@
  */
 import {expect} from 'chai'
 
+import {combinationKey} from '../../src/gateway/storage/storage.js'
 import {checkout, optionedVariant, pay, readVariant, sellable} from '../helpers/commerce.js'
 import {TestGateway} from '../helpers/gateway.js'
 
@@ -116,5 +117,28 @@ describe('gateway invariants enforced by storage', () => {
     // Another merchant's catalogue may use the same SKU and names.
     const elsewhere = {merchant: (await gw.account()).merchant.id, env: 'test' as const}
     await platform.write((tx) => tx.insert('variant', elsewhere, {...twin, id: 'var_elsewhere'}, {parent: 'prod_elsewhere', created: twin.created}))
+  })
+
+  it('variant combination: of 20 simultaneous creations of one combination one is stored; the unique key itself refuses a second', async () => {
+    const acct = await gw.account()
+    const product = (await acct.store('POST', '/products', {body: {name: 'Raced tee'}})).body
+    const size = (await acct.store('POST', `/products/${product.id}/options`, {body: {name: 'Size', values: ['S', 'M']}})).body
+    const options = [{group: size.id, value: size.values[0].id}]
+    const results = await Promise.all(Array.from({length: 20}, () => acct.store('POST', `/products/${product.id}/variants`, {body: {options}})))
+    expect(results.filter((r) => r.status === 201)).to.have.length(1)
+    for (const r of results.filter((x) => x.status !== 201)) expect([r.status, r.body.error?.code]).to.deep.equal([409, 'variant_exists'])
+    const listed = (await acct.app('GET', `/products/${product.id}/variants?limit=100`)).body.data
+    expect(listed.filter((v: any) => v.options[0]?.value === size.values[0].id)).to.have.length(1)
+
+    // The unique index on the combination's key refuses a twin that no check read first.
+    const scope = {merchant: acct.merchant.id, env: 'test' as const}
+    const platform = gw.gw.platform
+    const stored = (await platform.storage.reads.get('variant', scope, results.find((r) => r.status === 201)!.body.id))!
+    const twin = {...stored, id: 'var_twin_of_the_first'}
+    const insertTwin = (key: string) => platform.write((tx) => tx.insert('variant', scope, twin, {parent: product.id, created: twin.created, key}))
+    const refused = await insertTwin(combinationKey(stored.options)).catch((error: Error) => error)
+    expect(refused).to.be.instanceOf(Error).with.property('name', 'UniqueViolation')
+    // Another combination of the product is stored.
+    await insertTwin(combinationKey([{value: size.values[1].id}]))
   })
 })

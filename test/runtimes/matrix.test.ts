@@ -120,9 +120,9 @@ describe('runtimes: the SDK in Node 20/22/24, Deno, Bun and workerd against a re
           }
         })
 
-        it("the gateway's storage suites through node:sqlite (invariants, idempotency, unique keys, files' bytes)", async function () {
+        it("the gateway's storage suites through node:sqlite (invariants, idempotency, unique keys, files' bytes, WAL checkpoints)", async function () {
           this.timeout(300_000)
-          const suites = ['invariants', 'idempotency', 'price-lookup-keys', 'files', 'platform'].map((name) => `test/gateway/${name}.test.ts`)
+          const suites = ['invariants', 'idempotency', 'price-lookup-keys', 'variant-keys', 'sqlite-storage', 'files', 'platform'].map((name) => `test/gateway/${name}.test.ts`)
           const {stdout} = await run(NODES[node], [join(ROOT, 'node_modules/mocha/bin/mocha.js'), '--reporter', 'dot', ...suites], {cwd: ROOT, env: {...process.env, PAYAPP_SQLITE_DRIVER: undefined}, maxBuffer: 16 * 1024 * 1024})
           expect(stdout).to.match(/\d+ passing/).and.not.match(/failing/)
         })

@@ -2,7 +2,8 @@
  * Variants (spec: Variant rules). The seven rules, where each is kept:
  * 1. `options` holds exactly one value per option group of the product → `checkCombination`;
  * 2. a value belongs to the group it is sent with, else 400 `invalid_options` → `checkCombination`;
- * 3. the same combination twice is 409 `variant_exists` → `createVariant`;
+ * 3. the same combination twice is 409 `variant_exists` → `createVariant`, and the storage's unique key
+ *    (`insertVariant`);
  * 4. `price` is an active price of the same product; omitted, the variant inherits the product's
  *    default → `checkPrice`, and `variantView` resolves the inherited price when served;
  * 5. `stock_qty` is required when `track_inventory` is true → the create schema, `updateVariant`;
@@ -19,6 +20,7 @@ import {conflict, invalid} from '../errors.js'
 import {newUuid} from '../ids.js'
 import type {Tx} from './context.js'
 import type {PriceDoc, ProductDoc, Scope, VariantDoc} from '../storage/documents.js'
+import {combinationKey, UniqueViolation} from '../storage/storage.js'
 import {optionsOf, type Options} from './option-groups.js'
 import {requireDoc, uniquely} from './shared.js'
 
@@ -134,14 +136,13 @@ function skuFree(sku: string, owners: readonly string[], self?: string): void {
 }
 
 /**
- * A variant write that the storage's unique indexes guard (rules 3 and the SKU's): a request that stored the
- * same combination or SKU after this one's check read gets the check's 409.
+ * A variant write that the storage's unique SKU index guards: a request that stored the same SKU after this
+ * one's check read gets the check's 409 (the combination's key is guarded in `insertVariant`).
  */
 const guarded = <T>(sku: string | null | undefined, write: () => Promise<T>) =>
   uniquely(
     {
       variants_unique_sku: () => skuExists(sku ?? ''),
-      variants_unique_combination: () => conflict('variant_exists', 'Another variant has this combination', 'options'),
     },
     write,
   )
@@ -151,9 +152,20 @@ type VariantFields = Pick<
   'is_default' | 'options' | 'price' | 'sku' | 'track_inventory' | 'stock_qty' | 'title' | 'description' | 'image_path' | 'features' | 'delivery_days' | 'revisions' | 'highlight' | 'sort_order'
 >
 
+/**
+ * Stores a variant keyed by its option combination (rule 3): the storage's unique index refuses a second
+ * variant of the product with the combination, also one that a concurrent unit stored after the check read.
+ */
 async function insertVariant(tx: Tx, scope: Scope, product: ProductDoc, fields: VariantFields, created = tx.now(scope)): Promise<VariantDoc> {
   const variant: VariantDoc = {object: 'variant', id: newUuid(), livemode: scope.env === 'live', product: product.id, ...fields, stock_reserved: 0, created, updated: created}
-  return await tx.insert('variant', scope, variant, {parent: product.id, created})
+  try {
+    return await tx.insert('variant', scope, variant, {parent: product.id, created, key: combinationKey(fields.options)})
+  } catch (error) {
+    if (error instanceof UniqueViolation && error.message.includes('unique_key')) {
+      throw conflict('variant_exists', `Another variant of ${product.id} has this combination`, 'options')
+    }
+    throw error
+  }
 }
 
 /** Rule 7: the variant every product is created with, sold when no variant is named. */
@@ -206,11 +218,11 @@ export async function createVariant(
   const combination = checkCombination(product, options, body.options)
   const sortOrder = body.sort_order ?? (maxSort ?? -1) + 1
   const [twin, inserted] = await Promise.allSettled([
-    tx.ids('variant', scope, [{field: 'options', eq: JSON.stringify(combination)}], product.id),
+    tx.keyed('variant', scope, product.id, combinationKey(combination)),
     guarded(body.sku, () => insertVariant(tx, scope, product, presentation({...body, is_default: false, options: combination, sort_order: sortOrder}))),
   ])
   if (twin.status === 'rejected') throw twin.reason
-  const [twinId] = twin.value
+  const twinId = twin.value
   if (twinId) {
     // Only the default variant has no options: the twin of an empty combination.
     throw conflict('variant_exists', combination.length === 0 ? 'A product without option groups has only its default variant; update that one' : `Variant ${twinId} has this combination`, 'options')

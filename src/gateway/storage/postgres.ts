@@ -10,7 +10,7 @@
 import type {Pool, PoolClient, QueryResultRow} from 'pg'
 
 import type {Documents, Kind, MerchantDoc, Scope} from './documents.js'
-import {endpointRecord, type EndpointRow, name, refuseWrite, TABLES, WRITES} from './sql.js'
+import {endpointRecord, type EndpointRow, name, objectRow, refuseWrite, TABLES, WRITES} from './sql.js'
 import {SHARED_VERSION_KEY, UniqueViolation} from './storage.js'
 import type {
   Condition,
@@ -23,6 +23,7 @@ import type {
   IdempotencyRecord,
   IdempotencyTable,
   Increment,
+  InsertOptions,
   Job,
   JobTable,
   LeaseTable,
@@ -70,14 +71,27 @@ CREATE TABLE IF NOT EXISTS objects (
 );
 CREATE INDEX IF NOT EXISTS objects_by_scope ON objects (merchant, env, kind, seq);
 CREATE INDEX IF NOT EXISTS objects_by_parent_scope ON objects (parent, kind, merchant, env, seq);
+-- A variant's option combination is its unique_key (storage.ts combinationKey, schema version 3): one unique
+-- index refuses a second variant of a product with the combination, also between concurrent units. A database
+-- from before gets its variants' keys here, the same hash in SQL (value ids sorted bytewise, as JavaScript
+-- sorts ASCII), the oldest of two variants with one combination keeping it.
+ALTER TABLE objects ADD COLUMN IF NOT EXISTS unique_key TEXT;
+DROP INDEX IF EXISTS variants_by_combination_scoped;
+UPDATE objects SET unique_key = k.key FROM (
+  SELECT seq, parent, key, row_number() OVER (PARTITION BY parent, key ORDER BY seq) AS n FROM (
+    SELECT v.seq, v.parent, left(encode(sha256(convert_to(COALESCE(
+      (SELECT string_agg(e->>'value', ',' ORDER BY (e->>'value') COLLATE "C") FROM json_array_elements(v.data->'options') AS e), ''), 'UTF8')), 'hex'), 24) AS key
+    FROM objects v WHERE v.kind = 'variant' AND v.unique_key IS NULL
+  ) AS c
+) AS k
+WHERE objects.seq = k.seq AND k.n = 1 AND NOT EXISTS (SELECT 1 FROM objects x WHERE x.parent = k.parent AND x.unique_key = k.key);
+CREATE UNIQUE INDEX IF NOT EXISTS objects_unique_key ON objects (parent, unique_key) WHERE unique_key IS NOT NULL;
 -- No \`kind\` column in a partial index on one kind: PostgreSQL drops the qual the predicate implies, and a
 -- column left without a condition would keep the columns after it out of the index search.
 -- Catalogue uniqueness (version 3), held by unique indexes: the domain reads first to answer its 409, but two
 -- units on two processes may both read "free" before either commits; the index refuses the second (mapped to
 -- the same 409 in domain/*.ts). They also serve the lookups, so the plain indexes of version 2 go.
--- One variant per option combination of a product (the ids, in the product's group order, as the domain writes them).
-DROP INDEX IF EXISTS variants_by_combination_scoped;
-CREATE UNIQUE INDEX IF NOT EXISTS variants_unique_combination ON objects (parent, merchant, env, (data->>'options')) WHERE kind = 'variant';
+-- (One variant per option combination of a product: objects_unique_key above.)
 -- One variant per SKU in a merchant's environment (a null SKU is no SKU).
 DROP INDEX IF EXISTS variants_by_sku;
 CREATE UNIQUE INDEX IF NOT EXISTS variants_unique_sku ON objects (merchant, env, (data->>'sku')) WHERE kind = 'variant';
@@ -562,9 +576,9 @@ class PgConnection {
     await this._run('INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value', [key, value])
   }
 
-  async insert<K extends Kind>(kind: K, scope: Scope, doc: Documents[K], opts: {parent?: string | null; created: number}): Promise<Documents[K]> {
+  async insert<K extends Kind>(kind: K, scope: Scope, doc: Documents[K], opts: InsertOptions): Promise<Documents[K]> {
     try {
-      await this._insertRow('objects', {id: doc.id, kind, merchant: scope.merchant, env: scope.env, parent: opts.parent ?? null, created: opts.created, data: JSON.stringify(doc)})
+      await this._insertRow('objects', objectRow(kind, scope, doc, opts))
       this._inserted()
     } catch (error) {
       if (error instanceof UniqueViolation) throw new UniqueViolation(`${kind} ${doc.id}: ${error.message}`)
@@ -647,6 +661,17 @@ class PgConnection {
     const params = new Params()
     const rows = await this._run<{id: string}>(`SELECT id FROM objects WHERE ${scoped(kind, scope, params, where, parent)}`, params.values)
     return rows.map((r) => r.id)
+  }
+
+  async keyed(kind: Kind, scope: Scope, parent: string, key: string): Promise<string | undefined> {
+    const row = await this._one<{id: string}>('SELECT id FROM objects WHERE parent = $1 AND unique_key = $2 AND kind = $3 AND merchant = $4 AND env = $5', [
+      parent,
+      key,
+      kind,
+      scope.merchant,
+      scope.env,
+    ])
+    return row?.id
   }
 
   async max(kind: Kind, parent: string, fieldName: string): Promise<number | null> {

@@ -1,8 +1,8 @@
 /**
  * What both SQL backends (sqlite.ts, postgres.ts) share: the guard on names spliced into SQL, and which
- * methods of each table write (a read handle refuses them), and the webhook endpoint row's parsing.
+ * methods of each table write (a read handle refuses them), the webhook endpoint row's parsing, and an objects row.
  */
-import type {WebhookEndpointRecord} from './storage.js'
+import type {InsertOptions, Kind, Scope, WebhookEndpointRecord} from './storage.js'
 
 /** Field names and kinds come from code, never from a request; checked anyway since they are spliced into SQL. */
 const NAME = /^[a-z_.]+$/
@@ -32,3 +32,15 @@ export type EndpointRow = Omit<WebhookEndpointRecord, 'events' | 'previous_secre
 
 export const endpointRecord = (row: EndpointRow | undefined): WebhookEndpointRecord | undefined =>
   row && {...row, events: JSON.parse(row.events) as string[], previous_secrets: row.previous_secrets ? (JSON.parse(row.previous_secrets) as WebhookEndpointRecord['previous_secrets']) : []}
+
+/** An `objects` row as both engines insert it: the document as JSON text, its scope, parent and unique key. */
+export const objectRow = (kind: Kind, scope: Scope, doc: {id: string}, opts: InsertOptions) => ({
+  id: doc.id,
+  kind,
+  merchant: scope.merchant,
+  env: scope.env,
+  parent: opts.parent ?? null,
+  created: opts.created,
+  data: JSON.stringify(doc),
+  unique_key: opts.key ?? null,
+})

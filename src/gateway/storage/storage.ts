@@ -9,6 +9,8 @@
  * Invariants (stock, idempotency, one payment per session) are conditional updates and unique
  * constraints, never "nothing else runs in between" (docs/architecture.md lists them).
  */
+import {createHash} from 'node:crypto'
+
 import type {Documents, Env, Kind, MerchantDoc, Scope} from './documents.js'
 
 export type {Documents, Env, Kind, Scope}
@@ -33,6 +35,25 @@ export type Condition =
  */
 export class UniqueViolation extends Error {
   override readonly name = 'UniqueViolation'
+}
+
+/**
+ * A variant's option combination as its unique key (`insert`'s `key`): the first 24 hex digits of the
+ * SHA-256 of its option value ids, sorted and joined by commas (each value belongs to one group, so the
+ * values name the combination). PostgreSQL's migration computes the same in SQL (postgres.ts).
+ */
+export const combinationKey = (options: readonly {value: string}[]): string =>
+  createHash('sha256')
+    .update(options.map((o) => o.value).sort().join(','))
+    .digest('hex')
+    .slice(0, 24)
+
+/** Where a new document goes: its parent, its creation time, and its key, unique among the parent's children. */
+export interface InsertOptions {
+  parent?: string | null
+  created: number
+  /** Unique among the documents with the same parent (a variant's option combination): a second is a `UniqueViolation`. */
+  key?: string
 }
 
 export interface Increment {
@@ -61,7 +82,7 @@ export interface RawPage {
 }
 
 export interface DocumentStore {
-  insert<K extends Kind>(kind: K, scope: Scope, doc: Documents[K], opts: {parent?: string | null; created: number}): Promise<Documents[K]>
+  insert<K extends Kind>(kind: K, scope: Scope, doc: Documents[K], opts: InsertOptions): Promise<Documents[K]>
   /** Replaces a document; the caller has read it through a scoped `get` first. */
   save<T extends {id: string}>(doc: T): Promise<T>
   /**
@@ -90,6 +111,8 @@ export interface DocumentStore {
   where<K extends Kind>(kind: K, scope: Scope, where: readonly Condition[]): Promise<Documents[K][]>
   /** Ids of the documents of `kind` that meet all conditions, in the scope (and under `parent` if given). */
   ids(kind: Kind, scope: Scope, where: readonly Condition[], parent?: string): Promise<string[]>
+  /** The id of the parent's child of `kind` in the scope inserted with this `key`, if any. */
+  keyed(kind: Kind, scope: Scope, parent: string, key: string): Promise<string | undefined>
   /** The largest value of a numeric field among a parent's children of `kind`; null when it has none. */
   max(kind: Kind, parent: string, field: string): Promise<number | null>
   /** A page of documents, newest first, plus whether more exist. */

@@ -1,0 +1,177 @@
+/**
+ * WAL checkpoints off the request path. SQLite's automatic checkpoint runs inside the COMMIT that
+ * crosses 1,000 WAL pages: it copies the WAL into the database file and syncs both, on the event loop,
+ * while every request waits (two thirds of a keyed write's COMMIT time under load). Here the writer's
+ * automatic checkpoint is off and a worker thread, with its own connection, runs PASSIVE checkpoints
+ * after commits: the copy and the syncs happen beside the event loop, and never block the writer.
+ *
+ * A PASSIVE checkpoint beside a writer that never pauses never finishes the whole WAL, and SQLite only
+ * starts the WAL over once it is finished; so when the WAL file has grown past `HOLD_BYTES`, the storage
+ * holds new write units (asynchronously: the event loop keeps serving) until a checkpoint with no
+ * writer has copied it all; the next commit starts the WAL over and cuts its file back to `START_BYTES`.
+ * A database whose WAL never reaches `START_BYTES` never starts the worker: it checkpoints as SQLite does.
+ * Committed data does not depend on any of this: a commit is in the WAL, which is the database.
+ */
+import {statSync} from 'node:fs'
+import {createRequire} from 'node:module'
+import {Worker} from 'node:worker_threads'
+
+import type Database from 'better-sqlite3'
+
+import {sqliteDriver} from './sqlite-driver.js'
+
+/** The WAL size (bytes) at which the worker takes over from SQLite's checkpoint (its default: 1,000 pages). */
+const START_BYTES = 1000 * 4096
+/** At most one passive checkpoint per this many ms (each syncs two files): about SQLite's 1,000 pages at full write speed. */
+const INTERVAL_MS = 100
+/** The WAL size (bytes) after which writes wait for a whole checkpoint. */
+const HOLD_BYTES = 16 * 1024 * 1024
+
+/** The worker: one connection that checkpoints when asked and answers SQLite's counts. CommonJS, evaluated. */
+const WORKER = `
+const {parentPort, workerData} = require('node:worker_threads')
+// The writer's driver (sqlite-driver.ts): better-sqlite3 from the path the storage resolved, or node:sqlite.
+const db = workerData.driver === 'node:sqlite'
+  ? new (process.getBuiltinModule('node:sqlite').DatabaseSync)(workerData.file, {timeout: 5000})
+  : new (require(workerData.driver))(workerData.file, {fileMustExist: true})
+const checkpoint = db.prepare('PRAGMA wal_checkpoint(PASSIVE)')
+parentPort.on('message', (message) => {
+  if (message === 'close') {
+    // Checkpoints asked for before are answered first: messages are handled in order.
+    db.close()
+    Atomics.store(workerData.closed, 0, 1)
+    Atomics.notify(workerData.closed, 0)
+    parentPort.close()
+    return
+  }
+  try {
+    const row = checkpoint.get()
+    parentPort.postMessage({log: row.log, checkpointed: row.checkpointed})
+  } catch (error) {
+    parentPort.postMessage({error: String(error && error.message)})
+  }
+})
+`
+
+type CheckpointResult = {log: number; checkpointed: number; error?: string}
+
+export interface CheckpointHost {
+  /** Runs `checkpoint` once no write unit runs and no batch is open, holding new units until it is done. */
+  holdWrites(checkpoint: () => Promise<void>): void
+}
+
+export class Checkpoints {
+  private worker?: Worker
+  private running = false
+  private again = false
+  private holding = false
+  private failed = false
+  /** The worker answers its checkpoints in the order asked. */
+  private readonly replies: ((result: CheckpointResult) => void)[] = []
+  /** Set to 1 by the worker once its connection is closed. */
+  private readonly closed = new Int32Array(new SharedArrayBuffer(4))
+
+  constructor(
+    private readonly writer: Database.Database,
+    private readonly file: string,
+    private readonly host: CheckpointHost,
+  ) {}
+
+  /** Whether the worker runs the checkpoints now (it started, and neither failed nor was closed). */
+  get active(): boolean {
+    return this.worker !== undefined && !this.failed
+  }
+
+  /** After each COMMIT of the writer. */
+  committed(): void {
+    if (this.failed) return
+    const bytes = walBytes(this.file)
+    if (!this.worker) {
+      if (bytes < START_BYTES) return
+      try {
+        this.start()
+      } catch {
+        // No worker (a runtime without worker threads, a driver it cannot load): SQLite checkpoints as before.
+        return this.fail()
+      }
+    }
+    if (bytes >= HOLD_BYTES && !this.holding) {
+      this.holding = true
+      this.host.holdWrites(async () => {
+        if (!this.failed) await this.checkpoint()
+        this.holding = false
+      })
+      return
+    }
+    if (this.running) {
+      this.again = true
+      return
+    }
+    void this.run()
+  }
+
+  private start(): void {
+    const driver = sqliteDriver() === 'node:sqlite' ? 'node:sqlite' : createRequire(import.meta.url).resolve('better-sqlite3')
+    const worker = new Worker(WORKER, {eval: true, workerData: {driver, file: this.file, closed: this.closed}})
+    // Never what keeps a process alive; a failed worker hands checkpoints back to SQLite.
+    worker.unref()
+    worker.on('message', (result: CheckpointResult) => this.replies.shift()?.(result))
+    worker.on('error', () => this.fail())
+    worker.on('exit', () => this.fail())
+    this.worker = worker
+    this.writer.pragma('wal_autocheckpoint = 0')
+    // The WAL file shrinks back to the hold size when SQLite starts it over.
+    this.writer.pragma(`journal_size_limit = ${START_BYTES}`)
+  }
+
+  private checkpoint(): Promise<CheckpointResult> {
+    return new Promise((resolve) => {
+      this.replies.push(resolve)
+      this.worker!.postMessage('checkpoint')
+    })
+  }
+
+  /** Passive checkpoints, one every `INTERVAL_MS` at most while commits keep coming. */
+  private async run(): Promise<void> {
+    this.running = true
+    try {
+      do {
+        this.again = false
+        const started = Date.now()
+        if ((await this.checkpoint()).error) return this.fail()
+        const wait = INTERVAL_MS - (Date.now() - started)
+        if (this.again && wait > 0) await new Promise((resolve) => setTimeout(resolve, wait).unref())
+      } while (this.again && !this.failed)
+    } finally {
+      this.running = false
+    }
+  }
+
+  /** Answers every checkpoint asked for; from now on SQLite checkpoints on the writer again. */
+  private fail(): void {
+    this.failed = true
+    for (const reply of this.replies.splice(0)) reply({log: 0, checkpointed: 0, error: 'stopped'})
+    if (this.writer.open) this.writer.pragma('wal_autocheckpoint = 1000')
+  }
+
+  /**
+   * Closes the worker's connection, waiting (at most a checkpoint's time) for it: the writer's close is
+   * then the last one, which copies what is left of the WAL into the database file, as before.
+   */
+  close(): void {
+    const running = this.worker !== undefined && !this.failed
+    this.failed = true
+    for (const reply of this.replies.splice(0)) reply({log: 0, checkpointed: 0, error: 'closed'})
+    if (!running) return
+    this.worker!.postMessage('close')
+    Atomics.wait(this.closed, 0, 0, 5000)
+  }
+}
+
+function walBytes(file: string): number {
+  try {
+    return statSync(`${file}-wal`).size
+  } catch {
+    return 0
+  }
+}
