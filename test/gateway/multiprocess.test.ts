@@ -219,6 +219,74 @@ describe('gateway: several processes on one database', function () {
       const group = (await acct.store('GET', `/products/${p.id}/options`)).body.data.find((g: {id: string}) => g.id === p.group)
       expect(group.values.filter((v: {value: string}) => v.value.toLowerCase() === 'xl')).to.have.length(1)
     })
+
+    it('at most 10 option groups per product: of 15 concurrent creates, 10 are stored and the rest refused', async () => {
+      const acct = await cluster.procs[0]!.gw.account()
+      const made = await acct.store('POST', '/products', {body: {name: 'Cap', price: {currency: 'eur', unit_amount: 1500}}})
+      expect(made.status, made.text).to.equal(201)
+      const [p1, p2] = cluster.procs
+      const answers = await Promise.all(
+        Array.from({length: 15}, (_, i) => via((i % 2 ? p2 : p1)!.gw, acct).store('POST', `/products/${made.body.id}/options`, {body: {name: `G${i}`, values: ['x']}})),
+      )
+      const stored = (await acct.store('GET', `/products/${made.body.id}/options?limit=100`)).body.data as Array<{id: string}>
+      expect(stored).to.have.length(10)
+      expect(answers.filter((r) => r.status === 201).map((r) => r.body.id).sort()).to.deep.equal(stored.map((g) => g.id).sort())
+      for (const r of answers.filter((a) => a.status !== 201)) expectError(r, 400, 'too_many_option_groups')
+    })
+
+    /** The product's live groups with their live values, and its stored variants besides the default. */
+    const structure = async (acct: Account, product: string) => {
+      const groups = (await acct.store('GET', `/products/${product}/options?limit=100`)).body.data as Array<{id: string; values: Array<{id: string}>}>
+      const variants = (await acct.store('GET', `/products/${product}/variants?limit=100`)).body.data as Array<{id: string; is_default: boolean; options: Array<{group: string; value: string}>}>
+      return {groups, variants: variants.filter((v) => !v.is_default)}
+    }
+    /** Every stored variant names exactly one live value of each live group of its product. */
+    const everyVariantWhole = async (acct: Account, product: string) => {
+      const {groups, variants} = await structure(acct, product)
+      for (const v of variants) {
+        expect(v.options.map((o) => o.group).sort(), `variant ${v.id}'s groups`).to.deep.equal(groups.map((g) => g.id).sort())
+        for (const o of v.options) expect(groups.find((g) => g.id === o.group)!.values.map((x) => x.id), `variant ${v.id}'s value of ${o.group}`).to.include(o.value)
+      }
+      return variants
+    }
+    /** Each answer is a success or one of the domain's 4xx codes, never a 5xx. */
+    const answeredAs = (answers: HttpResult[], codes: string[]) => {
+      for (const r of answers) if (r.status >= 300) expect(codes, `${r.status} ${r.text}`).to.include(expectError(r, r.status).code)
+    }
+    const ROUNDS = 3
+
+    it('a variant names a value of every group: option groups added and deleted while variants are being created leave none missing or dangling', async () => {
+      const acct = await cluster.procs[0]!.gw.account()
+      for (let round = 0; round < ROUNDS; round++) {
+        const p = await product(acct)
+        const extra = await acct.store('POST', `/products/${p.id}/options`, {body: {name: 'Fit', values: ['Regular']}})
+        expect(extra.status, extra.text).to.equal(201)
+        const fit = {group: extra.body.id as string, value: extra.body.values[0].id as string}
+        // Variant creates naming both groups, with the Fit group's delete and three new groups' creates among them.
+        const answers = await race(acct, (on, i) =>
+          i === N / 2
+            ? on.store('DELETE', `/options/${fit.group}`)
+            : i % 6 === 3
+              ? on.store('POST', `/products/${p.id}/options`, {body: {name: `Color ${i}`, values: ['Red']}})
+              : on.store('POST', `/products/${p.id}/variants`, {body: {options: [{group: p.group, value: p.values[i]}, fit]}}),
+        )
+        answeredAs(answers, ['variants_exist', 'invalid_options'])
+        await everyVariantWhole(acct, p.id)
+      }
+    })
+
+    it('a variant names live values: option values deleted while variants naming them are being created leave none dangling', async () => {
+      const acct = await cluster.procs[0]!.gw.account()
+      for (let round = 0; round < ROUNDS; round++) {
+        const p = await product(acct)
+        // For each of the first N/2 values: one variant create naming it and one delete of it, on different processes.
+        const answers = await race(acct, (on, i) =>
+          i % 2 ? on.store('DELETE', `/values/${p.values[(i - 1) / 2]}`) : on.store('POST', `/products/${p.id}/variants`, {body: {options: [{group: p.group, value: p.values[i / 2]}]}}),
+        )
+        answeredAs(answers, ['value_in_use', 'invalid_options', 'resource_missing'])
+        await everyVariantWhole(acct, p.id)
+      }
+    })
   })
 
   describe('no oversell across processes, for generated stock levels and concurrent purchases', () => {
