@@ -6,6 +6,10 @@
  * - a group cannot be added or deleted while the product has variants besides its default (409
  *   `variants_exist`): every variant's combination names one value per group;
  * - a value a variant uses cannot be deleted (409 `value_in_use`).
+ * These read before they write, so a unit that changes a product's option structure (adds or deletes a
+ * group or deletes a value) locks the product's row exclusively first, and a variant create locks it shared
+ * (`lockProduct`): such units of one product take turns on every engine, those of different products never
+ * wait for each other, and variant creates of one product run together.
  */
 import type {z} from 'zod'
 
@@ -72,6 +76,17 @@ export const optionGroupView = (g: OptionGroupDoc, values: OptionValueDoc[]): Op
 /** A group as served, with its values read now. */
 export const groupWithValues = async (tx: Tx, scope: Scope, group: OptionGroupDoc) => optionGroupView(group, await valuesOf(tx, scope, group.id))
 
+/**
+ * The product, its row locked until the unit ends (`Store.lock`): `exclusive` for a unit that changes its
+ * option structure, `shared` for a variant create. Taken before the unit reads the groups, values or
+ * variants its checks decide on, so those reads see what a unit it waited for committed.
+ */
+export async function lockProduct(tx: Tx, scope: Scope, id: string, mode: 'exclusive' | 'shared'): Promise<ProductDoc> {
+  const product = await tx.lock('product', scope, id, mode)
+  if (!product) throw notFound('product', id)
+  return product
+}
+
 export const requireGroup = async (tx: Tx, scope: Scope, id: string) => requireDoc(tx, 'option_group', scope, id, 'option group')
 
 /** A page of a product's groups with their values, newest first. */
@@ -101,6 +116,7 @@ async function checkGroupName(tx: Tx, scope: Scope, productId: string, name: str
 const namedUniquely = <T>(name: string, write: () => Promise<T>) =>
   uniquely({option_groups_unique_name: () => optionExists(name), option_values_unique_value: () => valueExists(name)}, write)
 
+/** `product`: read with `lockProduct(…, 'exclusive')` in this unit (or created in it), so the group limit and the variants guard hold. */
 export async function createOptionGroup(tx: Tx, scope: Scope, product: ProductDoc, body: OptionGroupCreate) {
   await guardNoVariants(tx, scope, product.id, 'add an option group')
   await checkGroupName(tx, scope, product.id, body.name)
@@ -121,6 +137,7 @@ export async function renameOptionGroup(tx: Tx, scope: Scope, group: OptionGroup
 }
 
 export async function deleteOptionGroup(tx: Tx, scope: Scope, group: OptionGroupDoc) {
+  await lockProduct(tx, scope, group.product, 'exclusive')
   await guardNoVariants(tx, scope, group.product, 'delete an option group')
   for (const value of await valuesOf(tx, scope, group.id)) await tx.remove(value.id)
   await tx.remove(group.id)
@@ -143,6 +160,7 @@ export async function addValue(tx: Tx, scope: Scope, group: OptionGroupDoc, body
 export async function deleteValue(tx: Tx, scope: Scope, id: string) {
   const value = await tx.get('option_value', scope, id)
   if (!value) throw notFound('option value', id)
+  await lockProduct(tx, scope, value.product, 'exclusive')
   const user = (await tx.all('variant', scope, value.product)).find((v) => v.options.some((o) => o.value === value.id))
   if (user) throw conflict('value_in_use', `Variant ${user.id} uses this value; delete that variant first`)
   await tx.remove(value.id)

@@ -14,6 +14,7 @@ import {
   deleteValue,
   groupWithValues,
   listGroups,
+  lockProduct,
   optionGroupView,
   optionsNamed,
   optionsOf,
@@ -74,7 +75,7 @@ export const catalogHandlers = {
 
   'options.list': async ({tx, scope, params, query}) => listGroups(tx, scope, await requireProduct(tx, scope, params.id), query),
   async 'options.create'({tx, scope, params, body}) {
-    const {group, values} = await createOptionGroup(tx, scope, await requireProduct(tx, scope, params.id), body)
+    const {group, values} = await createOptionGroup(tx, scope, await lockProduct(tx, scope, params.id, 'exclusive'), body)
     return created(optionGroupView(group, values))
   },
   'options.update': async ({tx, scope, params, body}) => groupWithValues(tx, scope, await renameOptionGroup(tx, scope, await requireGroup(tx, scope, params.id), body.name)),
@@ -95,9 +96,10 @@ export const catalogHandlers = {
   },
   async 'variants.create'({tx, scope, params, body}) {
     // Read together with the checks' reads (one round trip on PostgreSQL); a missing product's options are none, and unused.
+    // The product's lock is issued first, so the reads behind it see a concurrent option change's commit (lockProduct).
     const named = body.options.map((o) => o.value)
     const [product, options, checks] = await Promise.all([
-      requireProduct(tx, scope, params.id),
+      lockProduct(tx, scope, params.id, 'shared'),
       optionsNamed(tx, scope, params.id, named),
       variantChecks(tx, scope, params.id, body),
     ])

@@ -628,6 +628,18 @@ class PgConnection {
     return row ? (JSON.parse(row.data) as Documents[K]) : undefined
   }
 
+  async lock<K extends Kind>(kind: K, scope: Scope, id: string, mode: 'exclusive' | 'shared'): Promise<Documents[K] | undefined> {
+    if (!this._unit) return this.get(kind, scope, id)
+    // READ COMMITTED: the statements a unit issues after this one read what the unit it waited for committed.
+    const row = await this._one<{data: string}>(`SELECT data FROM objects WHERE id = $1 AND kind = $2 AND merchant = $3 AND env = $4 FOR ${mode === 'exclusive' ? 'UPDATE' : 'KEY SHARE'}`, [
+      id,
+      kind,
+      scope.merchant,
+      scope.env,
+    ])
+    return row ? (JSON.parse(row.data) as Documents[K]) : undefined
+  }
+
   async getMany<K extends Kind>(kind: K, scope: Scope, ids: readonly string[]): Promise<Documents[K][]> {
     const rows = await this._run<{data: string}>('SELECT data FROM objects WHERE id = ANY($1::text[]) AND kind = $2 AND merchant = $3 AND env = $4', [ids, kind, scope.merchant, scope.env])
     return rows.map((r) => JSON.parse(r.data) as Documents[K])

@@ -101,6 +101,14 @@ export interface DocumentStore {
   remove(id: string): Promise<void>
   /** One document of `kind` in the scope; undefined for a missing id and for another scope's id alike. */
   get<K extends Kind>(kind: K, scope: Scope, id: string): Promise<Documents[K] | undefined>
+  /**
+   * `get`, with the document's row locked until the unit ends where units run concurrently (PostgreSQL, in
+   * a unit: `exclusive` is `FOR UPDATE`, which waits for every other lock of the row and holds off every
+   * other; `shared` is `FOR KEY SHARE`, which waits for and holds off only an exclusive one). Units that
+   * must not interleave lock one row they share (a product's: docs/architecture.md, "Invariants the storage
+   * enforces"). SQLite runs units one at a time: the same statement as `get`; outside a unit, a `get`.
+   */
+  lock<K extends Kind>(kind: K, scope: Scope, id: string, mode: 'exclusive' | 'shared'): Promise<Documents[K] | undefined>
   /** The documents of `kind` in the scope with these ids, in no particular order (one statement, however many). */
   getMany<K extends Kind>(kind: K, scope: Scope, ids: readonly string[]): Promise<Documents[K][]>
   /** A document by id in whatever scope holds it: for the admin API and the hosted page, which carry no credential. */
