@@ -15,7 +15,7 @@ import {fileURLToPath} from 'node:url'
 
 import autocannon from 'autocannon'
 
-import {seedReads, seedWrites, startJsonServer} from './gateway-workloads.js'
+import {LIST_PATH, call, seedReads, seedWrites, startJsonServer} from './gateway-workloads.js'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8)
@@ -24,18 +24,6 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
 const work = mkdtempSync(join(tmpdir(), 'payapp-bench-'))
 const children = []
 const startServer = (args, env = {}) => startJsonServer(children, args, {cwd: ROOT, env})
-
-
-async function call(url, method, path, token, body, headers = {}) {
-  const res = await fetch(url + path, {
-    method,
-    headers: {authorization: `Bearer ${token}`, ...(body ? {'content-type': 'application/json'} : {}), ...headers},
-    body: body ? JSON.stringify(body) : undefined,
-  })
-  const text = await res.text()
-  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${text}`)
-  return {status: res.status, text, json: JSON.parse(text), contentType: res.headers.get('content-type')}
-}
 
 const load = (opts) =>
   new Promise((resolve, reject) => autocannon({connections: CONNECTIONS, duration: SECONDS, pipelining: 1, ...opts}, (e, r) => (e ? reject(e) : resolve(r))))
@@ -89,7 +77,7 @@ async function main() {
     console.log(`median ${g.label}: ratio ${median(r.map((x) => x.ratio)).toFixed(3)}, ${median(r.map((x) => x.rps)).toFixed(0)} req/s, p99 ${median(r.map((x) => x.p99))} ms, CPU ${median(r.map((x) => x.cpu)).toFixed(0)} µs/req (${g.count()} variants created)`)
   }
   if (process.env.BENCH_READS !== '0') {
-    const listPath = '/v1/app/products?limit=25'
+    const listPath = LIST_PATH
     const captured = await call(gws[0].url, 'GET', listPath, gws[0].token)
     const listBody = join(work, 'list.json')
     writeFileSync(listBody, captured.text)

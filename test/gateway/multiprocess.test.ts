@@ -20,6 +20,22 @@ import {receiver, sleep, until, type Receiver} from '../helpers/receiver.js'
 
 const DAY = 86_400
 
+/**
+ * What a clock walk has to do, through `p`'s merchant: a `*` endpoint to `rx`, `sessions` open checkouts (each
+ * through `through(account, i)`) and a paid subscription whose first invoice.paid has arrived.
+ */
+async function walkScene(p: Cluster['procs'][number], rx: Receiver, sessions: number, through = (acct: Account, _i: number) => acct): Promise<Account> {
+  const acct = await p.gw.account()
+  expect((await p.gw.admin('POST', '/webhook_endpoints', {merchant: acct.merchant.id, env: 'test', url: rx.url, events: ['*']})).status).to.equal(201)
+  const item = await sellable(acct, {stock: sessions})
+  for (let i = 0; i < sessions; i++) await checkout(through(acct, i), {product_id: item.product.id, quantity: 1})
+  const plan = await sellable(acct, {recurring: true, name: 'Plan'})
+  const sub = await acct.api('POST', '/v1/subscriptions', {body: {price_id: plan.price, customer_name: 'Ada', customer_email: 'ada@example.com'}})
+  expect((await p.gw.admin('POST', `/subscriptions/${sub.body.id}/confirm`, {outcome: 'paid'})).status).to.equal(200)
+  await until(() => rx.types().includes('invoice.paid'), 'the first invoice.paid', 10_000)
+  return acct
+}
+
 describe('gateway: several processes on one database', function () {
   this.timeout(120_000)
   const receivers: Receiver[] = []
@@ -440,15 +456,8 @@ describe('gateway: several processes on one database', function () {
       // A slow receiver, so the walk is still delivering when p1 dies.
       const rx = await receiver(() => 200, 80)
       receivers.push(rx)
-      const acct = await p1.gw.account()
-      expect((await p1.gw.admin('POST', '/webhook_endpoints', {merchant: acct.merchant.id, env: 'test', url: rx.url, events: ['*']})).status).to.equal(201)
       const sessions = 10
-      const item = await sellable(acct, {stock: sessions})
-      for (let i = 0; i < sessions; i++) await checkout(acct, {product_id: item.product.id, quantity: 1})
-      const plan = await sellable(acct, {recurring: true, name: 'Plan'})
-      const sub = await acct.api('POST', '/v1/subscriptions', {body: {price_id: plan.price, customer_name: 'Ada', customer_email: 'ada@example.com'}})
-      expect((await p1.gw.admin('POST', `/subscriptions/${sub.body.id}/confirm`, {outcome: 'paid'})).status).to.equal(200)
-      await until(() => rx.types().includes('invoice.paid'), 'the first invoice.paid', 10_000)
+      const acct = await walkScene(p1, rx, sessions)
       const start = (await p1.gw.admin('GET', `/clock?merchant=${acct.merchant.id}`)).body.now
       const before = rx.got.length
 
@@ -478,15 +487,8 @@ describe('gateway: several processes on one database', function () {
       // A receiver slow enough that the walk lasts several of the other processes' ticks.
       const rx = await receiver(() => 200, 60)
       receivers.push(rx)
-      const acct = await p1.gw.account()
-      expect((await p1.gw.admin('POST', '/webhook_endpoints', {merchant: acct.merchant.id, env: 'test', url: rx.url, events: ['*']})).status).to.equal(201)
       const sessions = 12
-      const item = await sellable(acct, {stock: sessions})
-      for (let i = 0; i < sessions; i++) await checkout(i % 2 ? via(p2.gw, acct) : acct, {product_id: item.product.id, quantity: 1})
-      const plan = await sellable(acct, {recurring: true, name: 'Plan'})
-      const sub = await acct.api('POST', '/v1/subscriptions', {body: {price_id: plan.price, customer_name: 'Ada', customer_email: 'ada@example.com'}})
-      expect((await p1.gw.admin('POST', `/subscriptions/${sub.body.id}/confirm`, {outcome: 'paid'})).status).to.equal(200)
-      await until(() => rx.types().includes('invoice.paid'), 'the first invoice.paid', 10_000)
+      const acct = await walkScene(p1, rx, sessions, (a, i) => (i % 2 ? via(p2.gw, a) : a))
       const before = rx.got.length
 
       // Meanwhile p2 and p3 answer requests (each reads the clock) and tick.
