@@ -23,10 +23,18 @@ function listen(args: string[], home: string, env: Record<string, string>) {
   let stderr = ''
   child.stdout.on('data', (d) => (stdout += d))
   child.stderr.on('data', (d) => (stderr += d))
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+  let signal: string | null = null
+  const exited = new Promise<number | null>((resolve) =>
+    child.on('exit', (code, killedBy) => {
+      signal = killedBy
+      resolve(code)
+    }),
+  )
   return {
     stdout: () => stdout,
     stderr: () => stderr,
+    /** How it ended, for a failed exit-code assertion: the signal that ended it, if one did, and its stderr. */
+    ending: () => `signal ${signal}; stderr:\n${stderr}`,
     lines: () => stdout.split('\n').filter(Boolean),
     exited,
     started: () => until(() => stderr.includes('Press Ctrl-C'), `listen to start: ${stderr}`, 20_000),
@@ -110,7 +118,7 @@ describe('payapp listen: catch-up, restarts, other credentials, secret rotation'
       await proc.started()
       await product(acct, 'Live 1')
       await until(() => app.got.length === 1, 'the live event')
-      expect(await proc.stop()).to.equal(0)
+      expect(await proc.stop(), proc.ending()).to.equal(0)
 
       for (const name of ['Away 1', 'Away 2', 'Away 3']) await product(acct, name)
       proc = listen(args, home, env)
@@ -123,20 +131,20 @@ describe('payapp listen: catch-up, restarts, other credentials, secret rotation'
       const secret = /export PAYAPP_WEBHOOK_SECRET=(whsec_\w+)/.exec(proc.stderr())![1]
       for (const got of app.got) verifyWebhook(got.body, got.signature, secret)
       expect(proc.lines().slice(0, 3).every((l) => l.endsWith('→ 200 (caught up)'))).to.equal(true)
-      expect(await proc.stop()).to.equal(0)
+      expect(await proc.stop(), proc.ending()).to.equal(0)
 
       // Restarted again with nothing missed: nothing forwarded twice.
       proc = listen(args, home, env)
       await proc.started()
       expect(proc.stderr()).not.to.include('Caught up')
-      expect(await proc.stop()).to.equal(0)
+      expect(await proc.stop(), proc.ending()).to.equal(0)
 
       await product(acct, 'Skipped')
       proc = listen([...args, '--no-catch-up'], home, env)
       await proc.started()
       await sleep(300)
       expect(names()).not.to.include('Skipped')
-      expect(await proc.stop()).to.equal(0)
+      expect(await proc.stop(), proc.ending()).to.equal(0)
 
       const live1 = app.got[0].event.id as string
       proc = listen([...args, '--since', live1, '--json'], home, env)
@@ -144,7 +152,7 @@ describe('payapp listen: catch-up, restarts, other credentials, secret rotation'
       expect(proc.stderr()).to.include(`Caught up 5 events since ${live1}.`)
       expect(proc.lines().map((l) => JSON.parse(l).caught_up)).to.deep.equal([true, true, true, true, true])
       expect(names().slice(-5)).to.deep.equal(['Away 1', 'Away 2', 'Away 3', 'Live 2', 'Skipped'])
-      expect(await proc.stop()).to.equal(0)
+      expect(await proc.stop(), proc.ending()).to.equal(0)
     } finally {
       await app.close()
       await gw.close()
@@ -202,7 +210,7 @@ describe('payapp listen: catch-up, restarts, other credentials, secret rotation'
       await until(() => app.got.length === 2, 'the event after the overlap')
       verifyWebhook(app.got[1].body, app.got[1].signature, fresh)
       expect(() => verifyWebhook(app.got[1].body, app.got[1].signature, old)).to.throw(/signature/i)
-      expect(await proc.stop()).to.equal(0)
+      expect(await proc.stop(), proc.ending()).to.equal(0)
     } finally {
       await proc.stop()
       await app.close()
