@@ -83,8 +83,9 @@ const STATE_CONFLICTS: Record<string, string[]> = {
   // prices only (the referenced product's state).
   'POST /orders': ['price_unavailable'],
   // A store checkout sells the variant at its active price; a product_id from the lists may name one whose
-  // default variant has none left (archived prices).
-  'POST /checkouts': ['price_unavailable'],
+  // default variant has none left (archived prices). It reserves stock: a quantity the document allows may be
+  // more than a tracked variant has left (the variant's state; seen with seed -502060920).
+  'POST /checkouts': ['price_unavailable', 'out_of_stock'],
   // Values are unique in their group: whether a generated value is taken is the group's state.
   'POST /options/{id}/values': ['value_exists'],
   // Group names are unique in their product: whether a generated name is taken is the product's state.
