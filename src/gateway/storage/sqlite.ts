@@ -274,7 +274,7 @@ export class SqliteStorage implements Storage {
     const db = openDatabase(location, {timeout: BUSY_TIMEOUT_MS})
     // WAL: readers never wait for the writer; NORMAL sync keeps every committed write across a
     // process crash (only an OS crash or power loss can drop the last commits).
-    db.pragma('journal_mode = WAL')
+    walMode(db)
     db.pragma('synchronous = NORMAL')
     db.pragma('foreign_keys = ON')
     // Several processes may start on one new file at once: the schema is made (and migrated) in one write
@@ -444,6 +444,29 @@ export class SqliteStorage implements Storage {
     this.checkpoints?.close()
     if (this.reader !== this.writer && this.reader.db.open) this.reader.db.close()
     if (this.writer.db.open) this.writer.db.close()
+  }
+}
+
+/**
+ * `journal_mode = WAL`, waiting for other processes' locks up to `BUSY_TIMEOUT_MS` as every other statement does.
+ * Switching a file that is not yet in WAL mode (a new one) reads its header under a read lock and then takes
+ * the write lock to change it: SQLite never calls the busy handler for such a read-to-write step (two could
+ * wait on each other forever), so when another process starting on the same new file holds the write lock
+ * (making its schema, switching it first), the pragma fails at once with SQLITE_BUSY, whatever the busy
+ * timeout. Here it tries again after the other's short write; once the file is in WAL mode the pragma
+ * takes no lock and succeeds at once.
+ */
+function walMode(db: Database.Database): void {
+  const deadline = Date.now() + BUSY_TIMEOUT_MS
+  for (;;) {
+    try {
+      db.pragma('journal_mode = WAL')
+      return
+    } catch (error) {
+      if ((error as {code?: string}).code !== 'SQLITE_BUSY' || Date.now() >= deadline) throw error
+      // The constructor is synchronous, as opening the file is: a 5 ms sleep that blocks, as the busy handler's does.
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5)
+    }
   }
 }
 
