@@ -5,6 +5,7 @@
  * Idempotency-Key and option combination per request).
  */
 import {spawn} from 'node:child_process'
+import {readFileSync} from 'node:fs'
 
 /**
  * Starts a child (`node ...args`) that prints one JSON line (with `url`) once it listens, and adds it to
@@ -34,6 +35,16 @@ export async function call(url, method, path, token, body, headers = {}) {
   const text = await res.text()
   if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${text}`)
   return {status: res.status, text, json: JSON.parse(text), contentType: res.headers.get('content-type')}
+}
+
+/** A process's CPU time (user + system) in ms, from /proc (Linux), else NaN. */
+export function cpuMs(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100
+  } catch {
+    return Number.NaN
+  }
 }
 
 export const LIST_PATH = '/v1/app/products?limit=25'

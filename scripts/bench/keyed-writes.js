@@ -8,14 +8,14 @@
  * process each; BENCH_SECONDS (8), BENCH_CONNECTIONS (50), BENCH_READS=0 skips reads,
  * GATEWAY_NODE_OPTIONS="--cpu-prof --cpu-prof-dir=DIR" profiles the gateway processes.
  */
-import {mkdtempSync, readFileSync, writeFileSync} from 'node:fs'
+import {mkdtempSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {dirname, join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 
 import autocannon from 'autocannon'
 
-import {LIST_PATH, call, seedReads, seedWrites, startJsonServer} from './gateway-workloads.js'
+import {LIST_PATH, call, cpuMs, seedReads, seedWrites, startJsonServer} from './gateway-workloads.js'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8)
@@ -27,15 +27,6 @@ const startServer = (args, env = {}) => startJsonServer(children, args, {cwd: RO
 
 const load = (opts) =>
   new Promise((resolve, reject) => autocannon({connections: CONNECTIONS, duration: SECONDS, pipelining: 1, ...opts}, (e, r) => (e ? reject(e) : resolve(r))))
-/** A process's CPU time (user + system) in ms, from /proc (Linux), else NaN. */
-function cpuMs(pid) {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100
-  } catch {
-    return Number.NaN
-  }
-}
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
 
 /** A gateway started from `root` (a checkout with bin/ and dist/), a merchant, a product with 3 option groups of 50 values. */

@@ -10,11 +10,18 @@
  * rate, three processes ≥ 0.9 of one, p99 < 50 ms. Without PostgreSQL (not installed, or a gateway that does
  * not take a postgres:// URL yet) it prints "PostgreSQL: not available" and measures the rest.
  *
+ * Every server is warmed up with the same number of reads and of writes per gateway process (V8 optimizes
+ * each process's code on its own: three processes warmed with one process's requests would be measured
+ * while still compiling), then measured in BENCH_ROUNDS rounds, reads and writes of every server in turn
+ * (so a slower minute of this shared machine hits all of them), each row the median of its rounds. Beside
+ * each row, the CPU time per request (µs, from /proc) of its gateway processes, of HAProxy and of the
+ * PostgreSQL server: on 2 busy cores that says where a row's time goes better than its rate does.
+ *
  * From scripts/bench.js: `await benchShared()`. Alone: `npm run build && node scripts/bench/shared.js`.
- * Env: BENCH_SECONDS (default 8), BENCH_CONNECTIONS (50).
+ * Env: BENCH_SECONDS (default 5), BENCH_ROUNDS (3), BENCH_CONNECTIONS (50).
  */
-import {execFileSync, spawn} from 'node:child_process'
-import {existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs'
+import {execFileSync, spawn, spawnSync} from 'node:child_process'
+import {existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {dirname, join} from 'node:path'
 import {createInterface} from 'node:readline'
@@ -24,17 +31,42 @@ import autocannon from 'autocannon'
 
 import {HAPROXY, startCluster, startGateway} from '../cluster.js'
 import {postgresBin, startPostgres} from '../postgres-server.js'
-import {LIST_PATH, seedReads, seedWrites} from './gateway-workloads.js'
+import {LIST_PATH, cpuMs, seedReads, seedWrites} from './gateway-workloads.js'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 8)
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5)
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
+/** Warm-up requests per gateway process, before any round. */
+const WARM_READS = 3000
+const WARM_WRITES = 1000
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50)
 const LABELS = {sqlite: 'SQLite, 1 process', sqlite3: 'SQLite file, 3 behind HAProxy', pg1: 'PostgreSQL, 1 process', pg3: 'PostgreSQL, 3 behind HAProxy'}
 const fmt = (n, d = 0) => n.toLocaleString('en-US', {maximumFractionDigits: d, minimumFractionDigits: d})
 
 const load = (opts) =>
   new Promise((resolve, reject) => autocannon({connections: CONNECTIONS, duration: SECONDS, pipelining: 1, ...opts}, (err, r) => (err ? reject(err) : resolve(r))))
-const summary = (r) => ({rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.non2xx + r.errors + r.timeouts})
+
+/** The PostgreSQL server's processes: the postmaster (its data directory's postmaster.pid) and its children. */
+function postgresPids(dataDir) {
+  const postmaster = Number(readFileSync(join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0])
+  const children = spawnSync('pgrep', ['-P', String(postmaster)], {encoding: 'utf8'}).stdout.split('\n').filter(Boolean).map(Number)
+  return [postmaster, ...children]
+}
+
+/** CPU ms so far of each group of processes (`{gateway: [pid…], …}`, a function for groups whose processes come and go). */
+const cpuOf = (groups) => Object.fromEntries(Object.entries(groups).map(([k, pids]) => [k, (typeof pids === 'function' ? pids() : pids).reduce((sum, pid) => sum + cpuMs(pid), 0)]))
+
+/** One autocannon run against a server, with its processes' CPU µs per request. */
+async function measure(opts, groups = {}) {
+  const before = cpuOf(groups)
+  const r = await load(opts)
+  const after = cpuOf(groups)
+  const cpu = Object.fromEntries(Object.keys(groups).map((k) => [k, ((after[k] - before[k]) * 1000) / r.requests.total]))
+  return {rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.non2xx + r.errors + r.timeouts, cpu}
+}
+
+/** The median round of each measure (by rate), and every round's rate. */
+const medianRun = (runs) => ({...runs.slice().sort((a, b) => a.rps - b.rps)[Math.floor(runs.length / 2)], rounds: runs.map((r) => Math.round(r.rps))})
 
 /** Why PostgreSQL rows cannot be measured here, or undefined when they can. */
 function postgresMissing() {
@@ -58,7 +90,9 @@ function bareServer(work, name, {text, status, contentType}) {
 
 function printTable(title, rows, base, bare) {
   console.log(`\n${title}`)
-  console.log(`  ${'server'.padEnd(32)} ${'req/s'.padStart(8)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'errors'.padStart(7)} ${'/SQLite'.padStart(8)} ${'/bare'.padStart(6)}`)
+  console.log(
+    `  ${'server'.padEnd(32)} ${'req/s'.padStart(8)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'errors'.padStart(7)} ${'/SQLite'.padStart(8)} ${'/bare'.padStart(6)}  CPU µs/request: gateway + HAProxy + PostgreSQL; rounds' req/s`,
+  )
   for (const r of rows) {
     if (!r.result) {
       console.log(`  ${r.label.padEnd(32)} ${'not available'.padStart(8)}`)
@@ -66,9 +100,16 @@ function printTable(title, rows, base, bare) {
     }
     const s = r.result
     console.log(
-      `  ${r.label.padEnd(32)} ${fmt(s.rps).padStart(8)} ${fmt(s.p50, 1).padStart(7)} ${fmt(s.p99, 1).padStart(7)} ${String(s.errors).padStart(7)} ${(s.rps / base.rps).toFixed(2).padStart(8)} ${(s.rps / bare.rps).toFixed(2).padStart(6)}`,
+      `  ${r.label.padEnd(32)} ${fmt(s.rps).padStart(8)} ${fmt(s.p50, 1).padStart(7)} ${fmt(s.p99, 1).padStart(7)} ${String(s.errors).padStart(7)} ${(s.rps / base.rps).toFixed(2).padStart(8)} ${(s.rps / bare.rps).toFixed(2).padStart(6)}  ${cpuText(s.cpu)}; ${s.rounds.map((x) => fmt(x)).join(' / ')}`,
     )
   }
+}
+
+/** `gateway 210 + HAProxy 60 + PostgreSQL 150 = 420`, for the groups measured. */
+function cpuText(cpu) {
+  const parts = [['gateway', 'gateway'], ['balancer', 'HAProxy'], ['postgres', 'PostgreSQL']].filter(([k]) => cpu[k] !== undefined).map(([k, label]) => `${label} ${fmt(cpu[k])}`)
+  const total = Object.values(cpu).reduce((a, b) => a + b, 0)
+  return parts.length > 1 ? `${parts.join(' + ')} = ${fmt(total)}` : parts.join('')
 }
 
 export async function benchShared() {
@@ -76,27 +117,29 @@ export async function benchShared() {
   const stops = []
   const adminKey = `adm_bench_${Date.now()}`
   try {
-    console.log(`\nShared gateway (docs/shared-gateway.md) — ${CONNECTIONS} connections, ${SECONDS} s per run, every server on this machine`)
+    console.log(`\nShared gateway (docs/shared-gateway.md) — ${CONNECTIONS} connections, ${SECONDS} s per run, ${ROUNDS} rounds (medians), every server on this machine`)
     const missing = postgresMissing()
     if (missing) console.log(`  PostgreSQL: not available (${missing}); measuring SQLite and the bare server only`)
 
     /** Each server: its URL, then its workloads seeded through that URL. */
     const targets = []
-    const add = async (key, url) => {
+    /** A server to measure: its URL and, for the CPU columns, its processes (`{gateway, balancer?, postgres?}`). */
+    const add = async (key, url, groups) => {
       const reads = await seedReads(url, adminKey)
-      targets.push({key, label: LABELS[key], url, reads, writes: await seedWrites(url, reads.token)})
+      targets.push({key, label: LABELS[key], url, groups, processes: groups.gateway.length, reads, writes: await seedWrites(url, reads.token)})
     }
+    const cluster = (c) => ({gateway: c.processes.map((p) => p.pid), balancer: [c.balancerPid]})
     const home = (name) => {
       mkdirSync(join(work, name))
       return join(work, name)
     }
     const sqlite = await startGateway({db: join(work, 'gateway.sqlite'), adminKey, home: home('sqlite')})
     stops.push(() => sqlite.kill())
-    await add('sqlite', sqlite.url)
+    await add('sqlite', sqlite.url, {gateway: [sqlite.pid]})
     // The same three-process path on one SQLite file: what the cluster costs apart from the engine.
     const sqlite3 = await startCluster({db: join(work, 'shared.sqlite'), adminKey, processes: 3})
     stops.push(() => sqlite3.stop())
-    await add('sqlite3', sqlite3.url)
+    await add('sqlite3', sqlite3.url, cluster(sqlite3))
     if (!missing) {
       const pg = await startPostgres()
       stops.push(pg.stop)
@@ -104,10 +147,11 @@ export async function benchShared() {
       execFileSync('psql', [pg.url, '-q', '-c', 'CREATE DATABASE payapp_three'])
       const one = await startGateway({db: pg.url, adminKey, home: home('pg1')})
       stops.push(() => one.kill())
-      await add('pg1', one.url)
+      const postgres = () => postgresPids(join(pg.dir, 'data'))
+      await add('pg1', one.url, {gateway: [one.pid], postgres})
       const three = await startCluster({db: pg.url.replace(/\/payapp$/, '/payapp_three'), adminKey, processes: 3})
       stops.push(() => three.stop())
-      await add('pg3', three.url)
+      await add('pg3', three.url, {...cluster(three), postgres})
     }
     const base = targets[0]
     const bareReads = await bareServer(work, 'list.json', base.reads.captured)
@@ -115,19 +159,26 @@ export async function benchShared() {
     const bareWrites = await bareServer(work, 'variant.json', base.writes.first)
     stops.push(bareWrites.stop)
 
-    // Reads: every server warmed up, then measured twice, interleaved; each keeps its best run.
+    // Every server warmed up with as many requests per gateway process, then measured in rounds, reads and writes in turn.
     const readOpts = (t) => ({url: t.url + LIST_PATH, headers: {authorization: `Bearer ${t.reads.token}`}})
-    const readers = [...targets.map((t) => ({label: t.label, key: t.key, opts: () => readOpts(t)})), {label: 'bare node:http', key: 'bare', opts: () => ({url: bareReads.url + LIST_PATH})}]
-    for (const r of readers) await load({...r.opts(), duration: 2})
-    const readRuns = Object.fromEntries(readers.map((r) => [r.key, []]))
-    for (let round = 0; round < 2; round++) for (const r of readers) readRuns[r.key].push(summary(await load(r.opts())))
-    const best = (runs) => runs.reduce((a, b) => (b.rps > a.rps ? b : a))
-    const reads = Object.fromEntries(readers.map((r) => [r.key, best(readRuns[r.key])]))
-
-    // Writes: each a committed write with a fresh Idempotency-Key; one run each, in the same order.
-    const writers = [...targets.map((t) => ({label: t.label, key: t.key, opts: () => t.writes.options(t.url)})), {label: 'bare node:http', key: 'bare', opts: () => base.writes.options(bareWrites.url)}]
-    const writes = {}
-    for (const w of writers) writes[w.key] = summary(await load(w.opts()))
+    const servers = [
+      ...targets.map((t) => ({key: t.key, processes: t.processes, groups: t.groups, reads: () => readOpts(t), writes: () => t.writes.options(t.url)})),
+      {key: 'bare', processes: 1, groups: {}, reads: () => ({url: bareReads.url + LIST_PATH}), writes: () => base.writes.options(bareWrites.url)},
+    ]
+    for (const t of servers) {
+      await load({...t.reads(), amount: WARM_READS * t.processes})
+      await load({...t.writes(), amount: WARM_WRITES * t.processes})
+    }
+    const readRuns = Object.fromEntries(servers.map((t) => [t.key, []]))
+    const writeRuns = Object.fromEntries(servers.map((t) => [t.key, []]))
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const t of servers) {
+        readRuns[t.key].push(await measure(t.reads(), t.groups))
+        writeRuns[t.key].push(await measure(t.writes(), t.groups))
+      }
+    }
+    const reads = Object.fromEntries(servers.map((t) => [t.key, medianRun(readRuns[t.key])]))
+    const writes = Object.fromEntries(servers.map((t) => [t.key, medianRun(writeRuns[t.key])]))
 
     const rows = (results) => [
       ...Object.entries(LABELS).map(([key, label]) => ({label, result: results[key]})),
@@ -135,16 +186,20 @@ export async function benchShared() {
     ]
     printTable(`  GET ${LIST_PATH}`, rows(reads), reads.sqlite, reads.bare)
     printTable('  POST /v1/app/products/{id}/variants with Idempotency-Key', rows(writes), writes.sqlite, writes.bare)
-    const results = {connections: CONNECTIONS, seconds: SECONDS, reads, writes, postgres: missing ? `not available: ${missing}` : 'measured'}
+    const results = {connections: CONNECTIONS, seconds: SECONDS, rounds: ROUNDS, reads, writes, postgres: missing ? `not available: ${missing}` : 'measured'}
     if (missing) {
       console.log('  PostgreSQL: not available')
     } else {
       results.pg1_vs_sqlite_writes = writes.pg1.rps / writes.sqlite.rps
       results.pg3_vs_pg1_writes = writes.pg3.rps / writes.pg1.rps
       results.pg3_vs_pg1_reads = reads.pg3.rps / reads.pg1.rps
+      // Round by round (each round's two runs minutes apart at most): the spread of the ratio on this machine.
+      const perRound = (runs) => runs.pg3.map((r, i) => (r.rps / runs.pg1[i].rps).toFixed(2)).join(', ')
       const p99 = Math.max(...['pg1', 'pg3'].flatMap((k) => [reads[k].p99, writes[k].p99]))
       console.log(`  PostgreSQL 1 process / SQLite, writes: ${results.pg1_vs_sqlite_writes.toFixed(2)} (target ≥ 0.50)`)
-      console.log(`  PostgreSQL 3 processes / 1 process: writes ${results.pg3_vs_pg1_writes.toFixed(2)}, reads ${results.pg3_vs_pg1_reads.toFixed(2)} (target ≥ 0.90)`)
+      console.log(
+        `  PostgreSQL 3 processes / 1 process: writes ${results.pg3_vs_pg1_writes.toFixed(2)} (rounds ${perRound(writeRuns)}), reads ${results.pg3_vs_pg1_reads.toFixed(2)} (rounds ${perRound(readRuns)}) (target ≥ 0.90)`,
+      )
       console.log(`  PostgreSQL p99, worst of reads and writes: ${fmt(p99, 1)} ms (target < 50 ms)`)
     }
     return results
