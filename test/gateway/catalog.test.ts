@@ -141,6 +141,11 @@ describe('gateway catalogue: products and prices', () => {
       expect(page.body.data.map((x: {id: string; prices: unknown[]}) => [x.id, x.prices.length])).to.deep.equal([[sized.id, 2]])
       // An expansion the list does not have is a 400 naming it, not silently nothing.
       expect(expectError(await fresh.app('GET', '/products?expand=data.customer'), 400).param).to.match(/^expand/)
+      // Embedded prices need what /products/{id}/prices needs (products:read): a token without it reads neither.
+      const storeOnly = await gw.installation(fresh.merchant.id, 'test', ['store:read'])
+      for (const path of ['/products?expand=data.prices', `/products/${sized.id}/prices`]) {
+        expectError(await gw.request('GET', `/v1/app${path}`, {token: storeOnly.token}), 403, 'insufficient_scope')
+      }
     })
 
     it('shows stock in an expanded list as retrieving does, after a write changes it', async () => {
