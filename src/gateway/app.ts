@@ -390,6 +390,20 @@ function querySchema(def: EndpointDef): z.ZodType | undefined {
   return queryCache.get(def)
 }
 
+/** Stripe's spelling of a repeated query parameter, `expand[]=a&expand[]=b`, is the parameter `expand` repeated. */
+function bracketless(query: Record<string, unknown>): Record<string, unknown> {
+  let out = query
+  for (const key in query) {
+    const name = key.slice(0, -2)
+    // `__proto__[]` stays an unknown parameter (ignored): assigning it would replace the copy's prototype.
+    if (!key.endsWith('[]') || name === '__proto__') continue
+    if (out === query) out = {...query}
+    out[name] = [out[name] ?? [], query[key]].flat()
+    delete out[key]
+  }
+  return out
+}
+
 /** A route that takes a client secret in `param` instead of a credential, when no Authorization header is sent. */
 function bySecret(request: FastifyRequest, param: string | undefined): boolean {
   return param !== undefined && request.headers.authorization === undefined && typeof (request.query as Record<string, unknown>)?.[param] === 'string'
@@ -413,8 +427,9 @@ function endpointRunner(platform: Platform, def: EndpointDef, door: Door, handle
       requestId: request.id,
     } as RouteContext
     if (query) {
-      const parsed = query.safeParse(request.query ?? {})
-      if (!parsed.success) throw fromZodError(parsed.error, request.query, 'query')
+      const input = bracketless((request.query ?? {}) as Record<string, unknown>)
+      const parsed = query.safeParse(input)
+      if (!parsed.success) throw fromZodError(parsed.error, input, 'query')
       ctx.query = parsed.data as ListQuery
     }
     if (def.body) {

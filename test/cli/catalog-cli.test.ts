@@ -8,6 +8,7 @@ import {expect} from 'chai'
 import {parseRateLimit} from '../../src/cli/services/gateway-start.js'
 import {BIN, ROOT, runCli, startCli, tempHome} from '../helpers/cli.js'
 import {TestGateway, type Account} from '../helpers/gateway.js'
+import {conformanceHook} from '../helpers/openapi-conformance.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'payapp-catalog-cli-'))
 function writeCatalog(name: string, text: string): string {
@@ -213,6 +214,69 @@ describe('payapp catalog (CLI processes)', function () {
     }
     const help = await runCli(['catalog', 'apply', '--help'])
     expect(help.stdout).to.match(/--max-retries=<value>[\s\S]*\[default: 8\]/)
+  })
+})
+
+describe('payapp catalog reads the store a page at a time (expand), and one by one where the platform ignores it (CLI processes)', function () {
+  this.timeout(60_000)
+  /** The per-product reads among recorded requests: GET /v1/app/products/{id} and its prices. */
+  const perProduct = (seen: string[]) => seen.filter((r) => /^GET \/v1\/app\/products\/prod_/.test(r))
+  const edited = (n: number) => bigCatalogue(n).replace('unit_amount: 1001', 'unit_amount: 1501').replace('Size: [S, M]', 'Size: [S, M, L]').replace('{sku: K0-M, options: {Size: M}}', '{sku: K0-M, options: {Size: M}}, {sku: K0-L, options: {Size: L}}')
+
+  it('plans and reads back with one expanded list request per page and no read per product', async () => {
+    const gw = await TestGateway.start()
+    try {
+      const acct = await gw.account()
+      const env = {PAYAPP_TOKEN: acct.token, PAYAPP_BASE_URL: gw.url}
+      const file = writeCatalog('expand.yaml', bigCatalogue(120))
+      expect((await runCli(['catalog', 'apply', file, '--json'], {env})).code).to.equal(0)
+      const seen = gw.recordRequests()
+      const second = await runCli(['catalog', 'apply', writeCatalog('expand-edited.yaml', edited(120)), '--json'], {env})
+      expect(second.code, second.stderr).to.equal(0)
+      expect(JSON.parse(second.stdout.trim().split('\n').at(-1)!).summary).to.include({converged: true, failed: 0})
+      expect(perProduct(seen), 'reads per product').to.deep.equal([])
+      // The plan and the read-back: two pages of 100 each.
+      const lists = seen.filter((r) => r.startsWith('GET /v1/app/products?'))
+      expect(lists).to.have.length(4)
+      for (const list of lists) expect(new URLSearchParams(list.split('?')[1]).getAll('expand')).to.have.members(['data.prices', 'data.option_groups', 'data.variants'])
+    } finally {
+      await gw.close()
+    }
+  })
+
+  it('against a platform that ignores expand (an unknown query parameter), reads each product on its own and still converges', async () => {
+    // The gateway as a platform without expand would answer: the parameter is dropped before the route reads it.
+    const gw = await TestGateway.start({
+      configure(app) {
+        conformanceHook(app)
+        app.addHook('preHandler', async (request) => {
+          const query = request.query as Record<string, unknown>
+          delete query.expand
+          delete query['expand[]']
+        })
+      },
+    })
+    try {
+      const acct = await gw.account()
+      const env = {PAYAPP_TOKEN: acct.token, PAYAPP_BASE_URL: gw.url}
+      const seen = gw.recordRequests()
+      const first = await runCli(['catalog', 'apply', writeCatalog('bare.yaml', bigCatalogue(3)), '--json'], {env})
+      expect(first.code, first.stderr).to.equal(0)
+      expect(JSON.parse(first.stdout.trim().split('\n').at(-1)!).summary).to.include({converged: true, failed: 0})
+      // The read-back: each product and its prices (the App API lists products without prices).
+      expect(perProduct(seen)).to.have.length(6)
+      seen.length = 0
+      const second = await runCli(['catalog', 'apply', writeCatalog('bare-edited.yaml', edited(3)), '--json'], {env})
+      expect(second.code, second.stderr).to.equal(0)
+      expect(JSON.parse(second.stdout.trim().split('\n').at(-1)!).summary).to.include({converged: true, failed: 0})
+      expect(perProduct(seen)).to.have.length(12)
+      const again = await runCli(['catalog', 'plan', writeCatalog('bare-edited.yaml', edited(3))], {env})
+      expect(again.stdout).to.contain('No changes: the platform matches the file.')
+      const k1 = (await acct.store('GET', '/products?limit=100')).body.data.find((p: any) => p.metadata.catalog_key === 'k1')
+      expect(k1.prices.filter((p: any) => p.active).map((p: any) => p.unit_amount)).to.deep.equal([1501])
+    } finally {
+      await gw.close()
+    }
   })
 })
 

@@ -107,6 +107,57 @@ describe('gateway catalogue: products and prices', () => {
       expect(appList.find((x: {id: string}) => x.id === p.id)).to.deep.equal(plain)
     })
 
+    it('embeds prices, option groups and variants in a product list that asks with expand, on every door', async () => {
+      const fresh = await gw.account()
+      const sized = await product({name: 'Tee', price: eur(1500)}, fresh)
+      await price(sized.id, eur(1800, {lookup_key: 'tee-xl'}), fresh)
+      const group = (await fresh.store('POST', `/products/${sized.id}/options`, {body: {name: 'Size', values: ['S', 'M']}})).body
+      for (const v of group.values) {
+        const res = await fresh.store('POST', `/products/${sized.id}/variants`, {body: {sku: `tee-${v.value}`, options: [{group: group.id, value: v.id}], track_inventory: true, stock_qty: 3}})
+        expect(res.status, res.text).to.equal(201)
+      }
+      const plain = await product({name: 'Sticker'}, fresh)
+      const full = async (id: string) => (await fresh.store('GET', `/products/${id}`)).body
+      const expected = [await full(plain.id), await full(sized.id)]
+
+      // Repeated (OpenAPI's form) and Stripe's `expand[]`: each item is the product as retrieved alone, with its prices.
+      for (const query of ['expand=data.prices&expand=data.option_groups&expand=data.variants', 'expand[]=data.prices&expand[]=data.option_groups&expand[]=data.variants']) {
+        for (const call of [fresh.app, fresh.store, fresh.v1]) {
+          const res = await call('GET', `/products?limit=100&${query}`)
+          expect(res.status, res.text).to.equal(200)
+          expect(res.body.data, query).to.deep.equal(expected)
+        }
+      }
+      // Only what is asked: variants alone carry no option groups; no expand is the plain list (no prices on the App API).
+      const variantsOnly = (await fresh.app('GET', '/products?expand=data.variants')).body.data[1]
+      expect(variantsOnly.variants).to.deep.equal(expected[1].variants)
+      expect(variantsOnly).to.not.have.property('option_groups')
+      expect(variantsOnly).to.not.have.property('prices')
+      const unexpanded = (await fresh.app('GET', '/products')).body.data[1]
+      expect(Object.keys(unexpanded)).to.not.include.members(['prices', 'option_groups', 'variants'])
+      // A page of the expanded list is a page of the list.
+      const page = await fresh.app('GET', '/products?limit=1&offset=1&expand=data.prices')
+      expect(page.body).to.include({has_more: false})
+      expect(page.body.data.map((x: {id: string; prices: unknown[]}) => [x.id, x.prices.length])).to.deep.equal([[sized.id, 2]])
+      // An expansion the list does not have is a 400 naming it, not silently nothing.
+      expect(expectError(await fresh.app('GET', '/products?expand=data.customer'), 400).param).to.match(/^expand/)
+      // Embedded prices need what /products/{id}/prices needs (products:read): a token without it reads neither.
+      const storeOnly = await gw.installation(fresh.merchant.id, 'test', ['store:read'])
+      for (const path of ['/products?expand=data.prices', `/products/${sized.id}/prices`]) {
+        expectError(await gw.request('GET', `/v1/app${path}`, {token: storeOnly.token}), 403, 'insufficient_scope')
+      }
+    })
+
+    it('shows stock in an expanded list as retrieving does, after a write changes it', async () => {
+      const fresh = await gw.account()
+      const p = await product({name: 'Cap', price: eur(900)}, fresh)
+      const stocked = async () => (await fresh.app('GET', '/products?expand=data.variants')).body.data[0].variants[0]
+      expect(await stocked()).to.include({track_inventory: false, stock_qty: null})
+      const v = (await fresh.app('GET', `/products/${p.id}`)).body.variants[0]
+      expect((await fresh.store('PATCH', `/variants/${v.id}`, {body: {track_inventory: true, stock_qty: 4}})).status).to.equal(200)
+      expect(await stocked()).to.include({track_inventory: true, stock_qty: 4, stock_available: 4})
+    })
+
     it('updates fields, keeps the listed document current, and merges metadata', async () => {
       const p = await product({metadata: {a: '1', b: '2'}})
       await gw.admin('POST', '/clock', {advance_seconds: 5})

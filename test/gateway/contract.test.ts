@@ -320,8 +320,10 @@ function requestOf({method, path, op}: Operation, known: KnownIds): fc.Arbitrary
     for (const entry of entries) {
       if (!entry) continue
       const [param, value] = entry
+      // form + explode (a query parameter's default): an array is the parameter repeated.
+      if (Array.isArray(value)) for (const v of value) query.append(param.name, String(v))
       // form + explode: an object's properties are parameters of their own.
-      if (param.explode && value && typeof value === 'object') for (const [k, v] of Object.entries(value)) query.append(k, String(v))
+      else if (param.explode && value && typeof value === 'object') for (const [k, v] of Object.entries(value)) query.append(k, String(v))
       else query.append(param.name, String(value))
     }
     return query

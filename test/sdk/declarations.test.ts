@@ -20,7 +20,7 @@ const browser = new MerchantClient({baseUrl: 'https://platform.example', publish
 const admin = new GatewayAdmin({baseUrl: 'http://127.0.0.1:4242', adminKey: 'adm_x'})
 export async function main(body: string, header: string): Promise<string[]> {
   const names: string[] = []
-  for await (const product of app.products.list({query: {limit: 10}})) names.push((product satisfies Product).name)
+  for await (const product of app.products.list({limit: 10, expand: ['data.variants']})) names.push((product satisfies Product).name)
   await app.files.upload(new Uint8Array([1, 2, 3]), {filename: 'a.png'})
   await app.files.upload(new Blob(['x'], {type: 'text/plain'}))
   const session = await browser.checkout.sessions.create({line_items: [{price_id: 'price_1', quantity: 1}]})

@@ -93,7 +93,8 @@ describe('OpenAPI document', () => {
     const ref = list.responses[200].content['application/json'].schema.$ref
     expect(ref).to.equal('#/components/schemas/ProductList')
     expect(doc.components.schemas.ProductList.properties.data.items.$ref).to.equal('#/components/schemas/Product')
-    expect(list.parameters.map((p: Json) => p.name)).to.deep.equal(['limit', 'offset', 'starting_after'])
+    expect(list.parameters.map((p: Json) => p.name)).to.deep.equal(['limit', 'offset', 'starting_after', 'expand'])
+    expect(list.parameters[3].schema).to.deep.include({type: 'array', items: {type: 'string', enum: ['data.prices', 'data.option_groups', 'data.variants']}})
     expect(doc.components.responses.NotFound.content['application/json'].schema.$ref).to.equal('#/components/schemas/ErrorEnvelope')
     expect(doc.components.schemas.ErrorEnvelope.properties.error.required).to.include.members(['type', 'message', 'request_id'])
     expect(Object.keys(doc.components.securitySchemes)).to.have.members(['installationToken', 'secretKey', 'publishableKey'])

@@ -13,7 +13,7 @@ import {fillPath} from './path.js'
 import {catalogResources} from './resources/catalog.js'
 import {commerceResources} from './resources/commerce.js'
 import {merchantResources} from './resources/merchant.js'
-import {Transport, transportOptions, type RequestOptions as TransportRequest, type TransportOption, type TransportOptions} from './transport.js'
+import {Transport, transportOptions, type QueryValue, type RequestOptions as TransportRequest, type TransportOption, type TransportOptions} from './transport.js'
 import type {CallArgs, CallResult, DefineMethod, EndpointIdFor} from './types.js'
 
 export type {BoundCall, CallArgs, CallResult, DefineMethod, EndpointIdFor, ListParams, Method, QueryOf, RequestOptions} from './types.js'
@@ -63,14 +63,17 @@ export type MerchantNamespaces = ReturnType<typeof merchantResources>
 
 // ---------------------------------------------------------------- the call core
 
-function toQuery(query: object | undefined): Record<string, string | number | boolean | undefined> | undefined {
+function toQuery(query: object | undefined): Record<string, QueryValue> | undefined {
   if (!query) return undefined
-  const out: Record<string, string | number | boolean | undefined> = {}
+  const out: Record<string, QueryValue> = {}
   for (const [name, value] of Object.entries(query)) {
-    // Objects would serialise as "[object Object]"; nothing in the table takes one.
     if (value === undefined || value === null) continue
-    if (typeof value === 'object') throw new InvalidRequestError({message: `query parameter ${name} must be a string, number or boolean`, code: 'invalid_query', param: name})
-    out[name] = value as string | number | boolean
+    // Objects would serialise as "[object Object]"; nothing in the table takes one. An array repeats the parameter.
+    const scalars = Array.isArray(value) ? value : [value]
+    if (scalars.some((v) => v === null || typeof v === 'object')) {
+      throw new InvalidRequestError({message: `query parameter ${name} must be a string, number or boolean, or an array of them`, code: 'invalid_query', param: name})
+    }
+    out[name] = value as QueryValue
   }
   return out
 }

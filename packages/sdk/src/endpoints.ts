@@ -111,7 +111,7 @@ export const endpoints = lazyTable({
   // ---- store surface (both doors)
   'store.retrieve': get('/store', 'store:read', () => catalog.store, "The merchant's store"),
 
-  'products.list': list('/products', 'products:read', () => catalog.product, 'List products, newest first', all),
+  'products.list': list('/products', 'products:read', () => catalog.product, 'List products, newest first', all, () => catalog.productListQuery),
   'products.create': {...write('POST', '/products', 'products:write', () => catalog.productCreate, () => catalog.product, 'Create a product, optionally with its default price', all), created: true, errors: [402]},
   'products.retrieve': get('/products/{id}', 'products:read', () => catalog.product, 'A product with its option groups and variants', all),
   'products.update': write('PATCH', '/products/{id}', 'products:write', () => catalog.productUpdate, () => catalog.product, 'Update a product (including default_price_id)'),

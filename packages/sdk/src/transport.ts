@@ -116,11 +116,15 @@ export function transportOptions(opts: Partial<Pick<TransportOptions, TransportO
   return out as Pick<TransportOptions, TransportOption>
 }
 
+type QueryScalar = string | number | boolean
+export type QueryValue = QueryScalar | readonly QueryScalar[] | undefined
+
 export interface RequestOptions {
   method: HttpMethod
   /** Path below `baseUrl`, starting with `/`; build it with the `path` tag. */
   path: string
-  query?: Record<string, string | number | boolean | undefined>
+  /** An array is the parameter repeated (`expand=a&expand=b`: OpenAPI's form style, exploded). */
+  query?: Record<string, QueryValue>
   /** Sent as JSON. */
   body?: unknown
   /** Sent as multipart; the encoder sets the boundary. */
@@ -369,7 +373,7 @@ export class Transport {
 
     const url = new URL(this.#baseUrl + req.path)
     for (const [name, value] of Object.entries(req.query ?? {})) {
-      if (value !== undefined) url.searchParams.append(name, String(value))
+      for (const one of Array.isArray(value) ? value : value === undefined ? [] : [value]) url.searchParams.append(name, String(one))
     }
     const displayUrl = `${url.origin}${url.pathname}`
     // Only a request hook reads it: without one, redacting would be a URLSearchParams per call for nothing.

@@ -60,8 +60,23 @@ export async function optionsNamed(tx: Tx, scope: Scope, productId: string, valu
   return indexed(groups.map((g) => ({...g, values: values.filter((v) => v.group === g.id)})))
 }
 
-/** A group's values by sort_order, ties in creation order (Array#sort is stable). */
-export const valuesOf = async (tx: Tx, scope: Scope, groupId: string) => (await tx.all('option_value', scope, groupId)).sort((a, b) => a.sort_order - b.sort_order)
+/** Values by sort_order, ties in creation order (Array#sort is stable): the order a group shows them in. */
+const bySortOrder = (a: OptionValueDoc, b: OptionValueDoc) => a.sort_order - b.sort_order
+
+/** A group's values by sort_order, ties in creation order. */
+export const valuesOf = async (tx: Tx, scope: Scope, groupId: string) => (await tx.all('option_value', scope, groupId)).sort(bySortOrder)
+
+/** `optionsOf` for every product of a page: two queries (groups, then their values) however many products. */
+export async function optionsOfMany(tx: Tx, scope: Scope, productIds: readonly string[]): Promise<Map<string, Options>> {
+  // childrenRaw reads newest first; a product's groups and a group's values show oldest first.
+  const oldestFirst = <T>(rows: string[] | undefined) => (rows ?? []).map((r) => JSON.parse(r) as T).reverse()
+  const groupRows = await tx.childrenRaw('option_group', scope, productIds)
+  const groups = new Map(productIds.map((id) => [id, oldestFirst<OptionGroupDoc>(groupRows.get(id))]))
+  const valueRows = await tx.childrenRaw('option_value', scope, [...groups.values()].flat().map((g) => g.id))
+  return new Map(
+    [...groups].map(([id, gs]) => [id, indexed(gs.map((g) => ({...g, values: oldestFirst<OptionValueDoc>(valueRows.get(g.id)).sort(bySortOrder)})))]),
+  )
+}
 
 export const optionValueView = (v: OptionValueDoc): OptionValue => ({object: 'option_value', id: v.id, value: v.value, sort_order: v.sort_order})
 

@@ -12,14 +12,14 @@
 import type {z} from 'zod'
 
 import type * as catalog from '@payapp/sdk/schemas/catalog'
-import type {Product} from '@payapp/sdk/schemas/catalog'
+import type {Product, ProductExpandable, ProductExpansion} from '@payapp/sdk/schemas/catalog'
 import {invalid} from '../errors.js'
 import {newId} from '../ids.js'
 import type {Tx} from './context.js'
-import type {ProductDoc, Scope} from '../storage/documents.js'
+import type {Kind, PriceDoc, ProductDoc, Scope, VariantDoc} from '../storage/documents.js'
 import type {RawPage} from '../storage/storage.js'
 import {requireCanCreate} from './merchants.js'
-import {optionGroupView, optionsOf} from './option-groups.js'
+import {optionGroupView, optionsOf, optionsOfMany, type Options} from './option-groups.js'
 import {archivePrices, insertPrice, pricesOf} from './prices.js'
 import {mergeMetadata, requireDoc, stamp} from './shared.js'
 import {byDisplayOrder, insertDefaultVariant, variantsOf, variantView} from './variants.js'
@@ -32,15 +32,49 @@ export const requireProduct = async (tx: Tx, scope: Scope, id: string) => requir
 /**
  * A page of products, newest first, as stored JSON: the hottest read, served from memory until the next
  * write. `withPrices` (the store API) splices each product's prices in, in two queries and unparsed.
+ * `expand` embeds the fields a product otherwise carries only when retrieved alone (and, on the App API,
+ * its prices), as `productDetail` shows them: one query per relation for the whole page, never one per product.
  */
-export async function listProducts(tx: Tx, scope: Scope, withPrices: boolean, page: {limit: number; offset: number; starting_after?: string}): Promise<RawPage> {
-  const key = `products.list:${withPrices}:${scope.merchant}:${scope.env}:${page.limit}:${page.offset}:${page.starting_after ?? ''}`
-  return tx.cachedRead(key, withPrices ? ['product', 'price'] : ['product'], async () => {
+export async function listProducts(
+  tx: Tx,
+  scope: Scope,
+  withPrices: boolean,
+  page: {limit: number; offset: number; starting_after?: string; expand?: readonly ProductExpansion[]},
+): Promise<RawPage> {
+  const fields = new Set(page.expand?.map((e) => e.slice('data.'.length) as ProductExpandable))
+  const prices = withPrices || fields.has('prices')
+  const options = fields.has('option_groups')
+  const variants = fields.has('variants')
+  const expanded = [prices && 'prices', options && 'option_groups', variants && 'variants'].filter(Boolean).join(',')
+  const key = `products.list:${expanded}:${scope.merchant}:${scope.env}:${page.limit}:${page.offset}:${page.starting_after ?? ''}`
+  const kinds: Kind[] = ['product', ...(prices ? (['price'] as const) : []), ...(options || variants ? (['option_group', 'option_value'] as const) : []), ...(variants ? (['variant'] as const) : [])]
+  return tx.cachedRead(key, kinds, async () => {
     const products = await tx.pageRaw('product', scope, page)
-    if (!withPrices) return products
-    const prices = await tx.childrenRaw('price', scope, products.ids)
-    // A stored document is a JSON object: drop its closing brace and append the prices.
-    const rows = products.rows.map((data, i) => `${data.slice(0, -1)},"prices":[${prices.get(products.ids[i])!.join(',')}]}`)
+    if (!options && !variants) {
+      if (!prices) return products
+      const priceRows = await tx.childrenRaw('price', scope, products.ids)
+      // A stored document is a JSON object: drop its closing brace and append the prices.
+      const rows = products.rows.map((data, i) => `${data.slice(0, -1)},"prices":[${priceRows.get(products.ids[i])!.join(',')}]}`)
+      return {...products, rows}
+    }
+    const [priceRows, optionsBy, variantRows] = await Promise.all([
+      prices ? tx.childrenRaw('price', scope, products.ids) : undefined,
+      optionsOfMany(tx, scope, products.ids),
+      variants ? tx.childrenRaw('variant', scope, products.ids) : undefined,
+    ])
+    const rows = products.rows.map((data, i) => {
+      const product = JSON.parse(data) as ProductDoc
+      const id = products.ids[i]!
+      return JSON.stringify(
+        productView(product, {
+          prices: priceRows?.get(id)!.map((r) => JSON.parse(r) as PriceDoc),
+          options: optionsBy.get(id)!,
+          // childrenRaw reads newest first; variantsOf, oldest first.
+          variants: variantRows?.get(id)!.map((r) => JSON.parse(r) as VariantDoc).reverse(),
+          showOptions: options,
+        }),
+      )
+    })
     return {...products, rows}
   })
 }
@@ -48,13 +82,22 @@ export async function listProducts(tx: Tx, scope: Scope, withPrices: boolean, pa
 /** One product in full: option groups and variants always, its prices on the store API only (spec). */
 export async function productDetail(tx: Tx, scope: Scope, withPrices: boolean, product: ProductDoc): Promise<Product> {
   const options = await optionsOf(tx, scope, product.id)
+  return productView(product, {
+    prices: withPrices ? await pricesOf(tx, scope, product.id) : undefined,
+    options,
+    variants: await variantsOf(tx, scope, product.id),
+    showOptions: true,
+  })
+}
+
+/** A product as served with the parts read for it: prices newest first, variants oldest first (shown in display order). */
+function productView(product: ProductDoc, parts: {prices?: PriceDoc[]; options: Options; variants?: VariantDoc[]; showOptions: boolean}): Product {
+  const {prices, options, variants, showOptions} = parts
   return {
     ...product,
-    ...(withPrices ? {prices: await pricesOf(tx, scope, product.id)} : {}),
-    option_groups: options.groups.map((g) => optionGroupView(g, g.values)),
-    variants: (await variantsOf(tx, scope, product.id))
-      .sort(byDisplayOrder)
-      .map((v) => variantView(v, product, options)),
+    ...(prices ? {prices} : {}),
+    ...(showOptions ? {option_groups: options.groups.map((g) => optionGroupView(g, g.values))} : {}),
+    ...(variants ? {variants: variants.sort(byDisplayOrder).map((v) => variantView(v, product, options))} : {}),
   }
 }
 

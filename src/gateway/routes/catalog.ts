@@ -1,7 +1,8 @@
 /**
  * The store catalogue, one implementation for both doors (spec: Store catalogue API): the store,
  * products and prices, option groups and values, variants, files. Rules live in domain/*.ts; the App
- * API's products carry no prices, the store API's do.
+ * API's products carry no prices unless a list asks for them (`expand`, the same products:read scope as
+ * `/products/{id}/prices`), the store API's do.
  */
 import {created, rawList, type HandlersFor} from '../app.js'
 import {sweepExpired} from '../domain/checkout.js'
@@ -40,6 +41,8 @@ export const catalogHandlers = {
   async 'products.list'({tx, scope, door, query, request}) {
     // The merchant API's product list defaults to 20 (spec); the App and store APIs' lists to 25.
     const limit = door === 'merchant' && (request.query as {limit?: unknown}).limit === undefined ? MERCHANT_PRODUCTS_LIMIT : query.limit
+    // Expiry is lazy: sessions past their time release their stock before variants are shown.
+    if (query.expand?.includes('data.variants')) await sweepExpired(tx, scope)
     return rawList(await listProducts(tx, scope, door !== 'app', {...query, limit}))
   },
   'products.create': async ({tx, scope, door, body}) => created(await productDetail(tx, scope, door !== 'app', await createProduct(tx, scope, body))),

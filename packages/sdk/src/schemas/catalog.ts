@@ -349,14 +349,34 @@ export const product = resource('product', {
   default_price: z.string().nullable(),
   created: timestamp,
   updated: timestamp,
-  /** Present on `/v1/store` products; the App API's catalogue has no prices (spec). */
+  /** Present on `/v1/store` and merchant products; on the App API only when a list asks for `expand=data.prices`. */
   prices: z.array(price).optional(),
-  /** Present when one product is retrieved. */
+  /** Present when one product is retrieved, or listed with `expand=data.option_groups`. */
   option_groups: z.array(optionGroup).optional(),
-  /** Present when one product is retrieved. */
+  /** Present when one product is retrieved, or listed with `expand=data.variants`. */
   variants: z.array(variant).optional(),
 })
 export type Product = z.infer<typeof product>
+
+/**
+ * The product fields a list leaves out unless asked (Stripe's `expand`): what a product carries only when
+ * retrieved alone, and the App API's prices. A list asking for them returns each product with them, so a
+ * reader of the whole catalogue needs one request per page instead of one or two per product.
+ */
+export const PRODUCT_EXPANDABLE = ['prices', 'option_groups', 'variants'] as const satisfies readonly (keyof typeof product.shape)[]
+export type ProductExpandable = (typeof PRODUCT_EXPANDABLE)[number]
+/** A list's expansion names the field inside each item of `data`, as Stripe's do. */
+export const productExpansion = z.enum(PRODUCT_EXPANDABLE.map((f) => `data.${f}` as const) as [`data.${ProductExpandable}`, ...`data.${ProductExpandable}`[]])
+export type ProductExpansion = z.infer<typeof productExpansion>
+
+/** Query of the product lists: the page, plus the fields to embed in each product. */
+export const productListQuery = z.object({
+  expand: z
+    // One value arrives as a string, several as an array (`expand=a&expand=b`, or Stripe's `expand[]=a`).
+    .preprocess((v) => (typeof v === 'string' ? [v] : v), z.array(productExpansion).max(PRODUCT_EXPANDABLE.length * 2))
+    .optional()
+    .describe('Fields to embed in each listed product: data.prices, data.option_groups, data.variants (repeat the parameter for several)'),
+})
 
 export const productArchived = z.looseObject({id: z.string(), object: z.literal('product'), deleted: z.literal(true), active: z.literal(false)})
 
