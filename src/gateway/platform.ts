@@ -561,6 +561,7 @@ export class Platform {
       cancelJobs: (ref, kind) => store.jobs.cancel(ref, kind),
       pendingJobs: (refs) => store.jobs.pending(refs),
       cachedRead: (key, kinds, compute) => this.cachedRead(key, kinds, compute),
+      readsCached: this.storage.readsCached === true,
       issueCredential: (kind, merchant, env, scopes, more) => this.credentials.issue(store, kind, merchant, env, scopes, more),
       revokeCredential: (id, kinds) => this.credentials.revoke(store, id, kinds),
       endpoints: {

@@ -266,6 +266,7 @@ export class SqliteStorage implements Storage {
   private readonly writes = new Map<string, number>([['*', 0]])
   private readonly pending = new Set<string>()
   private readonly dataVersion?: Database.Statement<[], {data_version: number}>
+  readonly readsCached = true
 
   constructor(readonly location: string) {
     if (location !== ':memory:') mkdirSync(dirname(location), {recursive: true, mode: 0o700})

@@ -398,6 +398,8 @@ export interface Storage {
   readonly reads: Store
   /** Changes whenever a committed write of this process may have changed a document of one of `kinds`; see `Platform.cachedRead`. */
   generation(kinds: readonly Kind[]): string
+  /** True when `generation` stays put between this process's writes, so cached reads are reused (SQLite); absent, each call is new. */
+  readonly readsCached?: boolean
   /**
    * A token that changes whenever another process may have committed to the database since it was last
    * read (SQLite: the writer connection's `PRAGMA data_version`). An engine that cannot tell answers a
