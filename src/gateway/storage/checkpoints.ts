@@ -99,18 +99,12 @@ export class Checkpoints {
         return this.fail()
       }
     }
-    if (this.holding) return
-    if (bytes >= HOLD_BYTES) {
+    if (bytes >= HOLD_BYTES && !this.holding) {
       this.holding = true
-      // First one more passive checkpoint beside the writes (behind one still running, the worker answers in
-      // order): the whole one that writes then wait for copies only what was committed meanwhile, not what
-      // came since the last passive one (up to INTERVAL_MS of writes).
-      void this.checkpoint().then(() =>
-        this.host.holdWrites(async () => {
-          if (!this.failed) await this.checkpoint()
-          this.holding = false
-        }),
-      )
+      this.host.holdWrites(async () => {
+        if (!this.failed) await this.checkpoint()
+        this.holding = false
+      })
       return
     }
     if (this.running) {
