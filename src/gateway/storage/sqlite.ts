@@ -278,11 +278,10 @@ export class SqliteStorage implements Storage {
     db.pragma('journal_mode = WAL')
     db.pragma('synchronous = NORMAL')
     db.pragma('foreign_keys = ON')
-    // A unit's SAVEPOINT keeps each page it changes in a sub-journal, which SQLite moves to a temporary
-    // file past 64 KiB, for the rest of the batch: then every journaled page is two pwrite calls (strace of
-    // the keyed-write bench: 27 pwrites a keyed variant create, a temp file opened and unlinked in 4 of 10
-    // batches). In memory it is a copy: 5 pwrites a create, the WAL's and the checkpoint's.
-    db.pragma('temp_store = MEMORY')
+    // Not temp_store = MEMORY, though a unit's savepoint journal past 64 KiB goes to a temporary file for the
+    // rest of its batch (27 pwrite calls a keyed variant create under the keyed-write bench against 5 in memory):
+    // in memory, each statement's end walks the journal from its start, so a unit of many statements over many
+    // pages is quadratic (the expiry of 40,000 sessions in one unit: 59 s against 8 s, durability.test.ts).
     // Several processes may start on one new file at once: the schema is made (and migrated) in one write
     // transaction, so the second waits for the first and finds everything there.
     db.transaction(() => {
