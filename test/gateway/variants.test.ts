@@ -139,6 +139,32 @@ describe('gateway catalogue: option groups, values and variants', () => {
       expectError(await variant({options: other.pick('S', 'Red')}), 400, 'invalid_options')
     })
 
+    it('creates each variant against the options as they are now: a value added, renamed group or deleted value since the last create', async () => {
+      const {size, color, pick, variant} = await shirt()
+      await ok(variant({options: pick('S', 'Red')}), 201)
+      // A value added after a variant create is one the next create may name.
+      const xl = (await ok(acct.store('POST', `/options/${size.id}/values`, {body: {value: 'XL'}}), 201)).values.find((v: {value: string}) => v.value === 'XL')
+      const red = color.values.find((v) => v.value === 'Red')!
+      const withXl = await ok(
+        variant({
+          options: [
+            {group: size.id, value: xl.id},
+            {group: color.id, value: red.id},
+          ],
+        }),
+        201,
+      )
+      expect(withXl.options.map((o: {value_name: string}) => o.value_name)).to.deep.equal(['XL', 'Red'])
+      // A renamed group is named anew in the next create's answer.
+      await ok(acct.store('PATCH', `/options/${color.id}`, {body: {name: 'Colour'}}))
+      const renamed = await ok(variant({options: pick('M', 'Red')}), 201)
+      expect(renamed.options.map((o: {group_name: string}) => o.group_name)).to.deep.equal(['Size', 'Colour'])
+      // A deleted value is no value of its group any more.
+      const blue = color.values.find((v) => v.value === 'Blue')!
+      await ok(acct.store('DELETE', `/values/${blue.id}`))
+      expectError(await variant({options: pick('L', 'Blue')}), 400, 'invalid_options')
+    })
+
     it('rule 3: the same combination twice is 409 variant_exists', async () => {
       const {pick, variant} = await shirt()
       await ok(variant({options: pick('S', 'Blue')}), 201)

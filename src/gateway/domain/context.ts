@@ -33,6 +33,8 @@ export interface Tx extends Store {
   pendingJobs(refs: readonly string[]): Promise<Job[]>
   /** A read served from memory while no document of `kinds` was written since (reads of documents only, not of the clock). */
   cachedRead<T>(key: string, kinds: readonly Kind[], compute: () => Promise<T>): Promise<T>
+  /** Whether `cachedRead` serves from memory between writes of its kinds (SQLite); else it computes every time (PostgreSQL). */
+  readonly readsCached: boolean
   /** Issues a credential (shown in full once) and revokes one; a revoked token fails on its next request. */
   issueCredential(
     kind: 'installation' | 'secret_key' | 'publishable_key',

@@ -9,7 +9,7 @@
  * Invariants (stock, idempotency, one payment per session) are conditional updates and unique
  * constraints, never "nothing else runs in between" (docs/architecture.md lists them).
  */
-import {createHash} from 'node:crypto'
+import {hash} from 'node:crypto'
 
 import type {Documents, Env, Kind, MerchantDoc, Scope} from './documents.js'
 
@@ -43,10 +43,14 @@ export class UniqueViolation extends Error {
  * values name the combination). PostgreSQL's migration computes the same in SQL (postgres.ts).
  */
 export const combinationKey = (options: readonly {value: string}[]): string =>
-  createHash('sha256')
-    .update(options.map((o) => o.value).sort().join(','))
-    .digest('hex')
-    .slice(0, 24)
+  hash(
+    'sha256',
+    options
+      .map((o) => o.value)
+      .sort()
+      .join(','),
+    'hex',
+  ).slice(0, 24)
 
 /** Where a new document goes: its parent, its creation time, and its key, unique among the parent's children. */
 export interface InsertOptions {
@@ -394,6 +398,8 @@ export interface Storage {
   readonly reads: Store
   /** Changes whenever a committed write of this process may have changed a document of one of `kinds`; see `Platform.cachedRead`. */
   generation(kinds: readonly Kind[]): string
+  /** True when `generation` stays put between this process's writes, so cached reads are reused (SQLite); absent, each call is new. */
+  readonly readsCached?: boolean
   /**
    * A token that changes whenever another process may have committed to the database since it was last
    * read (SQLite: the writer connection's `PRAGMA data_version`). An engine that cannot tell answers a
