@@ -36,7 +36,7 @@ import type {
 } from './storage.js'
 
 /** Bumped with each change below; `meta.schema_version` says which a database has. */
-const SCHEMA_VERSION = '3'
+const SCHEMA_VERSION = '4'
 
 // Times are double precision: clock seconds, which a test clock may carry decades ahead.
 const SCHEMA = `
@@ -198,6 +198,16 @@ CREATE OR REPLACE FUNCTION payapp_json_set(doc JSON, changes JSONB) RETURNS JSON
       WHERE NOT EXISTS (SELECT 1 FROM json_each(doc) AS d WHERE d.key = c.key)
   ) AS s
 $$;
+-- A product's last variant sort order (version 4), the default of a new variant's: the backward scan of
+-- variants_by_sort_order that stops at its first row, whatever the statistics say. A variant-heavy product
+-- filled since the last ANALYZE is estimated at one row, and the planner then read and parsed every variant
+-- of it instead (a plain MAX or ORDER BY … LIMIT 1 plans so), milliseconds per create at a few hundred
+-- variants; the function's own enable_sort = off leaves it the ordered index scan.
+CREATE OR REPLACE FUNCTION payapp_last_variant_sort_order(product TEXT) RETURNS NUMERIC LANGUAGE plpgsql STABLE SET enable_sort = off AS $$
+BEGIN
+  RETURN (SELECT (data->>'sort_order')::numeric FROM objects WHERE parent = product AND kind = 'variant' AND (data->>'sort_order')::numeric IS NOT NULL
+    ORDER BY (data->>'sort_order')::numeric DESC LIMIT 1);
+END $$;
 `
 
 /** A field of a document as text (`data->>'f'`, `data#>>'{a,b}'` for a dotted path), as the indexes above write it. */
@@ -414,7 +424,8 @@ export class PostgresStorage implements Storage {
       // planned with their values, then its generic plan where that costs no more; replanned after an ANALYZE).
       // Forcing custom plans made planning half of the server's time per keyed write (docs/architecture.md).
       connectionString: url,
-      max: opts.max ?? 10,
+      // Connections per gateway process (PAYAPP_GATEWAY_PG_POOL): units beyond it wait for one in the pool's queue.
+      max: opts.max ?? (Number(process.env.PAYAPP_GATEWAY_PG_POOL) || 10),
       // Statements sent without waiting for the previous answer (see Unit).
       pipeline: true,
       connectionTimeoutMillis: 10_000,
@@ -640,8 +651,24 @@ class PgConnection {
     return row ? (JSON.parse(row.data) as Documents[K]) : undefined
   }
 
+  /**
+   * A few ids go in a list of 1, 2, 4, … 32 placeholders (the rest NULL, which equals nothing): its generic
+   * plan expects as many rows as it has places, no more than the planned ones, so the prepared statement
+   * settles on it. With `id = ANY($1)` the generic plan expects ten, costs more than a custom plan of a
+   * variant's three, and PostgreSQL planned every call anew (130 µs a keyed variant create, its costliest statement).
+   */
   async getMany<K extends Kind>(kind: K, scope: Scope, ids: readonly string[]): Promise<Documents[K][]> {
-    const rows = await this._run<{data: string}>('SELECT data FROM objects WHERE id = ANY($1::text[]) AND kind = $2 AND merchant = $3 AND env = $4', [ids, kind, scope.merchant, scope.env])
+    if (ids.length === 0) return []
+    const scoped = `kind = '${name(kind)}' AND merchant = $1 AND env = $2`
+    const places = ids.length > 32 ? 0 : 2 ** Math.ceil(Math.log2(ids.length))
+    const rows = places
+      ? await this._run<{data: string}>(`SELECT data FROM objects WHERE id IN (${Array.from({length: places}, (_, i) => `$${i + 3}`).join(', ')}) AND ${scoped}`, [
+          scope.merchant,
+          scope.env,
+          ...ids,
+          ...Array.from({length: places - ids.length}, () => null),
+        ])
+      : await this._run<{data: string}>(`SELECT data FROM objects WHERE id = ANY($3::text[]) AND ${scoped}`, [scope.merchant, scope.env, ids])
     return rows.map((r) => JSON.parse(r.data) as Documents[K])
   }
 
@@ -687,6 +714,9 @@ class PgConnection {
   }
 
   async max(kind: Kind, parent: string, fieldName: string): Promise<number | null> {
+    if (kind === 'variant' && fieldName === 'sort_order') {
+      return (await this._one<{max: number | null}>('SELECT payapp_last_variant_sort_order($1) AS max', [parent]))?.max ?? null
+    }
     const row = await this._one<{max: number | null}>(`SELECT MAX(${numeric(fieldName)}) AS max FROM objects WHERE parent = $1 AND kind = '${name(kind)}'`, [parent])
     return row?.max ?? null
   }
