@@ -147,6 +147,29 @@ describe('PostgreSQL storage: two storages on one database', function () {
     expect(await a.reads.max('variant', 'prod_pg_no_variants', 'sort_order')).to.equal(null)
   })
 
+  it("a write settled at the COMMIT that a unique index refuses fails the unit with the domain's answer to it; nothing of the unit is stored", async () => {
+    await a.write((tx) => tx.insert('variant', scope, {id: 'var_pg_settled_1', object: 'variant'} as never, {parent: 'prod_pg_settled', created: 0, key: 'same'}))
+    class Refused extends Error {}
+    const failed = await b
+      .write(async (tx) => {
+        expect(await tx.idempotency.claim('cred_pg', 'key-settled', 'fp', 1000, 0)).to.equal(true)
+        const twin = tx.insert('variant', scope, {id: 'var_pg_settled_2', object: 'variant'} as never, {parent: 'prod_pg_settled', created: 1, key: 'same'})
+        await tx.atCommit!(twin.catch(() => Promise.reject(new Refused('variant_exists'))))
+        await tx.idempotency.finish('cred_pg', 'key-settled', 201, '{}')
+        return 'acknowledged'
+      })
+      .catch((error: Error) => error)
+    // Not the "transaction is aborted" of the statements after it, nor the COMMIT's rollback.
+    expect(failed).to.be.instanceOf(Refused)
+    expect(await a.reads.get('variant', scope, 'var_pg_settled_2')).to.equal(undefined)
+    expect(await a.reads.idempotency.read('cred_pg', 'key-settled')).to.equal(undefined)
+    // Settled and stored when nothing refuses it; the pool's connection works after the failed unit.
+    await b.write(async (tx) => {
+      await tx.atCommit!(tx.insert('variant', scope, {id: 'var_pg_settled_3', object: 'variant'} as never, {parent: 'prod_pg_settled', created: 2, key: 'other'}))
+    })
+    expect(await a.reads.get('variant', scope, 'var_pg_settled_3')).to.deep.include({id: 'var_pg_settled_3'})
+  })
+
   it('a job is claimed once: both storages remove it at once, one gets it', async () => {
     await a.write((tx) => tx.jobs.insert({due: 1, kind: 'race', merchant: scope.merchant, env: 'test', ref: 'ref_pg_race'}))
     const [job] = await b.reads.jobs.pending(['ref_pg_race'])

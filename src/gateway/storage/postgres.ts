@@ -325,13 +325,25 @@ class Unit {
     this.deferred.push([text, values])
   }
 
-  /** COMMIT behind everything sent; resolves once it committed, or throws the first statement's failure. */
+  /** Writes the domain settles at the COMMIT (`Store.atCommit`), their failures as the domain mapped them. */
+  private readonly settling: Promise<unknown>[] = []
+  readonly atCommit = async (write: Promise<unknown>) => {
+    write.catch(() => {})
+    this.settling.push(write)
+  }
+
+  /**
+   * COMMIT behind everything sent; resolves once it committed, or throws the first failure: a settled
+   * write's first (the domain's answer to it), else the first statement's (the statements after a failed
+   * one fail too, "transaction aborted", and answer later).
+   */
   async commit(): Promise<void> {
     this.cork()
     for (const [text, values] of this.deferred.splice(0)) this.send(text, values)
     const commit = this.client.query('COMMIT')
     commit.catch(() => {})
-    await Promise.all(this.pending)
+    const failed = (await Promise.allSettled([...this.settling, ...this.pending])).find((r) => r.status === 'rejected')
+    if (failed) throw failed.reason
     // An aborted transaction's COMMIT is answered ROLLBACK, not an error.
     if ((await commit).command !== 'COMMIT') throw new Error('PostgreSQL rolled the unit back at COMMIT')
   }
@@ -502,7 +514,7 @@ export class PostgresStorage implements Storage {
       let broken: Error | undefined
       try {
         const unit = new Unit(client)
-        const result = await fn(facade(new PgConnection(unit.run, this.inserted, unit.defer, true), true))
+        const result = await fn(facade(new PgConnection(unit.run, this.inserted, unit.defer, true, unit.atCommit), true))
         await unit.commit()
         return result
       } catch (error) {
@@ -562,7 +574,15 @@ class PgConnection {
     },
     /** In a unit of work (a transaction), where reads that decide a write lock their rows. */
     readonly _unit = false,
+    /** Settles a write at the unit's COMMIT (outside a unit: now). */
+    readonly _atCommit: (write: Promise<unknown>) => Promise<void> = async (write) => {
+      await write
+    },
   ) {}
+
+  atCommit(write: Promise<unknown>): Promise<void> {
+    return this._atCommit(write)
+  }
 
   /** `INSERT INTO <table> (<keys>) VALUES ($1, …)` for one row object. */
   async _insertRow(table: string, row: Record<string, unknown>, returning = ''): Promise<QueryResultRow[]> {
