@@ -697,13 +697,17 @@ class PgConnection {
     return row ? {scope: {merchant: row.merchant, env: row.env}, doc: JSON.parse(row.data) as Documents[K]} : undefined
   }
 
+  /**
+   * The kind inlined (a statement per kind): a generic plan that knows the kind expects a product's few option
+   * groups, not the average child of a parent, which a product of thousands of variants raises until the custom
+   * plans look cheaper and the statement was planned on most calls.
+   */
   async all<K extends Kind>(kind: K, scope: Scope, parent?: string): Promise<Documents[K][]> {
     const rows =
       parent === undefined
-        ? await this._run<{data: string}>('SELECT data FROM objects WHERE merchant = $1 AND env = $2 AND kind = $3 ORDER BY seq ASC', [scope.merchant, scope.env, kind])
-        : await this._run<{data: string}>('SELECT data FROM objects WHERE parent = $1 AND kind = $2 AND merchant = $3 AND env = $4 ORDER BY seq ASC', [
+        ? await this._run<{data: string}>(`SELECT data FROM objects WHERE merchant = $1 AND env = $2 AND kind = '${name(kind)}' ORDER BY seq ASC`, [scope.merchant, scope.env])
+        : await this._run<{data: string}>(`SELECT data FROM objects WHERE parent = $1 AND kind = '${name(kind)}' AND merchant = $2 AND env = $3 ORDER BY seq ASC`, [
             parent,
-            kind,
             scope.merchant,
             scope.env,
           ])
