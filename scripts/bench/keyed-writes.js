@@ -7,7 +7,7 @@
  * Env: GATEWAYS=dirA,dirB compares checkouts (each with bin/ and built dist/) side by side, one
  * process each; BENCH_SECONDS (8), BENCH_CONNECTIONS (50), BENCH_READS=0 skips reads,
  * GATEWAY_NODE_OPTIONS="--cpu-prof --cpu-prof-dir=DIR" profiles the gateway processes.
- * BENCH_DB=postgres runs each gateway on its own database of one private PostgreSQL server (scripts/postgres-server.js;
+ * BENCH_ROUNDS=0 measures reads only. BENCH_DB=postgres runs each gateway on its own database of one private PostgreSQL server (scripts/postgres-server.js;
  * BENCH_PG_SETTINGS="name=value ..." adds server settings, e.g. shared_preload_libraries=pg_stat_statements) and
  * reports the server's CPU per request beside the gateway's; with pg_stat_statements loaded, it prints the
  * statements' calls and time per created variant at the end; BENCH_PG_LOG=FILE keeps the server's log.
@@ -120,7 +120,8 @@ async function main() {
       console.log(`round ${round + 1} ${g.label}: ${row.rps.toFixed(0)} req/s (p50 ${row.p50} ms, p99 ${row.p99} ms, errors ${row.errors}, CPU ${row.cpu.toFixed(0)} µs/req${postgres ? `, PostgreSQL CPU ${row.serverCpu.toFixed(0)} µs/req` : ''}), bare ${row.bare.toFixed(0)} req/s, ratio ${row.ratio.toFixed(3)}`)
     }
   }
-  for (const g of gws) {
+  // BENCH_ROUNDS=0: reads only.
+  for (const g of ROUNDS > 0 ? gws : []) {
     const r = rows.get(g)
     console.log(`median ${g.label}: ratio ${median(r.map((x) => x.ratio)).toFixed(3)}, ${median(r.map((x) => x.rps)).toFixed(0)} req/s, p99 ${median(r.map((x) => x.p99))} ms, CPU ${median(r.map((x) => x.cpu)).toFixed(0)} µs/req${postgres ? `, PostgreSQL CPU ${median(r.map((x) => x.serverCpu)).toFixed(0)} µs/req` : ''} (${g.count()} variants created)`)
   }

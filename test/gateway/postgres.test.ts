@@ -261,6 +261,27 @@ describe('PostgreSQL storage: two storages on one database', function () {
     }
   })
 
+  it('a server that goes away under a unit fails the unit, not the process', async function () {
+    if (!postgresBin()) this.skip()
+    const server = await startPostgres()
+    const storage = await PostgresStorage.open(server.url)
+    try {
+      const unit = heldUnit(storage, (tx) => tx.get('product', scope, 'prod_pg_gone'))
+      await unit.reached
+      // The whole pool busy too: idle connections and one in a unit.
+      const reads = Promise.all(Array.from({length: 5}, () => storage.reads.get('product', scope, 'prod_pg_gone').catch((error: Error) => error)))
+      server.stop()
+      unit.release()
+      expect(await unit.done.catch((error: Error) => error)).to.be.instanceOf(Error)
+      await reads
+      // Still running (an unhandled 'error' of a checked-out connection would have ended it): a new unit fails cleanly.
+      expect(await storage.write((tx) => tx.get('product', scope, 'prod_pg_gone')).catch((error: Error) => error)).to.be.instanceOf(Error)
+    } finally {
+      await storage.close().catch(() => {})
+      server.stop()
+    }
+  })
+
   it('says which database it cannot open without its password, unreachable apart from refused', async () => {
     const unreachable = await PostgresStorage.open('postgres://payapp:s3cret-word@127.0.0.1:1/payapp').catch((error: Error) => error)
     expect(unreachable).to.include({name: 'StorageOpenError', code: 'db_unreachable'})

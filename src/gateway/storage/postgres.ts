@@ -451,8 +451,10 @@ export class PostgresStorage implements Storage {
         }) as typeof pg.types.getTypeParser,
       },
     })
-    // An idle connection the server dropped (a restart) must not crash the process.
+    // A connection the server dropped (a restart, a failover) must not crash the process: an idle one's error
+    // goes to the pool's listener, a checked-out one's (a unit's) to its own, and its statements fail instead.
     pool.on('error', () => {})
+    pool.on('connect', (client) => client.on('error', () => {}))
 
     const storage = new PostgresStorage(pool, url)
     let client: PoolClient
