@@ -34,7 +34,7 @@ export const freePort = () =>
 /**
  * Starts a server and creates the database `payapp`; resolves with its URL and a `stop()` that shuts it
  * down and deletes its data directory.
- * @param {{maxConnections?: number}} [opts]
+ * @param {{maxConnections?: number, settings?: string[]}} [opts] `settings`: more `name=value` server settings (a bench's profiling)
  * @returns {Promise<{url: string, port: number, dir: string, stop: () => void}>}
  */
 export async function startPostgres(opts = {}) {
@@ -61,6 +61,7 @@ export async function startPostgres(opts = {}) {
     '-c fsync=off',
     '-c synchronous_commit=off',
     '-c full_page_writes=off',
+    ...(opts.settings ?? []).map((s) => `-c ${s}`),
   ].join(' ')
   as('pg_ctl', ['-D', data, '-o', settings, '-l', join(dir, 'log'), '-w', 'start'], {stdio: 'ignore'})
   let stopped = false
@@ -79,7 +80,7 @@ export async function startPostgres(opts = {}) {
     stop()
     throw error
   }
-  return {url: `postgres://payapp@127.0.0.1:${port}/payapp`, port, dir, stop}
+  return {url: `postgres://payapp@127.0.0.1:${port}/payapp`, port, dir, data, stop}
 }
 
 function userIds(user) {

@@ -7,14 +7,19 @@
  * Env: GATEWAYS=dirA,dirB compares checkouts (each with bin/ and built dist/) side by side, one
  * process each; BENCH_SECONDS (8), BENCH_CONNECTIONS (50), BENCH_READS=0 skips reads,
  * GATEWAY_NODE_OPTIONS="--cpu-prof --cpu-prof-dir=DIR" profiles the gateway processes.
+ * BENCH_ROUNDS=0 measures reads only. BENCH_DB=postgres runs each gateway on its own database of one private PostgreSQL server (scripts/postgres-server.js;
+ * BENCH_PG_SETTINGS="name=value ..." adds server settings, e.g. shared_preload_libraries=pg_stat_statements) and
+ * reports the server's CPU per request beside the gateway's; with pg_stat_statements loaded, it prints the
+ * statements' calls and time per created variant at the end; BENCH_PG_LOG=FILE keeps the server's log.
  */
-import {mkdtempSync, writeFileSync} from 'node:fs'
+import {copyFileSync, mkdtempSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {dirname, join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 
 import autocannon from 'autocannon'
 
+import {startPostgres} from '../postgres-server.js'
 import {LIST_PATH, call, cpuMs, seedReads, seedWrites, startJsonServer} from './gateway-workloads.js'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
@@ -27,6 +32,48 @@ const startServer = (args, env = {}) => startJsonServer(children, args, {cwd: RO
 
 const load = (opts) =>
   new Promise((resolve, reject) => autocannon({connections: CONNECTIONS, duration: SECONDS, pipelining: 1, ...opts}, (e, r) => (e ? reject(e) : resolve(r))))
+/** The PostgreSQL server's CPU time (its postmaster's and backends' processes), in ms. */
+function serverCpuMs() {
+  if (!postgres) return Number.NaN
+  const postmaster = Number(readFileSync(join(postgres.data, 'postmaster.pid'), 'utf8').split('\n')[0])
+  // The postmaster's own time and its exited children's (cutime, cstime: backends that ended), plus the live backends'.
+  const fields = readFileSync(`/proc/${postmaster}/stat`, 'utf8').split(') ')[1].split(' ')
+  let total = ((Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) * 1000) / 100
+  for (const pid of readdirSync('/proc').filter((n) => /^\d+$/.test(n))) {
+    try {
+      if (Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')[1]) === postmaster) total += cpuMs(pid)
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return total
+}
+const postgres = process.env.BENCH_DB === 'postgres' ? await startPostgres({settings: (process.env.BENCH_PG_SETTINGS ?? '').split(' ').filter(Boolean)}) : undefined
+let databases = 0
+/** The --db for a gateway: its own database on the private server, or a SQLite file. */
+async function database(label) {
+  if (!postgres) return join(work, `gateway-${label.replace(/\W/g, '_')}.sqlite`)
+  const {default: pg} = await import('pg')
+  const client = new pg.Client(postgres.url)
+  await client.connect()
+  const name = `gw${++databases}`
+  await client.query(`CREATE DATABASE ${name}`)
+  await client.end()
+  return postgres.url.replace(/\/payapp$/, `/${name}`)
+}
+/** The server's statements (pg_stat_statements) by total time, per created variant. */
+async function statementStats(created) {
+  const {default: pg} = await import('pg')
+  const client = new pg.Client(postgres.url)
+  await client.connect()
+  await client.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements')
+  const {rows} = await client.query(
+    `SELECT calls, plans, total_exec_time, total_plan_time, rows, left(regexp_replace(query, '\\s+', ' ', 'g'), 150) AS query FROM pg_stat_statements ORDER BY total_exec_time + total_plan_time DESC LIMIT 25`,
+  )
+  await client.end()
+  console.log(`statements (pg_stat_statements), ${created} variants created: calls/variant, exec+plan µs/variant, query`)
+  for (const r of rows) console.log(`  ${(r.calls / created).toFixed(2).padStart(6)} plans ${(r.plans / created).toFixed(2).padStart(5)} plan µs ${((r.total_plan_time * 1000) / created).toFixed(0).padStart(4)} ${(((r.total_exec_time + r.total_plan_time) * 1000) / created).toFixed(0).padStart(6)}  ${r.query}`)
+}
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
 
 /** A gateway started from `root` (a checkout with bin/ and dist/), a merchant, a product with 3 option groups of 50 values. */
@@ -34,7 +81,7 @@ async function gateway(spec, label) {
   // `dir` or `dir?NAME=value&NAME=value`: the checkout and extra environment for its process.
   const [root, query = ''] = spec.split('?')
   const {child, info: gw} = await startServer(
-    [...(process.env.GATEWAY_NODE_OPTIONS ?? '').split(' ').filter(Boolean), join(root, 'bin', 'run.js'), 'gateway', 'start', '--port', '0', '--db', join(work, `gateway-${label.replace(/\W/g, '_')}.sqlite`), '--rate-limit', 'off', '--json', '--no-save-profile'],
+    [...(process.env.GATEWAY_NODE_OPTIONS ?? '').split(' ').filter(Boolean), join(root, 'bin', 'run.js'), 'gateway', 'start', '--port', '0', '--db', await database(label), '--rate-limit', 'off', '--json', '--no-save-profile'],
     {XDG_CONFIG_HOME: join(work, 'config'), PAYAPP_KEYCHAIN: 'off', ...Object.fromEntries(new URLSearchParams(query))},
   )
   const url = gw.url
@@ -57,15 +104,17 @@ async function main() {
     for (const g of round % 2 ? [...gws].reverse() : gws) {
       const b = await load(g.opts(bare.url))
       const cpu0 = cpuMs(g.child.pid)
+      const server0 = serverCpuMs()
       const r = await load(g.opts())
-      const row = {cpu: ((cpuMs(g.child.pid) - cpu0) * 1000) / r.requests.total, ratio: r.requests.average / b.requests.average, rps: r.requests.average, bare: b.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.non2xx + r.errors + r.timeouts}
+      const row = {cpu: ((cpuMs(g.child.pid) - cpu0) * 1000) / r.requests.total, serverCpu: ((serverCpuMs() - server0) * 1000) / r.requests.total, ratio: r.requests.average / b.requests.average, rps: r.requests.average, bare: b.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.non2xx + r.errors + r.timeouts}
       rows.get(g).push(row)
-      console.log(`round ${round + 1} ${g.label}: ${row.rps.toFixed(0)} req/s (p50 ${row.p50} ms, p99 ${row.p99} ms, errors ${row.errors}, CPU ${row.cpu.toFixed(0)} µs/req), bare ${row.bare.toFixed(0)} req/s, ratio ${row.ratio.toFixed(3)}`)
+      console.log(`round ${round + 1} ${g.label}: ${row.rps.toFixed(0)} req/s (p50 ${row.p50} ms, p99 ${row.p99} ms, errors ${row.errors}, CPU ${row.cpu.toFixed(0)} µs/req${postgres ? `, PostgreSQL CPU ${row.serverCpu.toFixed(0)} µs/req` : ''}), bare ${row.bare.toFixed(0)} req/s, ratio ${row.ratio.toFixed(3)}`)
     }
   }
-  for (const g of gws) {
+  // BENCH_ROUNDS=0: reads only.
+  for (const g of ROUNDS > 0 ? gws : []) {
     const r = rows.get(g)
-    console.log(`median ${g.label}: ratio ${median(r.map((x) => x.ratio)).toFixed(3)}, ${median(r.map((x) => x.rps)).toFixed(0)} req/s, p99 ${median(r.map((x) => x.p99))} ms, CPU ${median(r.map((x) => x.cpu)).toFixed(0)} µs/req (${g.count()} variants created)`)
+    console.log(`median ${g.label}: ratio ${median(r.map((x) => x.ratio)).toFixed(3)}, ${median(r.map((x) => x.rps)).toFixed(0)} req/s, p99 ${median(r.map((x) => x.p99))} ms, CPU ${median(r.map((x) => x.cpu)).toFixed(0)} µs/req${postgres ? `, PostgreSQL CPU ${median(r.map((x) => x.serverCpu)).toFixed(0)} µs/req` : ''} (${g.count()} variants created)`)
   }
   if (process.env.BENCH_READS !== '0') {
     const listPath = LIST_PATH
@@ -79,6 +128,7 @@ async function main() {
       console.log(`read ${g.label}: ${r.requests.average.toFixed(0)} req/s (p99 ${r.latency.p99} ms), bare ${b.requests.average.toFixed(0)}, ratio ${(r.requests.average / b.requests.average).toFixed(3)}`)
     }
   }
+  if (postgres && process.env.BENCH_PG_SETTINGS?.includes('pg_stat_statements')) await statementStats(gws.reduce((n, g) => n + g.count(), 0))
   // SIGINT: the gateway commits what it acknowledged and closes (a --cpu-prof profile is written then).
   await Promise.all(gws.map((g) => new Promise((resolve) => {
     g.child.removeAllListeners('exit')
@@ -94,4 +144,7 @@ main()
   })
   .finally(() => {
     for (const child of children) if (child.exitCode === null) child.kill('SIGTERM')
+    // BENCH_PG_LOG=file keeps the server's log (e.g. auto_explain's plans) before its directory goes.
+    if (postgres && process.env.BENCH_PG_LOG) copyFileSync(join(postgres.dir, 'log'), process.env.BENCH_PG_LOG)
+    postgres?.stop()
   })

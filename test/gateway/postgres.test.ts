@@ -5,6 +5,8 @@
  * units never interleave. Runs on the run's server with PAYAPP_TEST_DB, else on a private one it starts.
  */
 import {expect} from 'chai'
+import fc from 'fast-check'
+import type {Pool} from 'pg'
 
 import {PostgresStorage, redactUrl} from '../../src/gateway/storage/postgres.js'
 import type {Storage} from '../../src/gateway/storage/storage.js'
@@ -89,6 +91,83 @@ describe('PostgreSQL storage: two storages on one database', function () {
     )
     expect([product.id, none]).to.deep.equal(['prod_pg_deferred', undefined])
     expect(await b.reads.get('product', scope, 'prod_pg_deferred')).to.deep.include({id: 'prod_pg_deferred'})
+  })
+
+  it('getMany answers exactly the asked documents of its kind and scope, for any number of ids (1 to 40, across its placeholder lists)', async () => {
+    const other = {merchant: 'mch_pg_other', env: 'test' as const}
+    await a.write(async (tx) => {
+      for (let i = 0; i < 40; i++) await tx.insert('option_value', scope, {id: `optval_pg_${i}`, object: 'option_value', value: `V${i}`} as never, {parent: 'optgrp_pg', created: i})
+      for (let i = 0; i < 5; i++) await tx.insert('option_value', other, {id: `optval_pg_other_${i}`, object: 'option_value', value: `O${i}`} as never, {parent: 'optgrp_pg_other', created: i})
+      await tx.insert('option_group', scope, {id: 'optgrp_pg_kind', object: 'option_group', name: 'Kind'} as never, {parent: 'prod_pg', created: 0})
+    })
+    const id = fc.oneof(
+      fc.integer({min: 0, max: 39}).map((i) => `optval_pg_${i}`),
+      fc.integer({min: 0, max: 4}).map((i) => `optval_pg_other_${i}`),
+      fc.constantFrom('optgrp_pg_kind', 'optval_pg_missing', 'optval_pg_\0', ''),
+    )
+    await fc.assert(
+      fc.asyncProperty(fc.uniqueArray(id, {minLength: 1, maxLength: 40}), async (ids) => {
+        const expected = ids.filter((i) => /^optval_pg_\d+$/.test(i)).sort()
+        expect((await a.reads.getMany('option_value', scope, ids)).map((d) => d.id).sort()).to.deep.equal(expected)
+      }),
+      {numRuns: 60},
+    )
+  })
+
+  it("getMany's statement is planned once per connection, not on every call (a generic plan after the first five)", async () => {
+    const one = await PostgresStorage.open(url, {max: 1})
+    try {
+      // A catalogue of some size, analyzed: the planner's costs of a generic plan against a custom one are real.
+      const pool = (one as unknown as {pool: Pool}).pool
+      await pool.query(
+        `INSERT INTO objects (id, kind, merchant, env, parent, created, data)
+         SELECT 'optval_pg_bulk_' || i, 'option_value', 'mch_pg_bulk', 'test', 'optgrp_pg_bulk_' || (i % 50), i, json_build_object('id', 'optval_pg_bulk_' || i)
+         FROM generate_series(1, 3000) AS i`,
+      )
+      await pool.query('ANALYZE objects')
+      for (let i = 0; i < 12; i++) await one.reads.getMany('option_value', scope, ['optval_pg_1', 'optval_pg_2', 'optval_pg_3'])
+      const {rows} = await pool.query<{generic_plans: string; custom_plans: string}>(
+        "SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE statement LIKE 'SELECT data FROM objects WHERE id%'",
+      )
+      expect(rows.map((r) => Number(r.generic_plans))).to.deep.equal([7])
+    } finally {
+      await one.close()
+    }
+  })
+
+  it("a product's last variant sort order is the largest, negative and fractional ones too, none without variants", async () => {
+    const parent = 'prod_pg_sort'
+    const orders = [3, -7, 2.5, 12, 0]
+    await a.write(async (tx) => {
+      for (const [i, sort_order] of orders.entries()) {
+        await tx.insert('variant', scope, {id: `var_pg_sort_${i}`, object: 'variant', sku: `PG-SORT-${i}`, sort_order} as never, {parent, created: i, key: `k${i}`})
+      }
+    })
+    expect(await a.reads.max('variant', parent, 'sort_order')).to.equal(12)
+    expect(await a.reads.max('variant', 'prod_pg_no_variants', 'sort_order')).to.equal(null)
+  })
+
+  it("a write settled at the COMMIT that a unique index refuses fails the unit with the domain's answer to it; nothing of the unit is stored", async () => {
+    await a.write((tx) => tx.insert('variant', scope, {id: 'var_pg_settled_1', object: 'variant'} as never, {parent: 'prod_pg_settled', created: 0, key: 'same'}))
+    class Refused extends Error {}
+    const failed = await b
+      .write(async (tx) => {
+        expect(await tx.idempotency.claim('cred_pg', 'key-settled', 'fp', 1000, 0)).to.equal(true)
+        const twin = tx.insert('variant', scope, {id: 'var_pg_settled_2', object: 'variant'} as never, {parent: 'prod_pg_settled', created: 1, key: 'same'})
+        await tx.atCommit!(twin.catch(() => Promise.reject(new Refused('variant_exists'))))
+        await tx.idempotency.finish('cred_pg', 'key-settled', 201, '{}')
+        return 'acknowledged'
+      })
+      .catch((error: Error) => error)
+    // Not the "transaction is aborted" of the statements after it, nor the COMMIT's rollback.
+    expect(failed).to.be.instanceOf(Refused)
+    expect(await a.reads.get('variant', scope, 'var_pg_settled_2')).to.equal(undefined)
+    expect(await a.reads.idempotency.read('cred_pg', 'key-settled')).to.equal(undefined)
+    // Settled and stored when nothing refuses it; the pool's connection works after the failed unit.
+    await b.write(async (tx) => {
+      await tx.atCommit!(tx.insert('variant', scope, {id: 'var_pg_settled_3', object: 'variant'} as never, {parent: 'prod_pg_settled', created: 2, key: 'other'}))
+    })
+    expect(await a.reads.get('variant', scope, 'var_pg_settled_3')).to.deep.include({id: 'var_pg_settled_3'})
   })
 
   it('a job is claimed once: both storages remove it at once, one gets it', async () => {
@@ -179,6 +258,27 @@ describe('PostgreSQL storage: two storages on one database', function () {
     } finally {
       await one.close()
       await two.close()
+    }
+  })
+
+  it('a server that goes away under a unit fails the unit, not the process', async function () {
+    if (!postgresBin()) this.skip()
+    const server = await startPostgres()
+    const storage = await PostgresStorage.open(server.url)
+    try {
+      const unit = heldUnit(storage, (tx) => tx.get('product', scope, 'prod_pg_gone'))
+      await unit.reached
+      // The whole pool busy too: idle connections and one in a unit.
+      const reads = Promise.all(Array.from({length: 5}, () => storage.reads.get('product', scope, 'prod_pg_gone').catch((error: Error) => error)))
+      server.stop()
+      unit.release()
+      expect(await unit.done.catch((error: Error) => error)).to.be.instanceOf(Error)
+      await reads
+      // Still running (an unhandled 'error' of a checked-out connection would have ended it): a new unit fails cleanly.
+      expect(await storage.write((tx) => tx.get('product', scope, 'prod_pg_gone')).catch((error: Error) => error)).to.be.instanceOf(Error)
+    } finally {
+      await storage.close().catch(() => {})
+      server.stop()
     }
   })
 

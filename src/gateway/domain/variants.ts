@@ -157,9 +157,24 @@ type VariantFields = Pick<
  * variant of the product with the combination, also one that a concurrent unit stored after the check read.
  */
 async function insertVariant(tx: Tx, scope: Scope, product: ProductDoc, fields: VariantFields, created = tx.now(scope)): Promise<VariantDoc> {
-  const variant: VariantDoc = {object: 'variant', id: newUuid(), livemode: scope.env === 'live', product: product.id, ...fields, stock_reserved: 0, created, updated: created}
+  return storeVariant(tx, scope, product, newVariant(scope, product, fields, created))
+}
+
+const newVariant = (scope: Scope, product: ProductDoc, fields: VariantFields, created: number): VariantDoc => ({
+  object: 'variant',
+  id: newUuid(),
+  livemode: scope.env === 'live',
+  product: product.id,
+  ...fields,
+  stock_reserved: 0,
+  created,
+  updated: created,
+})
+
+async function storeVariant(tx: Tx, scope: Scope, product: ProductDoc, variant: VariantDoc): Promise<VariantDoc> {
+  const created = variant.created
   try {
-    return await tx.insert('variant', scope, variant, {parent: product.id, created, key: combinationKey(fields.options)})
+    return await tx.insert('variant', scope, variant, {parent: product.id, created, key: combinationKey(variant.options)})
   } catch (error) {
     if (error instanceof UniqueViolation && error.message.includes('unique_key')) {
       throw conflict('variant_exists', `Another variant of ${product.id} has this combination`, 'options')
@@ -193,18 +208,24 @@ function presentation(body: Partial<VariantCreate> & Pick<VariantFields, 'is_def
   }
 }
 
-/** The reads a new variant's checks need besides its product's options (rule 4, the SKU, the default sort order). */
+/**
+ * The reads a new variant's checks need besides its product's options (rule 4, the SKU, the default sort
+ * order, and rule 3's twin: the variant with the sent combination, whose key, of the value ids sorted, is
+ * the checked combination's once rules 1 and 2 passed).
+ */
 export const variantChecks = (tx: Tx, scope: Scope, productId: string, body: VariantCreate) =>
   Promise.all([
     body.price ? tx.get('price', scope, body.price) : undefined,
     body.sku ? tx.ids('variant', scope, [{field: 'sku', eq: body.sku}]) : [],
     body.sort_order === undefined ? tx.max('variant', productId, 'sort_order') : null,
+    tx.keyed('variant', scope, productId, combinationKey(body.options)),
   ] as const)
 
 /**
  * Creates a variant. `known` and `checks` are the reads a caller issued with its own (one round trip on
- * PostgreSQL). The twin check (rule 3) goes out with the insert, in a second round trip: a verdict against
- * the variant throws, and the unit rolls the insert back; the verdicts come in the rules' order.
+ * PostgreSQL); the verdicts come in the rules' order. The insert is the unit's last write: on PostgreSQL it
+ * settles at the COMMIT (`atCommit`), which goes out with it, so a create takes two round trips; a unique
+ * index that refuses it (a concurrent twin or SKU) fails the unit with the same 409s.
  */
 export async function createVariant(
   tx: Tx,
@@ -214,23 +235,19 @@ export async function createVariant(
   known?: Options,
   checks?: Awaited<ReturnType<typeof variantChecks>>,
 ): Promise<VariantDoc> {
-  const [options, [price, skuOwners, maxSort]] = await Promise.all([known ?? optionsOf(tx, scope, product.id), checks ?? variantChecks(tx, scope, product.id, body)])
+  const [options, [price, skuOwners, maxSort, twinId]] = await Promise.all([known ?? optionsOf(tx, scope, product.id), checks ?? variantChecks(tx, scope, product.id, body)])
   const combination = checkCombination(product, options, body.options)
   const sortOrder = body.sort_order ?? (maxSort ?? -1) + 1
-  const [twin, inserted] = await Promise.allSettled([
-    tx.keyed('variant', scope, product.id, combinationKey(combination)),
-    guarded(body.sku, () => insertVariant(tx, scope, product, presentation({...body, is_default: false, options: combination, sort_order: sortOrder}))),
-  ])
-  if (twin.status === 'rejected') throw twin.reason
-  const twinId = twin.value
   if (twinId) {
     // Only the default variant has no options: the twin of an empty combination.
     throw conflict('variant_exists', combination.length === 0 ? 'A product without option groups has only its default variant; update that one' : `Variant ${twinId} has this combination`, 'options')
   }
   if (body.price) priceAvailable(product, price)
   if (body.sku) skuFree(body.sku, skuOwners)
-  if (inserted.status === 'rejected') throw inserted.reason
-  return inserted.value
+  const variant = newVariant(scope, product, presentation({...body, is_default: false, options: combination, sort_order: sortOrder}), tx.now(scope))
+  const stored = guarded(body.sku, () => storeVariant(tx, scope, product, variant))
+  await (tx.atCommit ? tx.atCommit(stored) : stored)
+  return variant
 }
 
 export async function updateVariant(tx: Tx, scope: Scope, product: ProductDoc, variant: VariantDoc, body: VariantUpdate): Promise<VariantDoc> {

@@ -375,6 +375,13 @@ export interface Store extends DocumentStore {
   readonly rates: RateTable
   readonly faults: FaultTable
   readonly leases: LeaseTable
+  /**
+   * A unit's last write, settled at its COMMIT instead of now (PostgreSQL only): the COMMIT goes out without
+   * waiting for the write's answer, one round trip less, and a failure of `write` (its rejection, as the
+   * domain mapped it) is the unit's failure, so nothing is acknowledged that did not happen. Where it is
+   * absent (SQLite, whose statements answer at once), await the write instead.
+   */
+  atCommit?(write: Promise<unknown>): Promise<void>
 }
 
 export interface WriteOptions {
