@@ -143,8 +143,8 @@ describe('PostgreSQL storage: two storages on one database', function () {
         await tx.insert('variant', scope, {id: `var_pg_sort_${i}`, object: 'variant', sku: `PG-SORT-${i}`, sort_order} as never, {parent, created: i, key: `k${i}`})
       }
     })
-    expect(await a.reads.max('variant', parent, 'sort_order')).to.equal(12)
-    expect(await a.reads.max('variant', 'prod_pg_no_variants', 'sort_order')).to.equal(null)
+    expect(await a.reads.lastVariantSortOrder(parent)).to.equal(12)
+    expect(await a.reads.lastVariantSortOrder('prod_pg_no_variants')).to.equal(null)
   })
 
   it("a write settled at the COMMIT that a unique index refuses fails the unit with the domain's answer to it; nothing of the unit is stored", async () => {

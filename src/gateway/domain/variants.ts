@@ -217,7 +217,7 @@ export const variantChecks = (tx: Tx, scope: Scope, productId: string, body: Var
   Promise.all([
     body.price ? tx.get('price', scope, body.price) : undefined,
     body.sku ? tx.ids('variant', scope, [{field: 'sku', eq: body.sku}]) : [],
-    body.sort_order === undefined ? tx.max('variant', productId, 'sort_order') : null,
+    body.sort_order === undefined ? tx.lastVariantSortOrder(productId) : null,
     tx.keyed('variant', scope, productId, combinationKey(body.options)),
   ] as const)
 

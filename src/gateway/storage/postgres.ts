@@ -752,12 +752,8 @@ class PgConnection {
     return row?.id
   }
 
-  async max(kind: Kind, parent: string, fieldName: string): Promise<number | null> {
-    if (kind === 'variant' && fieldName === 'sort_order') {
-      return (await this._one<{max: number | null}>('SELECT payapp_last_variant_sort_order($1) AS max', [parent]))?.max ?? null
-    }
-    const row = await this._one<{max: number | null}>(`SELECT MAX(${numeric(fieldName)}) AS max FROM objects WHERE parent = $1 AND kind = '${name(kind)}'`, [parent])
-    return row?.max ?? null
+  async lastVariantSortOrder(product: string): Promise<number | null> {
+    return (await this._one<{max: number | null}>('SELECT payapp_last_variant_sort_order($1) AS max', [product]))?.max ?? null
   }
 
   async pageRaw(kind: Kind, scope: Scope, query: PageQuery): Promise<RawPage> {

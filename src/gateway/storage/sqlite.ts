@@ -691,8 +691,8 @@ class SqliteConnection {
     )?.id
   }
 
-  max(kind: Kind, parent: string, fieldName: string): number | null {
-    return this._sql<{max: number | null}>(`SELECT MAX(${field(fieldName)}) AS max FROM objects WHERE parent = ? AND kind = '${name(kind)}'`).get(parent)!.max
+  lastVariantSortOrder(product: string): number | null {
+    return this._sql<{max: number | null}>(`SELECT MAX(${field('sort_order')}) AS max FROM objects WHERE parent = ? AND kind = 'variant'`).get(product)!.max
   }
 
   pageRaw(kind: Kind, scope: Scope, query: PageQuery): RawPage {

@@ -125,8 +125,8 @@ export interface DocumentStore {
   ids(kind: Kind, scope: Scope, where: readonly Condition[], parent?: string): Promise<string[]>
   /** The id of the parent's child of `kind` in the scope inserted with this `key`, if any. */
   keyed(kind: Kind, scope: Scope, parent: string, key: string): Promise<string | undefined>
-  /** The largest value of a numeric field among a parent's children of `kind`; null when it has none. */
-  max(kind: Kind, parent: string, field: string): Promise<number | null>
+  /** The largest `sort_order` among a product's variants (a new variant's default follows it); null when it has none. */
+  lastVariantSortOrder(product: string): Promise<number | null>
   /** A page of documents, newest first, plus whether more exist. */
   page<K extends Kind>(kind: K, scope: Scope, query: PageQuery): Promise<{docs: Documents[K][]; hasMore: boolean}>
   pageRaw(kind: Kind, scope: Scope, query: PageQuery): Promise<RawPage>
