@@ -5,7 +5,8 @@
  * Idempotency-Key and option combination per request).
  */
 import {spawn} from 'node:child_process'
-import {readFileSync} from 'node:fs'
+import {readdirSync, readFileSync} from 'node:fs'
+import {join} from 'node:path'
 
 /**
  * Starts a child (`node ...args`) that prints one JSON line (with `url`) once it listens, and adds it to
@@ -45,6 +46,24 @@ export function cpuMs(pid) {
   } catch {
     return Number.NaN
   }
+}
+
+/**
+ * A PostgreSQL server's CPU time in ms (Linux): its postmaster's own and its ended children's (cutime, cstime:
+ * backends that exited), plus its live children's. `data` is the server's data directory.
+ */
+export function postgresCpuMs(data) {
+  const postmaster = Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0])
+  const fields = readFileSync(`/proc/${postmaster}/stat`, 'utf8').split(') ')[1].split(' ')
+  let total = ((Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) * 1000) / 100
+  for (const pid of readdirSync('/proc').filter((n) => /^\d+$/.test(n))) {
+    try {
+      if (Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')[1]) === postmaster) total += cpuMs(pid)
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return total
 }
 
 export const LIST_PATH = '/v1/app/products?limit=25'

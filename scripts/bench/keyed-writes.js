@@ -12,7 +12,7 @@
  * reports the server's CPU per request beside the gateway's; with pg_stat_statements loaded, it prints the
  * statements' calls and time per created variant at the end; BENCH_PG_LOG=FILE keeps the server's log.
  */
-import {copyFileSync, mkdtempSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
+import {copyFileSync, mkdtempSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {dirname, join} from 'node:path'
 import {fileURLToPath} from 'node:url'
@@ -20,7 +20,7 @@ import {fileURLToPath} from 'node:url'
 import autocannon from 'autocannon'
 
 import {startPostgres} from '../postgres-server.js'
-import {LIST_PATH, call, cpuMs, seedReads, seedWrites, startJsonServer} from './gateway-workloads.js'
+import {LIST_PATH, call, cpuMs, postgresCpuMs, seedReads, seedWrites, startJsonServer} from './gateway-workloads.js'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8)
@@ -32,22 +32,8 @@ const startServer = (args, env = {}) => startJsonServer(children, args, {cwd: RO
 
 const load = (opts) =>
   new Promise((resolve, reject) => autocannon({connections: CONNECTIONS, duration: SECONDS, pipelining: 1, ...opts}, (e, r) => (e ? reject(e) : resolve(r))))
-/** The PostgreSQL server's CPU time (its postmaster's and backends' processes), in ms. */
-function serverCpuMs() {
-  if (!postgres) return Number.NaN
-  const postmaster = Number(readFileSync(join(postgres.data, 'postmaster.pid'), 'utf8').split('\n')[0])
-  // The postmaster's own time and its exited children's (cutime, cstime: backends that ended), plus the live backends'.
-  const fields = readFileSync(`/proc/${postmaster}/stat`, 'utf8').split(') ')[1].split(' ')
-  let total = ((Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) * 1000) / 100
-  for (const pid of readdirSync('/proc').filter((n) => /^\d+$/.test(n))) {
-    try {
-      if (Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')[1]) === postmaster) total += cpuMs(pid)
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return total
-}
+/** The PostgreSQL server's CPU time in ms, or NaN without one. */
+const serverCpuMs = () => (postgres ? postgresCpuMs(postgres.data) : Number.NaN)
 const postgres = process.env.BENCH_DB === 'postgres' ? await startPostgres({settings: (process.env.BENCH_PG_SETTINGS ?? '').split(' ').filter(Boolean)}) : undefined
 let databases = 0
 /** The --db for a gateway: its own database on the private server, or a SQLite file. */

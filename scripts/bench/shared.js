@@ -20,8 +20,8 @@
  * From scripts/bench.js: `await benchShared()`. Alone: `npm run build && node scripts/bench/shared.js`.
  * Env: BENCH_SECONDS (default 5), BENCH_ROUNDS (3), BENCH_CONNECTIONS (50).
  */
-import {execFileSync, spawn, spawnSync} from 'node:child_process'
-import {existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {execFileSync, spawn} from 'node:child_process'
+import {existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {dirname, join} from 'node:path'
 import {createInterface} from 'node:readline'
@@ -31,7 +31,7 @@ import autocannon from 'autocannon'
 
 import {HAPROXY, startCluster, startGateway} from '../cluster.js'
 import {postgresBin, startPostgres} from '../postgres-server.js'
-import {LIST_PATH, cpuMs, seedReads, seedWrites} from './gateway-workloads.js'
+import {LIST_PATH, cpuMs, postgresCpuMs, seedReads, seedWrites} from './gateway-workloads.js'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5)
@@ -46,15 +46,8 @@ const fmt = (n, d = 0) => n.toLocaleString('en-US', {maximumFractionDigits: d, m
 const load = (opts) =>
   new Promise((resolve, reject) => autocannon({connections: CONNECTIONS, duration: SECONDS, pipelining: 1, ...opts}, (err, r) => (err ? reject(err) : resolve(r))))
 
-/** The PostgreSQL server's processes: the postmaster (its data directory's postmaster.pid) and its children. */
-function postgresPids(dataDir) {
-  const postmaster = Number(readFileSync(join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0])
-  const children = spawnSync('pgrep', ['-P', String(postmaster)], {encoding: 'utf8'}).stdout.split('\n').filter(Boolean).map(Number)
-  return [postmaster, ...children]
-}
-
-/** CPU ms so far of each group of processes (`{gateway: [pid…], …}`, a function for groups whose processes come and go). */
-const cpuOf = (groups) => Object.fromEntries(Object.entries(groups).map(([k, pids]) => [k, (typeof pids === 'function' ? pids() : pids).reduce((sum, pid) => sum + cpuMs(pid), 0)]))
+/** CPU ms so far of each group (`{gateway: [pid…], …}`; a function gives a group's ms itself, as a server whose processes come and go). */
+const cpuOf = (groups) => Object.fromEntries(Object.entries(groups).map(([k, pids]) => [k, typeof pids === 'function' ? pids() : pids.reduce((sum, pid) => sum + cpuMs(pid), 0)]))
 
 /** One autocannon run against a server, with its processes' CPU µs per request. */
 async function measure(opts, groups = {}) {
@@ -147,7 +140,7 @@ export async function benchShared() {
       execFileSync('psql', [pg.url, '-q', '-c', 'CREATE DATABASE payapp_three'])
       const one = await startGateway({db: pg.url, adminKey, home: home('pg1')})
       stops.push(() => one.kill())
-      const postgres = () => postgresPids(join(pg.dir, 'data'))
+      const postgres = () => postgresCpuMs(pg.data)
       await add('pg1', one.url, {gateway: [one.pid], postgres})
       const three = await startCluster({db: pg.url.replace(/\/payapp$/, '/payapp_three'), adminKey, processes: 3})
       stops.push(() => three.stop())
