@@ -6,9 +6,10 @@
  * after commits: the copy and the syncs happen beside the event loop, and never block the writer.
  *
  * A PASSIVE checkpoint beside a writer that never pauses never finishes the whole WAL, and SQLite only
- * starts the WAL over once it is finished; so when the WAL file has grown past `HOLD_BYTES`, the storage
- * holds new write units (asynchronously: the event loop keeps serving) until a checkpoint with no
- * writer has copied it all; the next commit starts the WAL over and cuts its file back to `START_BYTES`.
+ * starts the WAL over once it is finished; so when a passive checkpoint ends with the WAL file past
+ * `HOLD_BYTES`, the storage holds new write units (asynchronously: the event loop keeps serving) until a
+ * checkpoint with no writer has copied the rest, what was committed during that passive one; the next
+ * commit starts the WAL over and cuts its file back to `START_BYTES`.
  * A database whose WAL never reaches `START_BYTES` never starts the worker: it checkpoints as SQLite does.
  * Committed data does not depend on any of this: a commit is in the WAL, which is the database.
  */
@@ -68,7 +69,10 @@ export class Checkpoints {
   private worker?: Worker
   private running = false
   private again = false
-  private holding = false
+  /** Set by a hold, cleared by the next commit. */
+  private restarting = false
+  /** Ends the pause between two passive checkpoints early. */
+  private wake?: () => void
   private failed = false
   /** The worker answers its checkpoints in the order asked. */
   private readonly replies: ((result: CheckpointResult) => void)[] = []
@@ -89,6 +93,7 @@ export class Checkpoints {
   /** After each COMMIT of the writer. */
   committed(): void {
     if (this.failed) return
+    this.restarting = false
     const bytes = walBytes(this.file)
     if (!this.worker) {
       if (bytes < START_BYTES) return
@@ -99,16 +104,10 @@ export class Checkpoints {
         return this.fail()
       }
     }
-    if (bytes >= HOLD_BYTES && !this.holding) {
-      this.holding = true
-      this.host.holdWrites(async () => {
-        if (!this.failed) await this.checkpoint()
-        this.holding = false
-      })
-      return
-    }
     if (this.running) {
       this.again = true
+      // Past the hold size the pause between two checkpoints is cut short: the hold comes after the next one.
+      if (bytes >= HOLD_BYTES) this.wake?.()
       return
     }
     void this.run()
@@ -135,7 +134,12 @@ export class Checkpoints {
     })
   }
 
-  /** Passive checkpoints, one every `INTERVAL_MS` at most while commits keep coming. */
+  /**
+   * Passive checkpoints, one every `INTERVAL_MS` at most while commits keep coming. Once the WAL file has
+   * grown past `HOLD_BYTES`, writes are held right after a passive checkpoint, never while one runs: what the
+   * held checkpoint still copies is only what was committed during the last one, so the hold (which every
+   * request in flight waits for) is a short copy and two syncs, not a whole WAL's copy behind a running one.
+   */
   private async run(): Promise<void> {
     this.running = true
     try {
@@ -143,12 +147,40 @@ export class Checkpoints {
         this.again = false
         const started = Date.now()
         if ((await this.checkpoint()).error) return this.fail()
+        // After a hold, the WAL file is cut back by the next commit (the first of the new WAL), not before.
+        if (!this.restarting && walBytes(this.file) >= HOLD_BYTES) {
+          await this.hold()
+          this.restarting = true
+          continue
+        }
         const wait = INTERVAL_MS - (Date.now() - started)
-        if (this.again && wait > 0) await new Promise((resolve) => setTimeout(resolve, wait).unref())
+        if (this.again && wait > 0) {
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, wait).unref()
+            this.wake = () => {
+              clearTimeout(timer)
+              resolve()
+            }
+          })
+          this.wake = undefined
+        }
       } while (this.again && !this.failed)
     } finally {
       this.running = false
     }
+  }
+
+  /** Holds new write units until a checkpoint with no writer has copied the whole WAL: the next commit starts it over. */
+  private hold(): Promise<void> {
+    return new Promise((resolve) =>
+      this.host.holdWrites(async () => {
+        try {
+          if (!this.failed) await this.checkpoint()
+        } finally {
+          resolve()
+        }
+      }),
+    )
   }
 
   /** Answers every checkpoint asked for; from now on SQLite checkpoints on the writer again. */
