@@ -56,9 +56,9 @@ describe('SQLite storage: WAL checkpoints off the request path', function () {
     }
     // The worker thread took the checkpoints over once the WAL passed 1,000 pages (with this runtime's driver).
     expect(offThread).to.equal(true)
-    // Writes wait for a whole checkpoint once a passive one ends past 32 MiB of WAL: what was committed during
-    // that one comes on top, never the whole stream; and the WAL starts over each time, not once.
-    expect(largestWal).to.be.greaterThan(4 * 1024 * 1024).and.below(44 * 1024 * 1024)
+    // Writes wait for a whole checkpoint once a passive one ends past 32 MiB of WAL, or at once at 48 MiB: the
+    // units already asked for come on top, never the whole stream; and the WAL starts over each time, not once.
+    expect(largestWal).to.be.greaterThan(4 * 1024 * 1024).and.below(56 * 1024 * 1024)
     expect(restarts).to.be.at.least(3)
     expect(walBytes(file)).to.equal(0)
     const db = openDatabase(file, {readonly: true})

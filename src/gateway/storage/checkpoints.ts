@@ -31,6 +31,11 @@ const INTERVAL_MS = 100
  * waits in 8 s), a tail-latency floor; 32 MiB halves them for 16 MiB more file.
  */
 const HOLD_BYTES = 32 * 1024 * 1024
+/**
+ * The WAL size (bytes) at which writes wait at once, behind a passive checkpoint still running: the bound when
+ * one takes long (a loaded machine) while writers commit fast.
+ */
+const LIMIT_BYTES = 48 * 1024 * 1024
 
 /** The worker: one connection that checkpoints when asked and answers SQLite's counts. CommonJS, evaluated. */
 const WORKER = `
@@ -69,6 +74,7 @@ export class Checkpoints {
   private worker?: Worker
   private running = false
   private again = false
+  private holding = false
   /** Set by a hold, cleared by the next commit. */
   private restarting = false
   /** Ends the pause between two passive checkpoints early. */
@@ -104,6 +110,7 @@ export class Checkpoints {
         return this.fail()
       }
     }
+    if (bytes >= LIMIT_BYTES && !this.holding) void this.hold()
     if (this.running) {
       this.again = true
       // Past the hold size the pause between two checkpoints is cut short: the hold comes after the next one.
@@ -148,9 +155,8 @@ export class Checkpoints {
         const started = Date.now()
         if ((await this.checkpoint()).error) return this.fail()
         // After a hold, the WAL file is cut back by the next commit (the first of the new WAL), not before.
-        if (!this.restarting && walBytes(this.file) >= HOLD_BYTES) {
+        if (!this.restarting && !this.holding && walBytes(this.file) >= HOLD_BYTES) {
           await this.hold()
-          this.restarting = true
           continue
         }
         const wait = INTERVAL_MS - (Date.now() - started)
@@ -172,11 +178,14 @@ export class Checkpoints {
 
   /** Holds new write units until a checkpoint with no writer has copied the whole WAL: the next commit starts it over. */
   private hold(): Promise<void> {
+    this.holding = true
     return new Promise((resolve) =>
       this.host.holdWrites(async () => {
         try {
           if (!this.failed) await this.checkpoint()
         } finally {
+          this.holding = false
+          this.restarting = true
           resolve()
         }
       }),
