@@ -26,16 +26,18 @@ const START_BYTES = 1000 * 4096
 /** At most one passive checkpoint per this many ms (each syncs two files): about SQLite's 1,000 pages at full write speed. */
 const INTERVAL_MS = 100
 /**
- * The WAL size (bytes) after which writes wait for a whole checkpoint. Each such wait is about two fsyncs long
- * (5–25 ms on the VM) for every request in flight: under the keyed-write bench 16 MiB came every 0.6 s (13
- * waits in 8 s), a tail-latency floor; 32 MiB halves them for 16 MiB more file.
+ * The WAL size (bytes) after which writes wait for a whole checkpoint. Each such hold (a short copy and two
+ * fsyncs: 5–10 ms on the VM once it follows a passive checkpoint) stalls every request in flight, and under the
+ * keyed-write bench (about 9 KB of WAL a create) 32 MiB came more than once a second: some 60 of every 4,600
+ * requests waited, more than 1% of them, a floor under the p99. 64 MiB halves them, for 32 MiB more file
+ * (cut back to `START_BYTES` when the WAL starts over).
  */
-const HOLD_BYTES = 32 * 1024 * 1024
+const HOLD_BYTES = 64 * 1024 * 1024
 /**
  * The WAL size (bytes) at which writes wait at once, behind a passive checkpoint still running: the bound when
  * one takes long (a loaded machine) while writers commit fast.
  */
-const LIMIT_BYTES = 48 * 1024 * 1024
+const LIMIT_BYTES = 80 * 1024 * 1024
 
 /** The worker: one connection that checkpoints when asked and answers SQLite's counts. CommonJS, evaluated. */
 const WORKER = `
