@@ -6,10 +6,10 @@
  * after commits: the copy and the syncs happen beside the event loop, and never block the writer.
  *
  * A PASSIVE checkpoint beside a writer that never pauses never finishes the whole WAL, and SQLite only
- * starts the WAL over once it is finished; so when a passive checkpoint ends with the WAL file past
- * `HOLD_BYTES`, the storage holds new write units (asynchronously: the event loop keeps serving) until a
- * checkpoint with no writer has copied the rest, what was committed during that passive one; the next
- * commit starts the WAL over and cuts its file back to `START_BYTES`.
+ * starts the WAL over once it is finished; so when a passive checkpoint ends with the WAL past `HOLD_BYTES`,
+ * the storage holds new write units (asynchronously: the event loop keeps serving) until a checkpoint with no
+ * writer has copied the rest, what was committed during that passive one; the next commit starts the WAL over,
+ * writing from the start of its file again, which keeps (up to `LIMIT_BYTES`) the blocks it has.
  * A database whose WAL never reaches `START_BYTES` never starts the worker: it checkpoints as SQLite does.
  * Committed data does not depend on any of this: a commit is in the WAL, which is the database.
  */
@@ -77,6 +77,8 @@ export class Checkpoints {
   private running = false
   private again = false
   private holding = false
+  /** A WAL frame's bytes: its header and a page. */
+  private frameBytes = 24 + 4096
   /** Set by a hold, cleared by the next commit. */
   private restarting = false
   /** Ends the pause between two passive checkpoints early. */
@@ -112,7 +114,8 @@ export class Checkpoints {
         return this.fail()
       }
     }
-    if (bytes >= LIMIT_BYTES && !this.holding) void this.hold()
+    // The file grows past its kept size only when the WAL itself does.
+    if (bytes > LIMIT_BYTES && !this.holding) void this.hold()
     if (this.running) {
       this.again = true
       // Past the hold size the pause between two checkpoints is cut short: the hold comes after the next one.
@@ -132,8 +135,12 @@ export class Checkpoints {
     worker.on('exit', () => this.fail())
     this.worker = worker
     this.writer.pragma('wal_autocheckpoint = 0')
-    // The WAL file shrinks back to the hold size when SQLite starts it over.
-    this.writer.pragma(`journal_size_limit = ${START_BYTES}`)
+    // When SQLite starts the WAL over, its file keeps up to `LIMIT_BYTES` (cut back to that, not below): the
+    // next WAL's commits overwrite blocks the file has. Cut back to 1,000 pages, each WAL grew the file again,
+    // and a write that allocates blocks waits on ext4 for a journal commit in progress, such as the one of the
+    // worker's fsync: COMMITs of 10–30 ms on the event loop, some ten in 16 s of the keyed-write bench.
+    this.writer.pragma(`journal_size_limit = ${LIMIT_BYTES}`)
+    this.frameBytes = 24 + (this.writer.pragma('page_size', {simple: true}) as number)
   }
 
   private checkpoint(): Promise<CheckpointResult> {
@@ -155,9 +162,11 @@ export class Checkpoints {
       do {
         this.again = false
         const started = Date.now()
-        if ((await this.checkpoint()).error) return this.fail()
-        // After a hold, the WAL file is cut back by the next commit (the first of the new WAL), not before.
-        if (!this.restarting && !this.holding && walBytes(this.file) >= HOLD_BYTES) {
+        const {error, log} = await this.checkpoint()
+        if (error) return this.fail()
+        // The WAL's frames, not its file (which keeps its size when the WAL starts over); after a hold, the old
+        // WAL's count until the next commit (the first of the new WAL).
+        if (!this.restarting && !this.holding && log * this.frameBytes >= HOLD_BYTES) {
           await this.hold()
           continue
         }
