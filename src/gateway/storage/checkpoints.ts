@@ -29,8 +29,8 @@ const INTERVAL_MS = 100
  * The WAL size (bytes) after which writes wait for a whole checkpoint. Each such hold (a short copy and two
  * fsyncs: 5–10 ms on the VM once it follows a passive checkpoint) stalls every request in flight, and under the
  * keyed-write bench (about 9 KB of WAL a create) 32 MiB came more than once a second: some 60 of every 4,600
- * requests waited, more than 1% of them, a floor under the p99. 64 MiB halves them, for 32 MiB more file
- * (cut back to `START_BYTES` when the WAL starts over).
+ * requests waited, more than 1% of them, a floor under the p99. 64 MiB halves them, for a larger file (which
+ * keeps up to `LIMIT_BYTES` when the WAL starts over, and goes when the last connection closes).
  */
 const HOLD_BYTES = 64 * 1024 * 1024
 /**
@@ -171,10 +171,8 @@ export class Checkpoints {
         if (!this.restarting && !this.holding && log * this.frameBytes >= HOLD_BYTES) {
           // Past the hold size: one more passive checkpoint at once, which copies only what came during this one
           // (up to `INTERVAL_MS` of commits), then the hold, which copies only what came during that short one.
-          if (this.closing) {
-            this.closing = false
-            await this.hold()
-          } else this.closing = true
+          if (this.closing) await this.hold()
+          else this.closing = true
           continue
         }
         const wait = INTERVAL_MS - (Date.now() - started)
@@ -188,6 +186,7 @@ export class Checkpoints {
   /** Holds new write units until a checkpoint with no writer has copied the whole WAL: the next commit starts it over. */
   private hold(): Promise<void> {
     this.holding = true
+    this.closing = false
     return new Promise((resolve) =>
       this.host.holdWrites(async () => {
         try {
