@@ -1,6 +1,8 @@
 import {closeSync, existsSync, mkdtempSync, openSync, readSync, statSync} from 'node:fs'
+import {spawn} from 'node:child_process'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
+import {pathToFileURL} from 'node:url'
 
 import {expect} from 'chai'
 
@@ -74,6 +76,59 @@ describe('SQLite storage: WAL checkpoints off the request path', function () {
     const db = openDatabase(file, {readonly: true})
     try {
       expect(db.prepare("SELECT COUNT(*) AS n FROM objects WHERE kind = 'product'").get()).to.deep.equal({n: TOTAL})
+    } finally {
+      db.close()
+    }
+  })
+  it('keeps every acknowledged write across a SIGKILL after the WAL started over in its kept file', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'payapp-wal-kill-')), 'gateway.sqlite')
+    // A process of 16 writers that prints each write's id once the storage acknowledged it (its batch committed).
+    const script = `
+      const {SqliteStorage} = await import(${JSON.stringify(pathToFileURL(join(process.cwd(), 'src/gateway/storage/sqlite.ts')).href)})
+      const storage = new SqliteStorage(process.env.WAL_FILE)
+      const scope = {merchant: 'acct_kill', env: 'test'}
+      const filler = 'x'.repeat(3000)
+      let n = 0
+      await Promise.all(Array.from({length: 16}, async () => {
+        for (;;) {
+          const id = 'prod_kill' + n++
+          await storage.write((tx) => tx.insert('product', scope, {id, object: 'product', name: id, description: filler}, {created: n}))
+          process.stdout.write(id + '\\n')
+        }
+      }))
+    `
+    const child = spawn(process.execPath, ['--import', 'tsx', '--conditions', 'payapp-source', '--input-type=module', '-e', script], {
+      env: {...process.env, WAL_FILE: file},
+      stdio: ['ignore', 'pipe', 'inherit'],
+    })
+    const acknowledged: string[] = []
+    let buffered = ''
+    child.stdout.on('data', (chunk: Buffer) => {
+      const lines = (buffered + chunk.toString()).split('\n')
+      buffered = lines.pop()!
+      acknowledged.push(...lines)
+    })
+    const exited = new Promise((resolve) => child.once('exit', resolve))
+    try {
+      // Killed once the WAL has started over twice or more, each time from the start of a file that kept its blocks.
+      let first: number | undefined
+      for (let waited = 0; ; waited += 20) {
+        if (waited > 60_000) throw new Error(`the WAL never started over twice: ${acknowledged.length} writes, salt ${walSalt(file)} from ${first}, ${walBytes(file)} bytes`)
+        await new Promise((resolve) => setTimeout(resolve, 20))
+        const salt = walSalt(file)
+        if (salt === 0) continue
+        first ??= salt
+        if (salt - first >= 2 && acknowledged.length > 20_000) break
+      }
+    } finally {
+      child.kill('SIGKILL')
+      await exited
+    }
+    expect(acknowledged.length).to.be.greaterThan(10_000)
+    const db = openDatabase(file)
+    try {
+      const stored = new Set((db.prepare("SELECT id FROM objects WHERE kind = 'product'").all() as {id: string}[]).map((r) => r.id))
+      expect(acknowledged.filter((id) => !stored.has(id))).to.deep.equal([])
     } finally {
       db.close()
     }
