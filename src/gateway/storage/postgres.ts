@@ -276,45 +276,206 @@ function runner(on: Pool | PoolClient): Run {
   }
 }
 
+/** A text column's parser by type oid: stored JSON as its bytes (list routes splice it), counts and ids as numbers. */
+type Parsers = (oid: number) => (value: string) => unknown
+
+/** The parts of pg's Connection a unit writes to (pg-protocol messages, sent on its socket). */
+interface Wire {
+  stream: {cork?: () => void; uncork?: () => void}
+  parsedStatements: Record<string, string>
+  submittedNamedStatements: Record<string, string>
+  parse(query: {name: string; text: string}): void
+  bind(config: {statement: string; values: unknown[]}): void
+  describe(msg: {type: 'P'; name: string}): void
+  execute(config: {portal: string}): void
+  flush(): void
+  sync(): void
+  on(event: 'parseComplete', listener: () => void): void
+  off(event: 'parseComplete', listener: () => void): void
+}
+
+/** A statement of a unit, sent and not answered yet. */
+interface Sent {
+  name: string
+  text: string
+  /** Its Parse went out with it, and the server has not confirmed it (ParseComplete) yet. */
+  parsing: boolean
+  fields?: {name: string; parse: (value: string) => unknown}[]
+  rows: QueryResultRow[]
+  resolve(result: {rows: QueryResultRow[]; command: string}): void
+  reject(error: unknown): void
+}
+
+/** PostgreSQL's answer to the statements behind a failed one in a transaction (SQLSTATE 25P02). */
+const aborted = () => Object.assign(new Error('current transaction is aborted, commands ignored until end of transaction block'), {code: '25P02'})
+
+/** A bound value in the text format PostgreSQL parses (a list as an array literal); a Buffer goes as bytes. */
+function wireValue(value: unknown): unknown {
+  if (value === null || value === undefined) return null
+  if (Buffer.isBuffer(value) || typeof value === 'string') return value
+  if (Array.isArray(value)) return `{${value.map((v) => (v === null || v === undefined ? 'NULL' : `"${String(v).replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`)).join(',')}}`
+  return typeof value === 'object' ? JSON.stringify(value) : String(value)
+}
+
 /**
- * A unit's connection. The pool's connections are pipelined (pg's `pipeline`): a statement is sent when
- * issued, not when the one before it is answered, and the server answers in order. So BEGIN goes out with
- * the unit's first statement, statements the domain issues together (`Promise.all`) share one round trip,
- * and writes whose answer nothing reads (`defer`) go out with the COMMIT. Statements issued in one turn of
- * the event loop leave in one socket write (the stream is corked until the turn's microtasks ran).
- * A failed statement aborts the transaction, so every statement after it fails too and COMMIT answers
- * ROLLBACK: `commit` checks that, and nothing is acknowledged that did not commit.
+ * A unit of work on its pooled connection, as one query of node-postgres (a custom Submittable, the
+ * extension pg-cursor uses), which writes the extended protocol itself: each statement is Parse (the first
+ * time on the connection; named after its text) Bind Describe Execute, sent when the domain issues it, and
+ * the server answers in order. node-postgres' own queries end each statement with a Sync, on which the
+ * server answers ReadyForQuery and flushes its socket: eleven flushes, eleven loopback wake-ups and as many
+ * reads per keyed create. Here the statements a turn of the event loop issued leave in one socket write
+ * (corked) ending with one Flush, and the unit ends with one Sync, behind its COMMIT (or ROLLBACK): one
+ * answer per round trip. So BEGIN goes out with the unit's first statements, statements issued together
+ * (`Promise.all`) share a round trip, and writes whose answer nothing reads (`defer`) go out with the COMMIT.
+ * A failed statement: the server skips everything up to the next Sync, so the statements behind it fail
+ * here (25P02, as PostgreSQL answers them in an aborted transaction) and none is sent after it; the unit
+ * syncs at once and rolls back. Nothing is acknowledged that did not commit: `commit` resolves only on the
+ * COMMIT's own answer, after every statement and settled write succeeded.
  */
 class Unit {
+  private wire?: Wire
+  /** The statements issued before node-postgres handed the connection over (submit). */
+  private readonly queued: Array<{write: () => void; reject: (error: unknown) => void}> = []
+  private readonly inFlight: Sent[] = []
   private readonly pending: Promise<unknown>[] = []
+  /** The unit's first failure: nothing is sent after it but the Sync and a ROLLBACK. */
+  private failure?: unknown
+  /** A Sync went out: the server ends the unit's series of messages there (no Flush after it). */
+  private synced = false
   private corked = false
+  private ended = false
+  private endedNow!: () => void
+  /** Settles when node-postgres let go of the connection (its ReadyForQuery, or an error). */
+  private readonly end = new Promise<void>((resolve) => (this.endedNow = resolve))
   readonly run: Run
 
-  constructor(private readonly client: PoolClient) {
-    const run = runner(client)
-    this.run = (text, values) => {
-      this.cork()
-      return run(text, values)
-    }
-    this.send('BEGIN')
+  constructor(
+    private readonly client: PoolClient,
+    private readonly parsers: Parsers,
+  ) {
+    this.run = async <R extends QueryResultRow>(text: string, values: unknown[] = []) => (await this.statement(text, values)).rows as R[]
+    void client.query(this as unknown as Parameters<PoolClient['query']>[0])
+    this.send('BEGIN', [])
   }
 
-  private cork() {
+  // ------------------------------------------------------------ node-postgres' Submittable
+
+  submit(connection: Wire): null {
+    this.wire = connection
+    connection.on('parseComplete', this.parsed)
+    for (const {write} of this.queued.splice(0)) write()
+    return null
+  }
+
+  /** A statement's Parse succeeded: the connection has it prepared from now on. */
+  private readonly parsed = () => {
+    const sent = this.inFlight.find((s) => s.parsing)
+    if (!sent || !this.wire) return
+    sent.parsing = false
+    this.wire.parsedStatements[sent.name] = sent.text
+    delete this.wire.submittedNamedStatements[sent.name]
+  }
+
+  handleRowDescription(msg: {fields: {name: string; dataTypeID: number}[]}) {
+    this.inFlight[0]!.fields = msg.fields.map((f) => ({name: f.name, parse: this.parsers(f.dataTypeID)}))
+  }
+
+  handleDataRow(msg: {fields: (string | null)[]}) {
+    const sent = this.inFlight[0]!
+    const row: QueryResultRow = {}
+    sent.fields!.forEach((f, i) => {
+      const value = msg.fields[i]
+      row[f.name] = value === null || value === undefined ? null : f.parse(value)
+    })
+    sent.rows.push(row)
+  }
+
+  handleCommandComplete(msg: {text: string}) {
+    const sent = this.inFlight.shift()!
+    sent.resolve({rows: sent.rows, command: msg.text})
+  }
+
+  handleEmptyQuery() {
+    this.handleCommandComplete({text: ''})
+  }
+
+  /**
+   * A statement failed (the server skips to the next Sync; node-postgres has let go of this query), or the
+   * connection did: the first statement in flight gets the error, the ones behind it 25P02.
+   */
+  handleError(error: unknown) {
+    const mapped = mapError(error)
+    this.failure ??= mapped
+    const [first, ...rest] = this.inFlight.splice(0)
+    first?.reject(mapped)
+    for (const sent of rest) sent.reject(aborted())
+    for (const {reject} of this.queued.splice(0)) reject(mapped)
+    // Parses the server skipped: the statements are not prepared on the connection.
+    for (const sent of [first, ...rest]) if (sent?.parsing && this.wire) delete this.wire.submittedNamedStatements[sent.name]
+    // A server's ErrorResponse (not a dead socket): its ReadyForQuery, which node-postgres handles alone, follows the Sync.
+    if (this.wire && !this.synced && (error as {severity?: unknown}).severity !== undefined) {
+      this.synced = true
+      this.wire.sync()
+    }
+    this.finish()
+  }
+
+  handleReadyForQuery() {
+    this.finish()
+  }
+
+  handlePortalSuspended() {}
+  handleCopyInResponse() {}
+  handleCopyData() {}
+
+  private finish() {
+    if (this.ended) return
+    this.ended = true
+    this.wire?.off('parseComplete', this.parsed)
+    this.endedNow()
+  }
+
+  // ------------------------------------------------------------ the unit's statements
+
+  /** Sends one statement in this turn's batch; answers its rows and command tag. */
+  private statement(text: string, values: unknown[]): Promise<{rows: QueryResultRow[]; command: string}> {
+    if (this.failure !== undefined || this.synced) return Promise.reject(this.failure === undefined ? new Error('storage: a statement after the unit ended') : aborted())
+    const name = statementName(text)
+    return new Promise((resolve, reject) => {
+      const write = () => {
+        const wire = this.wire!
+        const sent: Sent = {name, text, parsing: false, rows: [], resolve, reject}
+        this.cork(wire)
+        if (wire.parsedStatements[name] === undefined && wire.submittedNamedStatements[name] === undefined) {
+          wire.parse({name, text})
+          wire.submittedNamedStatements[name] = text
+          sent.parsing = true
+        }
+        wire.bind({statement: name, values: values.map((v) => wireValue(bindable(v)))})
+        wire.describe({type: 'P', name: ''})
+        wire.execute({portal: ''})
+        this.inFlight.push(sent)
+      }
+      if (this.wire) write()
+      else this.queued.push({write, reject})
+    })
+  }
+
+  /** The turn's statements leave in one socket write, with a Flush (the server answers them without waiting for a Sync). */
+  private cork(wire: Wire) {
     if (this.corked) return
-    const stream = (this.client as unknown as {connection?: {stream?: {cork?: () => void; uncork?: () => void}}}).connection?.stream
-    if (!stream?.cork || !stream.uncork) return
     this.corked = true
-    stream.cork()
+    wire.stream.cork?.()
     queueMicrotask(() => {
       this.corked = false
-      stream.uncork!()
+      if (!this.synced) wire.flush()
+      wire.stream.uncork?.()
     })
   }
 
   /** Sends a statement whose answer nothing waits for; its failure fails the commit. */
-  private send(text: string, values?: unknown[]) {
-    this.cork()
-    const sent = values ? this.run(text, values) : this.client.query(text).catch((error: unknown) => Promise.reject(mapError(error)))
+  private send(text: string, values: unknown[]) {
+    const sent = this.statement(text, values)
     sent.catch(() => {})
     this.pending.push(sent)
   }
@@ -332,20 +493,40 @@ class Unit {
     this.settling.push(write)
   }
 
+  /** The unit's last statement and its Sync, which ends the series of messages (and the unit's query). */
+  private last(text: 'COMMIT' | 'ROLLBACK') {
+    const sent = this.statement(text, [])
+    sent.catch(() => {})
+    if (this.wire && !this.synced) {
+      this.synced = true
+      this.wire.sync()
+    }
+    return sent
+  }
+
   /**
-   * COMMIT behind everything sent; resolves once it committed, or throws the first failure: a settled
-   * write's first (the domain's answer to it), else the first statement's (the statements after a failed
-   * one fail too, "transaction aborted", and answer later).
+   * COMMIT behind everything sent, and the Sync; resolves once it committed, or throws the first failure: a
+   * settled write's first (the domain's answer to it), else the first statement's (the statements after a
+   * failed one fail 25P02).
    */
   async commit(): Promise<void> {
-    this.cork()
     for (const [text, values] of this.deferred.splice(0)) this.send(text, values)
-    const commit = this.client.query('COMMIT')
-    commit.catch(() => {})
+    const commit = this.last('COMMIT')
     const failed = (await Promise.allSettled([...this.settling, ...this.pending])).find((r) => r.status === 'rejected')
     if (failed) throw failed.reason
     // An aborted transaction's COMMIT is answered ROLLBACK, not an error.
     if ((await commit).command !== 'COMMIT') throw new Error('PostgreSQL rolled the unit back at COMMIT')
+    await this.end
+  }
+
+  /**
+   * Ends a unit that failed: ROLLBACK and the Sync if its series is still open; after a failed statement
+   * (synced at once, the transaction aborted), a ROLLBACK of node-postgres' own once it let go of the connection.
+   */
+  async rollback(): Promise<void> {
+    if (this.failure === undefined && !this.synced) await this.last('ROLLBACK').catch(() => {})
+    await this.end
+    if (this.failure !== undefined) await this.client.query('ROLLBACK')
   }
 }
 
@@ -428,6 +609,7 @@ export class PostgresStorage implements Storage {
      */
     private readonly side: Pool,
     url: string,
+    private readonly parsers: Parsers,
   ) {
     this.location = redactUrl(url)
     this.reads = facade(new PgConnection(runner(pool)), false)
@@ -446,22 +628,18 @@ export class PostgresStorage implements Storage {
       // planned with their values, then its generic plan where that costs no more; replanned after an ANALYZE).
       // Forcing custom plans made planning half of the server's time per keyed write (docs/architecture.md).
       connectionString: url,
-      // Statements sent without waiting for the previous answer (see Unit).
-      pipeline: true,
       connectionTimeoutMillis: 10_000,
       idleTimeoutMillis: 30_000,
-      // Stored JSON as its bytes (list routes splice it), counts and ids as numbers.
       types: {
-        getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
-          if (oid === 114 || oid === 3802) return (value: string) => value
-          if (oid === 20 || oid === 1700) return Number
-          return pg.types.getTypeParser(oid, format)
-        }) as typeof pg.types.getTypeParser,
+        getTypeParser: ((oid: number, format?: 'text' | 'binary') => (format === 'binary' ? pg.types.getTypeParser(oid, format) : parsers(oid))) as typeof pg.types.getTypeParser,
       },
     }
+    // Stored JSON as its bytes (list routes splice it), counts and ids as numbers.
+    const parsers: Parsers = (oid) => (oid === 114 || oid === 3802 ? (value) => value : oid === 20 || oid === 1700 ? Number : pg.types.getTypeParser(oid, 'text'))
     // Connections per gateway process (PAYAPP_GATEWAY_PG_POOL), besides the version's: units beyond it wait for one in the pool's queue.
+    // A unit writes its statements itself (Unit); node-postgres' pipeline, which refuses such a query, is for the version's reads.
     const pool = new pg.Pool({...options, max: opts.max ?? (Number(process.env.PAYAPP_GATEWAY_PG_POOL) || 10)})
-    const side = new pg.Pool({...options, max: 1})
+    const side = new pg.Pool({...options, max: 1, pipeline: true})
     for (const p of [pool, side]) {
       // A connection the server dropped (a restart, a failover) must not crash the process: an idle one's error
       // goes to the pool's listener, a checked-out one's (a unit's) to its own, and its statements fail instead.
@@ -469,7 +647,7 @@ export class PostgresStorage implements Storage {
       p.on('connect', (client) => client.on('error', () => {}))
     }
 
-    const storage = new PostgresStorage(pool, side, url)
+    const storage = new PostgresStorage(pool, side, url, parsers)
     let client: PoolClient
     try {
       client = await pool.connect()
@@ -527,14 +705,14 @@ export class PostgresStorage implements Storage {
     for (let attempt = 1; ; attempt++) {
       const client = await this.pool.connect()
       let broken: Error | undefined
+      const unit = new Unit(client, this.parsers)
       try {
-        const unit = new Unit(client)
         const result = await fn(facade(new PgConnection(unit.run, this.inserted, unit.defer, true, unit.atCommit), true))
         await unit.commit()
         return result
       } catch (error) {
         try {
-          await client.query('ROLLBACK')
+          await unit.rollback()
         } catch (rollback) {
           broken = rollback as Error
         }
