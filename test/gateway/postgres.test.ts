@@ -93,6 +93,63 @@ describe('PostgreSQL storage: two storages on one database', function () {
     expect(await b.reads.get('product', scope, 'prod_pg_deferred')).to.deep.include({id: 'prod_pg_deferred'})
   })
 
+  it('a unit that throws stores none of its writes, answered or still in flight, and its connection serves the next unit', async () => {
+    // One connection, so the next units run where the failed ones did. A unit's statements are one transaction
+    // committed at its Sync: one that throws must be rolled back there, never committed.
+    const one = await PostgresStorage.open(url, {max: 1})
+    try {
+      const thrown = await one
+        .write(async (tx) => {
+          await tx.insert('product', scope, {id: 'prod_pg_thrown_1', object: 'product'} as never, {created: 0})
+          await tx.idempotency.claim('cred_pg', 'key-thrown', 'fp', 1000, 0)
+          void tx.insert('product', scope, {id: 'prod_pg_thrown_2', object: 'product'} as never, {created: 0}).catch(() => {})
+          throw new Error('the domain refused')
+        })
+        .catch((error: Error) => error.message)
+      expect(thrown).to.equal('the domain refused')
+      for (const id of ['prod_pg_thrown_1', 'prod_pg_thrown_2']) expect(await b.reads.get('product', scope, id)).to.equal(undefined)
+      expect(await b.reads.idempotency.read('cred_pg', 'key-thrown')).to.equal(undefined)
+      await one.write((tx) => tx.insert('product', scope, {id: 'prod_pg_thrown_3', object: 'product'} as never, {created: 0}))
+      expect(await b.reads.get('product', scope, 'prod_pg_thrown_3')).to.deep.include({id: 'prod_pg_thrown_3'})
+    } finally {
+      await one.close()
+    }
+  })
+
+  it('a statement that fails fails the statements sent behind it and its unit; what they prepared or not, the connection runs them next', async () => {
+    await a.write((tx) => tx.insert('product', scope, {id: 'prod_pg_twice', object: 'product'} as never, {created: 0}))
+    // A new connection, where each statement below is prepared (parsed) for the first time in the failing unit:
+    // the INSERT's parse succeeds and its execution fails (the id exists); the server skips the rest up to the unit's end.
+    const one = await PostgresStorage.open(url, {max: 1})
+    try {
+      const [insert, behind, after] = await one
+        .write(async (tx) => {
+          const sent = await Promise.allSettled([
+            tx.insert('product', scope, {id: 'prod_pg_twice', object: 'product'} as never, {created: 1}),
+            tx.find('product', 'prod_pg_twice'),
+            tx.webhooks.endpointsOf('mch_pg_none'),
+          ])
+          return [...sent, await tx.get('product', scope, 'prod_pg_twice').catch((error: Error) => error)]
+        })
+        .catch((error: Error) => [error, undefined, undefined])
+      expect(insert).to.be.instanceOf(Error)
+      expect(behind).to.equal(undefined)
+      expect(after).to.equal(undefined)
+      // The unit failed with the INSERT's unique violation, the storage's own error for it.
+      expect((insert as Error).name).to.equal('UniqueViolation')
+      // The same statements on the same connection: the INSERT is prepared there, the others are not.
+      const [stored, found, endpoints] = await one.write((tx) =>
+        Promise.all([tx.insert('product', scope, {id: 'prod_pg_twice_2', object: 'product'} as never, {created: 1}), tx.find('product', 'prod_pg_twice'), tx.webhooks.endpointsOf('mch_pg_none')]),
+      )
+      expect([stored.id, found?.doc.id, endpoints]).to.deep.equal(['prod_pg_twice_2', 'prod_pg_twice', []])
+      // And node-postgres' own queries (reads outside units) on that connection too.
+      expect((await one.reads.find('product', 'prod_pg_twice_2'))?.doc.id).to.equal('prod_pg_twice_2')
+      expect(await one.reads.webhooks.endpointsOf('mch_pg_none')).to.deep.equal([])
+    } finally {
+      await one.close()
+    }
+  })
+
   it('getMany answers exactly the asked documents of its kind and scope, for any number of ids (1 to 40, across its placeholder lists)', async () => {
     const other = {merchant: 'mch_pg_other', env: 'test' as const}
     await a.write(async (tx) => {

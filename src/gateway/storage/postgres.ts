@@ -291,7 +291,8 @@ interface Wire {
   flush(): void
   sync(): void
   on(event: 'parseComplete', listener: () => void): void
-  off(event: 'parseComplete', listener: () => void): void
+  on(event: 'readyForQuery', listener: (msg: {status: string}) => void): void
+  off(event: 'parseComplete' | 'readyForQuery', listener: (msg: {status: string}) => void): void
 }
 
 /** A statement of a unit, sent and not answered yet. */
@@ -322,15 +323,17 @@ function wireValue(value: unknown): unknown {
  * extension pg-cursor uses), which writes the extended protocol itself: each statement is Parse (the first
  * time on the connection; named after its text) Bind Describe Execute, sent when the domain issues it, and
  * the server answers in order. node-postgres' own queries end each statement with a Sync, on which the
- * server answers ReadyForQuery and flushes its socket: eleven flushes, eleven loopback wake-ups and as many
- * reads per keyed create. Here the statements a turn of the event loop issued leave in one socket write
- * (corked) ending with one Flush, and the unit ends with one Sync, behind its COMMIT (or ROLLBACK): one
- * answer per round trip. So BEGIN goes out with the unit's first statements, statements issued together
- * (`Promise.all`) share a round trip, and writes whose answer nothing reads (`defer`) go out with the COMMIT.
- * A failed statement: the server skips everything up to the next Sync, so the statements behind it fail
- * here (25P02, as PostgreSQL answers them in an aborted transaction) and none is sent after it; the unit
- * syncs at once and rolls back. Nothing is acknowledged that did not commit: `commit` resolves only on the
- * COMMIT's own answer, after every statement and settled write succeeded.
+ * server answers ReadyForQuery and flushes its socket: a flush, a loopback wake-up and a read per statement.
+ * Here the statements a turn of the event loop issued leave in one socket write (corked) ending with one
+ * Flush, and the unit ends with one Sync: one answer per round trip. The statements between two Syncs are one
+ * transaction (PostgreSQL's implicit one; READ COMMITTED, each statement on a new snapshot, locks held to the
+ * end), committed at the Sync: no BEGIN, no COMMIT. So the unit's first statements go out at once, statements
+ * issued together (`Promise.all`) share a round trip, and writes whose answer nothing reads (`defer`) go out
+ * with the Sync. A unit that throws sends BEGIN (which makes the implicit transaction, with what it did, an
+ * explicit one) and ROLLBACK before its Sync. A failed statement aborts the transaction and the server skips
+ * everything up to the Sync: the statements behind it fail here (25P02, as PostgreSQL answers them in an
+ * aborted transaction), nothing more is sent, and the Sync goes out at once. Nothing is acknowledged that did
+ * not commit: `commit` resolves only on the Sync's ReadyForQuery with no statement failed.
  */
 class Unit {
   private wire?: Wire
@@ -338,8 +341,10 @@ class Unit {
   private readonly queued: Array<{write: () => void; reject: (error: unknown) => void}> = []
   private readonly inFlight: Sent[] = []
   private readonly pending: Promise<unknown>[] = []
-  /** The unit's first failure: nothing is sent after it but the Sync and a ROLLBACK. */
+  /** The unit's first failure: nothing is sent after it but the Sync. */
   private failure?: unknown
+  /** The transaction status of the Sync's ReadyForQuery: `I` idle (committed, or rolled back), `T`/`E` in a transaction block. */
+  private status?: string
   /** A Sync went out: the server ends the unit's series of messages there (no Flush after it). */
   private synced = false
   private corked = false
@@ -355,7 +360,6 @@ class Unit {
   ) {
     this.run = async <R extends QueryResultRow>(text: string, values: unknown[] = []) => (await this.statement(text, values)).rows as R[]
     void client.query(this as unknown as Parameters<PoolClient['query']>[0])
-    this.send('BEGIN', [])
   }
 
   // ------------------------------------------------------------ node-postgres' Submittable
@@ -363,6 +367,8 @@ class Unit {
   submit(connection: Wire): null {
     this.wire = connection
     connection.on('parseComplete', this.parsed)
+    // After a failed statement node-postgres has let go of this query, and handles the Sync's ReadyForQuery alone.
+    connection.on('readyForQuery', this.ready)
     for (const {write} of this.queued.splice(0)) write()
     return null
   }
@@ -412,17 +418,17 @@ class Unit {
     for (const {reject} of this.queued.splice(0)) reject(mapped)
     // Parses the server skipped: the statements are not prepared on the connection.
     for (const sent of [first, ...rest]) if (sent?.parsing && this.wire) delete this.wire.submittedNamedStatements[sent.name]
-    // A server's ErrorResponse (not a dead socket): its ReadyForQuery, which node-postgres handles alone, follows the Sync.
-    if (this.wire && !this.synced && (error as {severity?: unknown}).severity !== undefined) {
-      this.synced = true
-      this.wire.sync()
-    }
+    // A server's ErrorResponse: the unit ends at the Sync's ReadyForQuery; a dead socket's error, now.
+    if (this.wire && (error as {severity?: unknown}).severity !== undefined) this.sync()
+    else this.finish()
+  }
+
+  private readonly ready = (msg: {status: string}) => {
+    this.status = msg.status
     this.finish()
   }
 
-  handleReadyForQuery() {
-    this.finish()
-  }
+  handleReadyForQuery() {}
 
   handlePortalSuspended() {}
   handleCopyInResponse() {}
@@ -432,6 +438,7 @@ class Unit {
     if (this.ended) return
     this.ended = true
     this.wire?.off('parseComplete', this.parsed)
+    this.wire?.off('readyForQuery', this.ready)
     this.endedNow()
   }
 
@@ -493,40 +500,39 @@ class Unit {
     this.settling.push(write)
   }
 
-  /** The unit's last statement and its Sync, which ends the series of messages (and the unit's query). */
-  private last(text: 'COMMIT' | 'ROLLBACK') {
-    const sent = this.statement(text, [])
-    sent.catch(() => {})
-    if (this.wire && !this.synced) {
-      this.synced = true
-      this.wire.sync()
-    }
-    return sent
+  /** Ends the unit's series of messages: the server commits its transaction, or has rolled it back. */
+  private sync() {
+    if (this.synced || !this.wire) return
+    this.synced = true
+    this.wire.sync()
   }
 
   /**
-   * COMMIT behind everything sent, and the Sync; resolves once it committed, or throws the first failure: a
-   * settled write's first (the domain's answer to it), else the first statement's (the statements after a
+   * The deferred writes and the Sync; resolves once the transaction committed, or throws the first failure:
+   * a settled write's first (the domain's answer to it), else the first statement's (the statements after a
    * failed one fail 25P02).
    */
   async commit(): Promise<void> {
     for (const [text, values] of this.deferred.splice(0)) this.send(text, values)
-    const commit = this.last('COMMIT')
+    this.sync()
     const failed = (await Promise.allSettled([...this.settling, ...this.pending])).find((r) => r.status === 'rejected')
     if (failed) throw failed.reason
-    // An aborted transaction's COMMIT is answered ROLLBACK, not an error.
-    if ((await commit).command !== 'COMMIT') throw new Error('PostgreSQL rolled the unit back at COMMIT')
     await this.end
+    if (this.failure !== undefined) throw this.failure
+    if (this.status !== 'I') throw new Error(`PostgreSQL did not commit the unit (transaction status ${this.status ?? 'unknown'})`)
   }
 
   /**
-   * Ends a unit that failed: ROLLBACK and the Sync if its series is still open; after a failed statement
-   * (synced at once, the transaction aborted), a ROLLBACK of node-postgres' own once it let go of the connection.
+   * Ends a unit that failed: BEGIN and ROLLBACK before the Sync if its series is still open; a transaction
+   * block still open after it (a failed statement skipped the ROLLBACK) gets a ROLLBACK of node-postgres' own.
    */
   async rollback(): Promise<void> {
-    if (this.failure === undefined && !this.synced) await this.last('ROLLBACK').catch(() => {})
+    if (this.failure === undefined && !this.synced) {
+      for (const text of ['BEGIN', 'ROLLBACK']) this.statement(text, []).catch(() => {})
+      this.sync()
+    }
     await this.end
-    if (this.failure !== undefined) await this.client.query('ROLLBACK')
+    if (this.status !== 'I') await this.client.query('ROLLBACK')
   }
 }
 
