@@ -5,7 +5,8 @@
  * read workload (25 full products, GET /v1/app/products?limit=25) once beside bare. For work on the
  * write path without the whole bench.
  * Env: GATEWAYS=dirA,dirB compares checkouts (each with bin/ and built dist/) side by side, one
- * process each; BENCH_SECONDS (8), BENCH_CONNECTIONS (50), BENCH_READS=0 skips reads,
+ * process each (`dir#sqlite` or `dir#postgres` runs that one on that engine whatever BENCH_DB says, so
+ * GATEWAYS=dir#sqlite,dir#postgres gives PostgreSQL's write rate beside SQLite's in one run); BENCH_SECONDS (8), BENCH_CONNECTIONS (50), BENCH_READS=0 skips reads,
  * GATEWAY_NODE_OPTIONS="--cpu-prof --cpu-prof-dir=DIR" profiles the gateway processes.
  * BENCH_ROUNDS=0 measures reads only. BENCH_DB=postgres runs each gateway on its own database of one private PostgreSQL server (scripts/postgres-server.js;
  * BENCH_PG_SETTINGS="name=value ..." adds server settings, e.g. shared_preload_libraries=pg_stat_statements) and
@@ -34,11 +35,14 @@ const load = (opts) =>
   new Promise((resolve, reject) => autocannon({connections: CONNECTIONS, duration: SECONDS, pipelining: 1, ...opts}, (e, r) => (e ? reject(e) : resolve(r))))
 /** The PostgreSQL server's CPU time in ms, or NaN without one. */
 const serverCpuMs = () => (postgres ? postgresCpuMs(postgres.data) : Number.NaN)
-const postgres = process.env.BENCH_DB === 'postgres' ? await startPostgres({settings: (process.env.BENCH_PG_SETTINGS ?? '').split(' ').filter(Boolean)}) : undefined
+const roots = (process.env.GATEWAYS ?? ROOT).split(',')
+/** The engine of a GATEWAYS entry: its `#sqlite` or `#postgres`, else BENCH_DB's. */
+const engineOf = (spec) => spec.split('#')[1] ?? (process.env.BENCH_DB === 'postgres' ? 'postgres' : 'sqlite')
+const postgres = roots.some((spec) => engineOf(spec) === 'postgres') ? await startPostgres({settings: (process.env.BENCH_PG_SETTINGS ?? '').split(' ').filter(Boolean)}) : undefined
 let databases = 0
 /** The --db for a gateway: its own database on the private server, or a SQLite file. */
-async function database(label) {
-  if (!postgres) return join(work, `gateway-${label.replace(/\W/g, '_')}.sqlite`)
+async function database(label, engine) {
+  if (engine !== 'postgres') return join(work, `gateway-${label.replace(/\W/g, '_')}.sqlite`)
   const {default: pg} = await import('pg')
   const client = new pg.Client(postgres.url)
   await client.connect()
@@ -65,20 +69,20 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
 /** A gateway started from `root` (a checkout with bin/ and dist/), a merchant, a product with 3 option groups of 50 values. */
 async function gateway(spec, label) {
   // `dir` or `dir?NAME=value&NAME=value`: the checkout and extra environment for its process.
-  const [root, query = ''] = spec.split('?')
+  const [root, query = ''] = spec.split('#')[0].split('?')
+  const engine = engineOf(spec)
   const {child, info: gw} = await startServer(
-    [...(process.env.GATEWAY_NODE_OPTIONS ?? '').split(' ').filter(Boolean), join(root, 'bin', 'run.js'), 'gateway', 'start', '--port', '0', '--db', await database(label), '--rate-limit', 'off', '--json', '--no-save-profile'],
+    [...(process.env.GATEWAY_NODE_OPTIONS ?? '').split(' ').filter(Boolean), join(root, 'bin', 'run.js'), 'gateway', 'start', '--port', '0', '--db', await database(label, engine), '--rate-limit', 'off', '--json', '--no-save-profile'],
     {XDG_CONFIG_HOME: join(work, 'config'), PAYAPP_KEYCHAIN: 'off', ...Object.fromEntries(new URLSearchParams(query))},
   )
   const url = gw.url
   // The read workload's merchant and 25 full products, as scripts/bench.js makes them.
   const {token} = await seedReads(url, gw.admin_key)
   const writes = await seedWrites(url, token)
-  return {label, child, url, token, first: writes.first, opts: (target = url) => writes.options(target), count: writes.created}
+  return {label, engine, child, url, token, first: writes.first, opts: (target = url) => writes.options(target), count: writes.created}
 }
 
 async function main() {
-  const roots = (process.env.GATEWAYS ?? ROOT).split(',')
   const gws = []
   for (const [i, root] of roots.entries()) gws.push(await gateway(root, roots.length === 1 ? 'gateway' : `${i}:${root}`))
   const createBody = join(work, 'variant.json')
@@ -90,17 +94,23 @@ async function main() {
     for (const g of round % 2 ? [...gws].reverse() : gws) {
       const b = await load(g.opts(bare.url))
       const cpu0 = cpuMs(g.child.pid)
-      const server0 = serverCpuMs()
+      const server0 = g.engine === 'postgres' ? serverCpuMs() : Number.NaN
       const r = await load(g.opts())
       const row = {cpu: ((cpuMs(g.child.pid) - cpu0) * 1000) / r.requests.total, serverCpu: ((serverCpuMs() - server0) * 1000) / r.requests.total, ratio: r.requests.average / b.requests.average, rps: r.requests.average, bare: b.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.non2xx + r.errors + r.timeouts}
       rows.get(g).push(row)
-      console.log(`round ${round + 1} ${g.label}: ${row.rps.toFixed(0)} req/s (p50 ${row.p50} ms, p99 ${row.p99} ms, errors ${row.errors}, CPU ${row.cpu.toFixed(0)} µs/req${postgres ? `, PostgreSQL CPU ${row.serverCpu.toFixed(0)} µs/req` : ''}), bare ${row.bare.toFixed(0)} req/s, ratio ${row.ratio.toFixed(3)}`)
+      console.log(`round ${round + 1} ${g.label}: ${row.rps.toFixed(0)} req/s (p50 ${row.p50} ms, p99 ${row.p99} ms, errors ${row.errors}, CPU ${row.cpu.toFixed(0)} µs/req${g.engine === 'postgres' ? `, PostgreSQL CPU ${row.serverCpu.toFixed(0)} µs/req` : ''}), bare ${row.bare.toFixed(0)} req/s, ratio ${row.ratio.toFixed(3)}`)
     }
   }
   // BENCH_ROUNDS=0: reads only.
   for (const g of ROUNDS > 0 ? gws : []) {
     const r = rows.get(g)
-    console.log(`median ${g.label}: ratio ${median(r.map((x) => x.ratio)).toFixed(3)}, ${median(r.map((x) => x.rps)).toFixed(0)} req/s, p99 ${median(r.map((x) => x.p99))} ms, CPU ${median(r.map((x) => x.cpu)).toFixed(0)} µs/req${postgres ? `, PostgreSQL CPU ${median(r.map((x) => x.serverCpu)).toFixed(0)} µs/req` : ''} (${g.count()} variants created)`)
+    console.log(`median ${g.label}: ratio ${median(r.map((x) => x.ratio)).toFixed(3)}, ${median(r.map((x) => x.rps)).toFixed(0)} req/s, p99 ${median(r.map((x) => x.p99))} ms, CPU ${median(r.map((x) => x.cpu)).toFixed(0)} µs/req${g.engine === 'postgres' ? `, PostgreSQL CPU ${median(r.map((x) => x.serverCpu)).toFixed(0)} µs/req` : ''} (${g.count()} variants created)`)
+  }
+  // Each PostgreSQL gateway's write rate over the first SQLite gateway's, per round (measured minutes apart at most) and the median.
+  const sqlite = gws.find((g) => g.engine !== 'postgres')
+  for (const g of ROUNDS > 0 && sqlite ? gws.filter((x) => x.engine === 'postgres') : []) {
+    const ratios = rows.get(g).map((x, i) => x.rps / rows.get(sqlite).at(i).rps)
+    console.log(`${g.label} / ${sqlite.label} write rate: ${median(ratios).toFixed(2)} (rounds ${ratios.map((x) => x.toFixed(2)).join(', ')})`)
   }
   if (process.env.BENCH_READS !== '0') {
     const listPath = LIST_PATH

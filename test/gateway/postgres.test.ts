@@ -6,9 +6,9 @@
  */
 import {expect} from 'chai'
 import fc from 'fast-check'
-import type {Pool} from 'pg'
+import pg, {type Pool} from 'pg'
 
-import {PostgresStorage, redactUrl} from '../../src/gateway/storage/postgres.js'
+import {LAST_VARIANT_SORT_ORDER, PostgresStorage, redactUrl} from '../../src/gateway/storage/postgres.js'
 import type {Storage} from '../../src/gateway/storage/storage.js'
 import {postgresBin, startPostgres} from '../../scripts/postgres-server.js'
 import {TestGateway} from '../helpers/gateway.js'
@@ -202,6 +202,32 @@ describe('PostgreSQL storage: two storages on one database', function () {
     })
     expect(await a.reads.lastVariantSortOrder(parent)).to.equal(12)
     expect(await a.reads.lastVariantSortOrder('prod_pg_no_variants')).to.equal(null)
+  })
+
+  it("a product's last variant sort order reads one variant, whatever the statistics say: a product filled since the last ANALYZE, custom and generic plans", async () => {
+    const parent = 'prod_pg_sort_stale'
+    const client = new pg.Client(url)
+    await client.connect()
+    try {
+      await client.query('ANALYZE objects')
+      await a.write(async (tx) => {
+        for (let i = 0; i < 2000; i++) await tx.insert('variant', scope, {id: `var_pg_stale_${i}`, object: 'variant', sort_order: i} as never, {parent, created: i})
+      })
+      await client.query(`PREPARE last_sort_order AS ${LAST_VARIANT_SORT_ORDER}`)
+      for (const mode of ['force_custom_plan', 'force_generic_plan']) {
+        await client.query(`SET plan_cache_mode = ${mode}`)
+        const [{'QUERY PLAN': [{Plan: plan}]}] = (await client.query(`EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE last_sort_order('${parent}')`)).rows
+        // Every node of the plan produced at most one row: an ordered index probe, not a read of every variant and a sort.
+        const nodes = (n: {'Actual Rows': number; 'Node Type': string; Plans?: unknown[]}): {'Actual Rows': number; 'Node Type': string}[] => [n, ...((n.Plans ?? []) as never[]).flatMap(nodes)]
+        expect(nodes(plan).map((n) => [n['Node Type'], n['Actual Rows']]), mode).to.deep.equal([
+          ['Limit', 1],
+          ['Index Scan', 1],
+        ])
+      }
+      expect(await a.reads.lastVariantSortOrder(parent)).to.equal(1999)
+    } finally {
+      await client.end()
+    }
   })
 
   it("a write settled at the COMMIT that a unique index refuses fails the unit with the domain's answer to it; nothing of the unit is stored", async () => {

@@ -36,7 +36,7 @@ import type {
 } from './storage.js'
 
 /** Bumped with each change below; `meta.schema_version` says which a database has. */
-const SCHEMA_VERSION = '4'
+const SCHEMA_VERSION = '5'
 
 // Times are double precision: clock seconds, which a test clock may carry decades ahead.
 const SCHEMA = `
@@ -104,7 +104,17 @@ CREATE INDEX IF NOT EXISTS checkout_sessions_open_by_expiry ON objects (merchant
 -- interleaves (failed attempts stay, one row each).
 CREATE UNIQUE INDEX IF NOT EXISTS payments_one_per_session ON objects ((data->>'session_id'))
   WHERE kind = 'payment' AND (data->>'session_id') IS NOT NULL AND (data->>'status') <> 'failed';
-CREATE INDEX IF NOT EXISTS variants_by_sort_order ON objects (parent, ((data->>'sort_order')::numeric)) WHERE kind = 'variant';
+-- A product's last variant sort order, the default of a new variant's (version 5): the backward scan of this index
+-- that stops at its first row, whatever the statistics say. It is the only index on COALESCE(parent, ''), which
+-- the query names instead of parent: no other plan than reading the whole table can answer it, where a plain
+-- parent = $1 could be answered from objects_by_parent_scope and a sort, which the planner chose for a
+-- variant-heavy product filled since the last ANALYZE (estimated at one row): it read and parsed every variant,
+-- milliseconds per create at a few hundred. Version 4 held the plan with a plpgsql function under enable_sort =
+-- off: 57 µs of the server a create (pg_stat_statements) against 15 for the statement, its SET and SPI calls.
+DROP INDEX IF EXISTS variants_by_sort_order;
+DROP FUNCTION IF EXISTS payapp_last_variant_sort_order(TEXT);
+CREATE INDEX IF NOT EXISTS variants_last_sort_order ON objects ((COALESCE(parent, '')), ((data->>'sort_order')::numeric)) WHERE kind = 'variant';
+ALTER INDEX variants_last_sort_order ALTER COLUMN 1 SET STATISTICS 0;
 CREATE INDEX IF NOT EXISTS prices_by_lookup_key ON objects (merchant, env, (data->>'lookup_key')) WHERE kind = 'price';
 -- One active price per merchant, environment and lookup_key (the domain checks first to answer 409
 -- lookup_key_exists; the index holds whatever path a write takes).
@@ -198,21 +208,15 @@ CREATE OR REPLACE FUNCTION payapp_json_set(doc JSON, changes JSONB) RETURNS JSON
       WHERE NOT EXISTS (SELECT 1 FROM json_each(doc) AS d WHERE d.key = c.key)
   ) AS s
 $$;
--- A product's last variant sort order (version 4), the default of a new variant's: the backward scan of
--- variants_by_sort_order that stops at its first row, whatever the statistics say. A variant-heavy product
--- filled since the last ANALYZE is estimated at one row, and the planner then read and parsed every variant
--- of it instead (a plain MAX or ORDER BY … LIMIT 1 plans so), milliseconds per create at a few hundred
--- variants; the function's own enable_sort = off leaves it the ordered index scan.
-CREATE OR REPLACE FUNCTION payapp_last_variant_sort_order(product TEXT) RETURNS NUMERIC LANGUAGE plpgsql STABLE SET enable_sort = off AS $$
-BEGIN
-  RETURN (SELECT (data->>'sort_order')::numeric FROM objects WHERE parent = product AND kind = 'variant' AND (data->>'sort_order')::numeric IS NOT NULL
-    ORDER BY (data->>'sort_order')::numeric DESC LIMIT 1);
-END $$;
 `
 
 /** A field of a document as text (`data->>'f'`, `data#>>'{a,b}'` for a dotted path), as the indexes above write it. */
 const field = (f: string) => (f.includes('.') ? `(data#>>'{${name(f).split('.').join(',')}}')` : `(data->>'${name(f)}')`)
 const numeric = (f: string) => `${field(f)}::numeric`
+
+/** A product's last variant sort order: COALESCE(parent, '') names the index variants_last_sort_order, and no other (see the schema). */
+export const LAST_VARIANT_SORT_ORDER = `SELECT (data->>'sort_order')::numeric AS max FROM objects WHERE COALESCE(parent, '') = $1 AND kind = 'variant'
+  AND (data->>'sort_order')::numeric IS NOT NULL ORDER BY (data->>'sort_order')::numeric DESC LIMIT 1`
 
 /** Bound values of one statement: `p(value)` adds one and answers its placeholder. */
 class Params {
@@ -301,11 +305,22 @@ interface Sent {
   text: string
   /** Its Parse went out with it, and the server has not confirmed it (ParseComplete) yet. */
   parsing: boolean
-  fields?: {name: string; parse: (value: string) => unknown}[]
+  /** Its Describe went out with it: the columns it answers are learnt from it. */
+  describing: boolean
+  fields?: Columns
   rows: QueryResultRow[]
   resolve(result: {rows: QueryResultRow[]; command: string}): void
   reject(error: unknown): void
 }
+
+/** A statement's result columns, each with its parser. */
+type Columns = {name: string; parse: (value: string) => unknown}[]
+/**
+ * The columns of each statement prepared on a connection, learnt from its first Describe: a prepared
+ * statement's result columns never change (PostgreSQL refuses to run it if they would), so its later runs
+ * skip the Describe, and the server's RowDescription and the client's parsing of it.
+ */
+const columnsOf = new WeakMap<object, Map<string, Columns>>()
 
 /** PostgreSQL's answer to the statements behind a failed one in a transaction (SQLSTATE 25P02). */
 const aborted = () => Object.assign(new Error('current transaction is aborted, commands ignored until end of transaction block'), {code: '25P02'})
@@ -383,7 +398,8 @@ class Unit {
   }
 
   handleRowDescription(msg: {fields: {name: string; dataTypeID: number}[]}) {
-    this.inFlight[0]!.fields = msg.fields.map((f) => ({name: f.name, parse: this.parsers(f.dataTypeID)}))
+    const sent = this.inFlight[0]!
+    sent.fields = msg.fields.map((f) => ({name: f.name, parse: this.parsers(f.dataTypeID)}))
   }
 
   handleDataRow(msg: {fields: (string | null)[]}) {
@@ -398,6 +414,8 @@ class Unit {
 
   handleCommandComplete(msg: {text: string}) {
     const sent = this.inFlight.shift()!
+    // Described and answered: its columns (none when the Describe answered NoData, which node-postgres does not pass on).
+    if (sent.describing && this.wire) this.columns(this.wire).set(sent.name, (sent.fields ??= []))
     sent.resolve({rows: sent.rows, command: msg.text})
   }
 
@@ -451,7 +469,8 @@ class Unit {
     return new Promise((resolve, reject) => {
       const write = () => {
         const wire = this.wire!
-        const sent: Sent = {name, text, parsing: false, rows: [], resolve, reject}
+        const columns = this.columns(wire).get(name)
+        const sent: Sent = {name, text, parsing: false, describing: !columns, fields: columns, rows: [], resolve, reject}
         this.cork(wire)
         if (wire.parsedStatements[name] === undefined && wire.submittedNamedStatements[name] === undefined) {
           wire.parse({name, text})
@@ -459,7 +478,7 @@ class Unit {
           sent.parsing = true
         }
         wire.bind({statement: name, values: values.map((v) => wireValue(bindable(v)))})
-        wire.describe({type: 'P', name: ''})
+        if (sent.describing) wire.describe({type: 'P', name: ''})
         wire.execute({portal: ''})
         this.inFlight.push(sent)
       }
@@ -468,16 +487,29 @@ class Unit {
     })
   }
 
-  /** The turn's statements leave in one socket write, with a Flush (the server answers them without waiting for a Sync). */
+  /**
+   * The turn's statements leave in one socket write, with a Flush (the server answers them without waiting
+   * for a Sync): uncorked once the microtasks of the turn ran (a microtask's `nextTick` runs when the queue
+   * is empty), so a write issued a few `await`s after the statements before it (a create's INSERT and the
+   * unit's Sync) goes with them, not in a write and a round trip of its own.
+   */
   private cork(wire: Wire) {
     if (this.corked) return
     this.corked = true
     wire.stream.cork?.()
-    queueMicrotask(() => {
-      this.corked = false
-      if (!this.synced) wire.flush()
-      wire.stream.uncork?.()
-    })
+    queueMicrotask(() =>
+      process.nextTick(() => {
+        this.corked = false
+        if (!this.synced) wire.flush()
+        wire.stream.uncork?.()
+      }),
+    )
+  }
+
+  private columns(wire: Wire): Map<string, Columns> {
+    let columns = columnsOf.get(wire)
+    if (!columns) columnsOf.set(wire, (columns = new Map()))
+    return columns
   }
 
   /** Sends a statement whose answer nothing waits for; its failure fails the commit. */
@@ -937,7 +969,7 @@ class PgConnection {
   }
 
   async lastVariantSortOrder(product: string): Promise<number | null> {
-    return (await this._one<{max: number | null}>('SELECT payapp_last_variant_sort_order($1) AS max', [product]))?.max ?? null
+    return (await this._one<{max: number}>(LAST_VARIANT_SORT_ORDER, [product]))?.max ?? null
   }
 
   async pageRaw(kind: Kind, scope: Scope, query: PageQuery): Promise<RawPage> {
