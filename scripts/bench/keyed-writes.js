@@ -11,7 +11,7 @@
  * BENCH_ROUNDS=0 measures reads only. BENCH_DB=postgres runs each gateway on its own database of one private PostgreSQL server (scripts/postgres-server.js;
  * BENCH_PG_SETTINGS="name=value ..." adds server settings, e.g. shared_preload_libraries=pg_stat_statements) and
  * reports the server's CPU per request beside the gateway's; with pg_stat_statements loaded, it prints the
- * statements' calls and time per created variant at the end; BENCH_PG_LOG=FILE keeps the server's log.
+ * statements' calls and time per created variant of each PostgreSQL gateway (its own database) at the end; BENCH_PG_LOG=FILE keeps the server's log.
  */
 import {copyFileSync, mkdtempSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
@@ -51,17 +51,21 @@ async function database(label, engine) {
   await client.end()
   return postgres.url.replace(/\/payapp$/, `/${name}`)
 }
-/** The server's statements (pg_stat_statements) by total time, per created variant. */
-async function statementStats(created) {
+/** A gateway's statements on its database (pg_stat_statements), by total time, per created variant. */
+async function statementStats(g) {
   const {default: pg} = await import('pg')
   const client = new pg.Client(postgres.url)
   await client.connect()
   await client.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements')
   const {rows} = await client.query(
-    `SELECT calls, plans, total_exec_time, total_plan_time, rows, left(regexp_replace(query, '\\s+', ' ', 'g'), 150) AS query FROM pg_stat_statements ORDER BY total_exec_time + total_plan_time DESC LIMIT 25`,
+    `SELECT calls, plans, total_exec_time, total_plan_time, rows, left(regexp_replace(query, '\\s+', ' ', 'g'), 150) AS query FROM pg_stat_statements
+     WHERE dbid = (SELECT oid FROM pg_database WHERE datname = $1) ORDER BY total_exec_time + total_plan_time DESC LIMIT 15`,
+    [new URL(g.db).pathname.slice(1)],
   )
   await client.end()
-  console.log(`statements (pg_stat_statements), ${created} variants created: calls/variant, exec+plan µs/variant, query`)
+  const created = g.count()
+  const total = rows.reduce((n, r) => n + r.total_exec_time + r.total_plan_time, 0)
+  console.log(`statements of ${g.label} (pg_stat_statements), ${created} variants created, ${((total * 1000) / created).toFixed(0)} µs a variant in all: calls/variant, exec+plan µs/variant, query`)
   for (const r of rows) console.log(`  ${(r.calls / created).toFixed(2).padStart(6)} plans ${(r.plans / created).toFixed(2).padStart(5)} plan µs ${((r.total_plan_time * 1000) / created).toFixed(0).padStart(4)} ${(((r.total_exec_time + r.total_plan_time) * 1000) / created).toFixed(0).padStart(6)}  ${r.query}`)
 }
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
@@ -71,15 +75,16 @@ async function gateway(spec, label) {
   // `dir` or `dir?NAME=value&NAME=value`: the checkout and extra environment for its process.
   const [root, query = ''] = spec.split('#')[0].split('?')
   const engine = engineOf(spec)
+  const db = await database(label, engine)
   const {child, info: gw} = await startServer(
-    [...(process.env.GATEWAY_NODE_OPTIONS ?? '').split(' ').filter(Boolean), join(root, 'bin', 'run.js'), 'gateway', 'start', '--port', '0', '--db', await database(label, engine), '--rate-limit', 'off', '--json', '--no-save-profile'],
+    [...(process.env.GATEWAY_NODE_OPTIONS ?? '').split(' ').filter(Boolean), join(root, 'bin', 'run.js'), 'gateway', 'start', '--port', '0', '--db', db, '--rate-limit', 'off', '--json', '--no-save-profile'],
     {XDG_CONFIG_HOME: join(work, 'config'), PAYAPP_KEYCHAIN: 'off', ...Object.fromEntries(new URLSearchParams(query))},
   )
   const url = gw.url
   // The read workload's merchant and 25 full products, as scripts/bench.js makes them.
   const {token} = await seedReads(url, gw.admin_key)
   const writes = await seedWrites(url, token)
-  return {label, engine, child, url, token, first: writes.first, opts: (target = url) => writes.options(target), count: writes.created}
+  return {label, engine, db, child, url, token, first: writes.first, opts: (target = url) => writes.options(target), count: writes.created}
 }
 
 async function main() {
@@ -124,7 +129,7 @@ async function main() {
       console.log(`read ${g.label}: ${r.requests.average.toFixed(0)} req/s (p99 ${r.latency.p99} ms), bare ${b.requests.average.toFixed(0)}, ratio ${(r.requests.average / b.requests.average).toFixed(3)}`)
     }
   }
-  if (postgres && process.env.BENCH_PG_SETTINGS?.includes('pg_stat_statements')) await statementStats(gws.reduce((n, g) => n + g.count(), 0))
+  if (postgres && process.env.BENCH_PG_SETTINGS?.includes('pg_stat_statements')) for (const g of gws.filter((x) => x.engine === 'postgres')) await statementStats(g)
   // SIGINT: the gateway commits what it acknowledged and closes (a --cpu-prof profile is written then).
   await Promise.all(gws.map((g) => new Promise((resolve) => {
     g.child.removeAllListeners('exit')
