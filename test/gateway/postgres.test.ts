@@ -150,6 +150,32 @@ describe('PostgreSQL storage: two storages on one database', function () {
     }
   })
 
+  it('a write sent with the commit joins the statement issued just before it: its failure fails that statement, the unit, and nothing is stored', async () => {
+    // The insert is not awaited, so the deferred answer rides in its statement (a data-modifying CTE).
+    const create = (status: unknown) =>
+      a.write(async (tx) => {
+        await tx.idempotency.claim('cred_pg', 'key-joined', 'fp', 1000, 0)
+        await tx.atCommit!(tx.insert('product', scope, {id: 'prod_pg_joined', object: 'product'} as never, {created: 0}))
+        await tx.idempotency.finish('cred_pg', 'key-joined', status as number, '{"id":"prod_pg_joined"}')
+      })
+    expect(await create('not a status').catch((error: Error) => error)).to.be.instanceOf(Error)
+    expect(await b.reads.get('product', scope, 'prod_pg_joined')).to.equal(undefined)
+    expect(await b.reads.idempotency.read('cred_pg', 'key-joined')).to.equal(undefined)
+    // And when it succeeds, both are stored.
+    await create(201)
+    expect(await b.reads.get('product', scope, 'prod_pg_joined')).to.deep.include({id: 'prod_pg_joined'})
+    expect(await b.reads.idempotency.read('cred_pg', 'key-joined')).to.deep.include({state: 'done', status: 201, body: '{"id":"prod_pg_joined"}'})
+  })
+
+  it('a write sent with the commit that changes the table of the statement before it runs after it, and sees its row', async () => {
+    // The claim is not awaited: a deferred answer joined to it would run on the claim's snapshot, without its row, and change nothing.
+    await a.write(async (tx) => {
+      void tx.idempotency.claim('cred_pg', 'key-same-table', 'fp', 1000, 0)
+      await tx.idempotency.finish('cred_pg', 'key-same-table', 201, '{}')
+    })
+    expect(await b.reads.idempotency.read('cred_pg', 'key-same-table')).to.deep.include({state: 'done', status: 201, body: '{}'})
+  })
+
   it('getMany answers exactly the asked documents of its kind and scope, for any number of ids (1 to 40, across its placeholder lists)', async () => {
     const other = {merchant: 'mch_pg_other', env: 'test' as const}
     await a.write(async (tx) => {

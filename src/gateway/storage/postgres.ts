@@ -437,6 +437,8 @@ class Unit {
     first?.reject(mapped)
     for (const sent of rest) sent.reject(aborted())
     for (const {reject} of this.queued.splice(0)) reject(mapped)
+    this.held?.reject(aborted())
+    this.held = undefined
     // Parses the server skipped: the statements are not prepared on the connection.
     for (const sent of [first, ...rest]) if (sent?.parsing && this.wire) delete this.wire.submittedNamedStatements[sent.name]
     // A server's ErrorResponse: the unit ends at the Sync's ReadyForQuery; a dead socket's error, now.
@@ -465,29 +467,66 @@ class Unit {
 
   // ------------------------------------------------------------ the unit's statements
 
+  /**
+   * The turn's last statement, not written yet: a deferred write issued after it in the same turn joins it as
+   * a data-modifying CTE (`commit`), one statement instead of two.
+   */
+  private held?: {text: string; values: unknown[]; resolve: Sent['resolve']; reject: Sent['reject']}
+
   /** Sends one statement in this turn's batch; answers its rows and command tag. */
   private statement(text: string, values: unknown[]): Promise<{rows: QueryResultRow[]; command: string}> {
     if (this.failure !== undefined || this.synced) return Promise.reject(this.failure === undefined ? new Error('storage: a statement after the unit ended') : aborted())
-    const name = statementName(text)
     return new Promise((resolve, reject) => {
-      const write = () => {
-        const wire = this.wire!
-        const columns = this.columns(wire).get(name)
-        const sent: Sent = {name, text, parsing: false, describing: !columns, fields: columns, rows: [], resolve, reject}
-        this.cork(wire)
-        if (wire.parsedStatements[name] === undefined && wire.submittedNamedStatements[name] === undefined) {
-          wire.parse({name, text})
-          wire.submittedNamedStatements[name] = text
-          sent.parsing = true
-        }
-        wire.bind({statement: name, values: values.map((v) => wireValue(bindable(v)))})
-        if (sent.describing) wire.describe({type: 'P', name: ''})
-        wire.execute({portal: ''})
-        this.inFlight.push(sent)
+      const statement = {text, values, resolve, reject}
+      if (!this.wire) {
+        this.queued.push({write: () => this.write(statement), reject})
+        return
       }
-      if (this.wire) write()
-      else this.queued.push({write, reject})
+      this.cork(this.wire)
+      this.release()
+      this.held = statement
     })
+  }
+
+  /** Writes the held statement (before the next one, at the end of the turn, before the Sync). */
+  private release() {
+    const held = this.held
+    this.held = undefined
+    if (held) this.write(held)
+  }
+
+  private write({text, values, resolve, reject}: NonNullable<Unit['held']>) {
+    if (this.failure !== undefined) return reject(aborted())
+    const wire = this.wire!
+    const name = statementName(text)
+    const columns = this.columns(wire).get(name)
+    const sent: Sent = {name, text, parsing: false, describing: !columns, fields: columns, rows: [], resolve, reject}
+    this.cork(wire)
+    if (wire.parsedStatements[name] === undefined && wire.submittedNamedStatements[name] === undefined) {
+      wire.parse({name, text})
+      wire.submittedNamedStatements[name] = text
+      sent.parsing = true
+    }
+    wire.bind({statement: name, values: values.map((v) => wireValue(bindable(v)))})
+    if (sent.describing) wire.describe({type: 'P', name: ''})
+    wire.execute({portal: ''})
+    this.inFlight.push(sent)
+  }
+
+  /**
+   * The held statement with a deferred write joined to it as a data-modifying CTE, its placeholders numbered
+   * after the statement's: PostgreSQL runs it to completion whatever the statement does, with the statement's
+   * snapshot, and a failure of either fails the one statement (and so the unit). Only a write of a table the
+   * statement does not name (one statement must not change a row twice), into a statement of the same turn.
+   */
+  private join(text: string, values: unknown[]): boolean {
+    const held = this.held
+    const table = /^(?:UPDATE|INSERT INTO|DELETE FROM) (\w+) /.exec(text)?.[1]
+    if (!held || !table || !/^(?:SELECT|INSERT|UPDATE|DELETE|WITH) /.test(held.text) || new RegExp(`\\b${table}\\b`).test(held.text)) return false
+    const cte = `deferred_${held.values.length} AS (${text.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + held.values.length}`)})`
+    held.text = held.text.startsWith('WITH ') ? `WITH ${cte}, ${held.text.slice(5)}` : `WITH ${cte} ${held.text}`
+    held.values = [...held.values, ...values]
+    return true
   }
 
   /**
@@ -503,6 +542,7 @@ class Unit {
     queueMicrotask(() =>
       process.nextTick(() => {
         this.corked = false
+        this.release()
         if (!this.synced) wire.flush()
         wire.stream.uncork?.()
       }),
@@ -538,6 +578,7 @@ class Unit {
   /** Ends the unit's series of messages: the server commits its transaction, or has rolled it back. */
   private sync() {
     if (this.synced || !this.wire) return
+    this.release()
     this.synced = true
     this.wire.sync()
   }
@@ -548,7 +589,7 @@ class Unit {
    * failed one fail 25P02).
    */
   async commit(): Promise<void> {
-    for (const [text, values] of this.deferred.splice(0)) this.send(text, values)
+    for (const [text, values] of this.deferred.splice(0)) if (!this.join(text, values)) this.send(text, values)
     this.sync()
     const failed = (await Promise.allSettled([...this.settling, ...this.pending])).find((r) => r.status === 'rejected')
     if (failed) throw failed.reason
