@@ -562,7 +562,10 @@ class Unit {
     this.pending.push(sent)
   }
 
-  /** Deferred writes, sent in the COMMIT's socket write (one write, not one per statement). */
+  /**
+   * Deferred writes, sent with the Sync (one socket write), each joined to the turn's last statement when it can
+   * be (`join`): so a deferred write must not depend on what the statements of its turn do to other tables.
+   */
   private readonly deferred: Array<[text: string, values: unknown[]]> = []
   readonly defer = (text: string, values: unknown[]) => {
     this.deferred.push([text, values])
