@@ -5,12 +5,13 @@
  * read workload (25 full products, GET /v1/app/products?limit=25) once beside bare. For work on the
  * write path without the whole bench.
  * Env: GATEWAYS=dirA,dirB compares checkouts (each with bin/ and built dist/) side by side, one
- * process each; BENCH_SECONDS (8), BENCH_CONNECTIONS (50), BENCH_READS=0 skips reads,
+ * process each (`dir#sqlite` or `dir#postgres` runs that one on that engine whatever BENCH_DB says, so
+ * GATEWAYS=dir#sqlite,dir#postgres gives PostgreSQL's write rate beside SQLite's in one run); BENCH_SECONDS (8), BENCH_CONNECTIONS (50), BENCH_READS=0 skips reads,
  * GATEWAY_NODE_OPTIONS="--cpu-prof --cpu-prof-dir=DIR" profiles the gateway processes.
  * BENCH_ROUNDS=0 measures reads only. BENCH_DB=postgres runs each gateway on its own database of one private PostgreSQL server (scripts/postgres-server.js;
  * BENCH_PG_SETTINGS="name=value ..." adds server settings, e.g. shared_preload_libraries=pg_stat_statements) and
  * reports the server's CPU per request beside the gateway's; with pg_stat_statements loaded, it prints the
- * statements' calls and time per created variant at the end; BENCH_PG_LOG=FILE keeps the server's log.
+ * statements' calls and time per created variant of each PostgreSQL gateway (its own database) at the end; BENCH_PG_LOG=FILE keeps the server's log.
  */
 import {copyFileSync, mkdtempSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
@@ -34,11 +35,14 @@ const load = (opts) =>
   new Promise((resolve, reject) => autocannon({connections: CONNECTIONS, duration: SECONDS, pipelining: 1, ...opts}, (e, r) => (e ? reject(e) : resolve(r))))
 /** The PostgreSQL server's CPU time in ms, or NaN without one. */
 const serverCpuMs = () => (postgres ? postgresCpuMs(postgres.data) : Number.NaN)
-const postgres = process.env.BENCH_DB === 'postgres' ? await startPostgres({settings: (process.env.BENCH_PG_SETTINGS ?? '').split(' ').filter(Boolean)}) : undefined
+const roots = (process.env.GATEWAYS ?? ROOT).split(',')
+/** The engine of a GATEWAYS entry: its `#sqlite` or `#postgres`, else BENCH_DB's. */
+const engineOf = (spec) => spec.split('#')[1] ?? (process.env.BENCH_DB === 'postgres' ? 'postgres' : 'sqlite')
+const postgres = roots.some((spec) => engineOf(spec) === 'postgres') ? await startPostgres({settings: (process.env.BENCH_PG_SETTINGS ?? '').split(' ').filter(Boolean)}) : undefined
 let databases = 0
 /** The --db for a gateway: its own database on the private server, or a SQLite file. */
-async function database(label) {
-  if (!postgres) return join(work, `gateway-${label.replace(/\W/g, '_')}.sqlite`)
+async function database(label, engine) {
+  if (engine !== 'postgres') return join(work, `gateway-${label.replace(/\W/g, '_')}.sqlite`)
   const {default: pg} = await import('pg')
   const client = new pg.Client(postgres.url)
   await client.connect()
@@ -47,17 +51,21 @@ async function database(label) {
   await client.end()
   return postgres.url.replace(/\/payapp$/, `/${name}`)
 }
-/** The server's statements (pg_stat_statements) by total time, per created variant. */
-async function statementStats(created) {
+/** A gateway's statements on its database (pg_stat_statements), by total time, per created variant. */
+async function statementStats(g) {
   const {default: pg} = await import('pg')
   const client = new pg.Client(postgres.url)
   await client.connect()
   await client.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements')
   const {rows} = await client.query(
-    `SELECT calls, plans, total_exec_time, total_plan_time, rows, left(regexp_replace(query, '\\s+', ' ', 'g'), 150) AS query FROM pg_stat_statements ORDER BY total_exec_time + total_plan_time DESC LIMIT 25`,
+    `SELECT calls, plans, total_exec_time, total_plan_time, rows, left(regexp_replace(query, '\\s+', ' ', 'g'), 150) AS query FROM pg_stat_statements
+     WHERE dbid = (SELECT oid FROM pg_database WHERE datname = $1) ORDER BY total_exec_time + total_plan_time DESC LIMIT 15`,
+    [new URL(g.db).pathname.slice(1)],
   )
   await client.end()
-  console.log(`statements (pg_stat_statements), ${created} variants created: calls/variant, exec+plan µs/variant, query`)
+  const created = g.count()
+  const total = rows.reduce((n, r) => n + r.total_exec_time + r.total_plan_time, 0)
+  console.log(`statements of ${g.label} (pg_stat_statements), ${created} variants created, ${((total * 1000) / created).toFixed(0)} µs a variant in all: calls/variant, exec+plan µs/variant, query`)
   for (const r of rows) console.log(`  ${(r.calls / created).toFixed(2).padStart(6)} plans ${(r.plans / created).toFixed(2).padStart(5)} plan µs ${((r.total_plan_time * 1000) / created).toFixed(0).padStart(4)} ${(((r.total_exec_time + r.total_plan_time) * 1000) / created).toFixed(0).padStart(6)}  ${r.query}`)
 }
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
@@ -65,20 +73,21 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
 /** A gateway started from `root` (a checkout with bin/ and dist/), a merchant, a product with 3 option groups of 50 values. */
 async function gateway(spec, label) {
   // `dir` or `dir?NAME=value&NAME=value`: the checkout and extra environment for its process.
-  const [root, query = ''] = spec.split('?')
+  const [root, query = ''] = spec.split('#')[0].split('?')
+  const engine = engineOf(spec)
+  const db = await database(label, engine)
   const {child, info: gw} = await startServer(
-    [...(process.env.GATEWAY_NODE_OPTIONS ?? '').split(' ').filter(Boolean), join(root, 'bin', 'run.js'), 'gateway', 'start', '--port', '0', '--db', await database(label), '--rate-limit', 'off', '--json', '--no-save-profile'],
+    [...(process.env.GATEWAY_NODE_OPTIONS ?? '').split(' ').filter(Boolean), join(root, 'bin', 'run.js'), 'gateway', 'start', '--port', '0', '--db', db, '--rate-limit', 'off', '--json', '--no-save-profile'],
     {XDG_CONFIG_HOME: join(work, 'config'), PAYAPP_KEYCHAIN: 'off', ...Object.fromEntries(new URLSearchParams(query))},
   )
   const url = gw.url
   // The read workload's merchant and 25 full products, as scripts/bench.js makes them.
   const {token} = await seedReads(url, gw.admin_key)
   const writes = await seedWrites(url, token)
-  return {label, child, url, token, first: writes.first, opts: (target = url) => writes.options(target), count: writes.created}
+  return {label, engine, db, child, url, token, first: writes.first, opts: (target = url) => writes.options(target), count: writes.created}
 }
 
 async function main() {
-  const roots = (process.env.GATEWAYS ?? ROOT).split(',')
   const gws = []
   for (const [i, root] of roots.entries()) gws.push(await gateway(root, roots.length === 1 ? 'gateway' : `${i}:${root}`))
   const createBody = join(work, 'variant.json')
@@ -90,17 +99,23 @@ async function main() {
     for (const g of round % 2 ? [...gws].reverse() : gws) {
       const b = await load(g.opts(bare.url))
       const cpu0 = cpuMs(g.child.pid)
-      const server0 = serverCpuMs()
+      const server0 = g.engine === 'postgres' ? serverCpuMs() : Number.NaN
       const r = await load(g.opts())
       const row = {cpu: ((cpuMs(g.child.pid) - cpu0) * 1000) / r.requests.total, serverCpu: ((serverCpuMs() - server0) * 1000) / r.requests.total, ratio: r.requests.average / b.requests.average, rps: r.requests.average, bare: b.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.non2xx + r.errors + r.timeouts}
       rows.get(g).push(row)
-      console.log(`round ${round + 1} ${g.label}: ${row.rps.toFixed(0)} req/s (p50 ${row.p50} ms, p99 ${row.p99} ms, errors ${row.errors}, CPU ${row.cpu.toFixed(0)} µs/req${postgres ? `, PostgreSQL CPU ${row.serverCpu.toFixed(0)} µs/req` : ''}), bare ${row.bare.toFixed(0)} req/s, ratio ${row.ratio.toFixed(3)}`)
+      console.log(`round ${round + 1} ${g.label}: ${row.rps.toFixed(0)} req/s (p50 ${row.p50} ms, p99 ${row.p99} ms, errors ${row.errors}, CPU ${row.cpu.toFixed(0)} µs/req${g.engine === 'postgres' ? `, PostgreSQL CPU ${row.serverCpu.toFixed(0)} µs/req` : ''}), bare ${row.bare.toFixed(0)} req/s, ratio ${row.ratio.toFixed(3)}`)
     }
   }
   // BENCH_ROUNDS=0: reads only.
   for (const g of ROUNDS > 0 ? gws : []) {
     const r = rows.get(g)
-    console.log(`median ${g.label}: ratio ${median(r.map((x) => x.ratio)).toFixed(3)}, ${median(r.map((x) => x.rps)).toFixed(0)} req/s, p99 ${median(r.map((x) => x.p99))} ms, CPU ${median(r.map((x) => x.cpu)).toFixed(0)} µs/req${postgres ? `, PostgreSQL CPU ${median(r.map((x) => x.serverCpu)).toFixed(0)} µs/req` : ''} (${g.count()} variants created)`)
+    console.log(`median ${g.label}: ratio ${median(r.map((x) => x.ratio)).toFixed(3)}, ${median(r.map((x) => x.rps)).toFixed(0)} req/s, p99 ${median(r.map((x) => x.p99))} ms, CPU ${median(r.map((x) => x.cpu)).toFixed(0)} µs/req${g.engine === 'postgres' ? `, PostgreSQL CPU ${median(r.map((x) => x.serverCpu)).toFixed(0)} µs/req` : ''} (${g.count()} variants created)`)
+  }
+  // Each PostgreSQL gateway's write rate over the first SQLite gateway's, per round (measured minutes apart at most) and the median.
+  const sqlite = gws.find((g) => g.engine !== 'postgres')
+  for (const g of ROUNDS > 0 && sqlite ? gws.filter((x) => x.engine === 'postgres') : []) {
+    const ratios = rows.get(g).map((x, i) => x.rps / rows.get(sqlite).at(i).rps)
+    console.log(`${g.label} / ${sqlite.label} write rate: ${median(ratios).toFixed(2)} (rounds ${ratios.map((x) => x.toFixed(2)).join(', ')})`)
   }
   if (process.env.BENCH_READS !== '0') {
     const listPath = LIST_PATH
@@ -114,7 +129,7 @@ async function main() {
       console.log(`read ${g.label}: ${r.requests.average.toFixed(0)} req/s (p99 ${r.latency.p99} ms), bare ${b.requests.average.toFixed(0)}, ratio ${(r.requests.average / b.requests.average).toFixed(3)}`)
     }
   }
-  if (postgres && process.env.BENCH_PG_SETTINGS?.includes('pg_stat_statements')) await statementStats(gws.reduce((n, g) => n + g.count(), 0))
+  if (postgres && process.env.BENCH_PG_SETTINGS?.includes('pg_stat_statements')) for (const g of gws.filter((x) => x.engine === 'postgres')) await statementStats(g)
   // SIGINT: the gateway commits what it acknowledged and closes (a --cpu-prof profile is written then).
   await Promise.all(gws.map((g) => new Promise((resolve) => {
     g.child.removeAllListeners('exit')

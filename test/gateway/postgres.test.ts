@@ -6,9 +6,9 @@
  */
 import {expect} from 'chai'
 import fc from 'fast-check'
-import type {Pool} from 'pg'
+import pg, {type Pool} from 'pg'
 
-import {PostgresStorage, redactUrl} from '../../src/gateway/storage/postgres.js'
+import {LAST_VARIANT_SORT_ORDER, PostgresStorage, redactUrl} from '../../src/gateway/storage/postgres.js'
 import type {Storage} from '../../src/gateway/storage/storage.js'
 import {postgresBin, startPostgres} from '../../scripts/postgres-server.js'
 import {TestGateway} from '../helpers/gateway.js'
@@ -93,6 +93,89 @@ describe('PostgreSQL storage: two storages on one database', function () {
     expect(await b.reads.get('product', scope, 'prod_pg_deferred')).to.deep.include({id: 'prod_pg_deferred'})
   })
 
+  it('a unit that throws stores none of its writes, answered or still in flight, and its connection serves the next unit', async () => {
+    // One connection, so the next units run where the failed ones did. A unit's statements are one transaction
+    // committed at its Sync: one that throws must be rolled back there, never committed.
+    const one = await PostgresStorage.open(url, {max: 1})
+    try {
+      const thrown = await one
+        .write(async (tx) => {
+          await tx.insert('product', scope, {id: 'prod_pg_thrown_1', object: 'product'} as never, {created: 0})
+          await tx.idempotency.claim('cred_pg', 'key-thrown', 'fp', 1000, 0)
+          void tx.insert('product', scope, {id: 'prod_pg_thrown_2', object: 'product'} as never, {created: 0}).catch(() => {})
+          throw new Error('the domain refused')
+        })
+        .catch((error: Error) => error.message)
+      expect(thrown).to.equal('the domain refused')
+      for (const id of ['prod_pg_thrown_1', 'prod_pg_thrown_2']) expect(await b.reads.get('product', scope, id)).to.equal(undefined)
+      expect(await b.reads.idempotency.read('cred_pg', 'key-thrown')).to.equal(undefined)
+      await one.write((tx) => tx.insert('product', scope, {id: 'prod_pg_thrown_3', object: 'product'} as never, {created: 0}))
+      expect(await b.reads.get('product', scope, 'prod_pg_thrown_3')).to.deep.include({id: 'prod_pg_thrown_3'})
+    } finally {
+      await one.close()
+    }
+  })
+
+  it('a statement that fails fails the statements sent behind it and its unit; what they prepared or not, the connection runs them next', async () => {
+    await a.write((tx) => tx.insert('product', scope, {id: 'prod_pg_twice', object: 'product'} as never, {created: 0}))
+    // A new connection, where each statement below is prepared (parsed) for the first time in the failing unit:
+    // the INSERT's parse succeeds and its execution fails (the id exists); the server skips the rest up to the unit's end.
+    const one = await PostgresStorage.open(url, {max: 1})
+    try {
+      const [insert, behind, after] = await one
+        .write(async (tx) => {
+          const sent = await Promise.allSettled([
+            tx.insert('product', scope, {id: 'prod_pg_twice', object: 'product'} as never, {created: 1}),
+            tx.find('product', 'prod_pg_twice'),
+            tx.webhooks.endpointsOf('mch_pg_none'),
+          ])
+          return [...sent, await tx.get('product', scope, 'prod_pg_twice').catch((error: Error) => error)]
+        })
+        .catch((error: Error) => [error, undefined, undefined])
+      expect(insert).to.be.instanceOf(Error)
+      expect(behind).to.equal(undefined)
+      expect(after).to.equal(undefined)
+      // The unit failed with the INSERT's unique violation, the storage's own error for it.
+      expect((insert as Error).name).to.equal('UniqueViolation')
+      // The same statements on the same connection: the INSERT is prepared there, the others are not.
+      const [stored, found, endpoints] = await one.write((tx) =>
+        Promise.all([tx.insert('product', scope, {id: 'prod_pg_twice_2', object: 'product'} as never, {created: 1}), tx.find('product', 'prod_pg_twice'), tx.webhooks.endpointsOf('mch_pg_none')]),
+      )
+      expect([stored.id, found?.doc.id, endpoints]).to.deep.equal(['prod_pg_twice_2', 'prod_pg_twice', []])
+      // And node-postgres' own queries (reads outside units) on that connection too.
+      expect((await one.reads.find('product', 'prod_pg_twice_2'))?.doc.id).to.equal('prod_pg_twice_2')
+      expect(await one.reads.webhooks.endpointsOf('mch_pg_none')).to.deep.equal([])
+    } finally {
+      await one.close()
+    }
+  })
+
+  it('a write sent with the commit joins the statement issued just before it: its failure fails that statement, the unit, and nothing is stored', async () => {
+    // The insert is not awaited, so the deferred answer rides in its statement (a data-modifying CTE).
+    const create = (status: unknown) =>
+      a.write(async (tx) => {
+        await tx.idempotency.claim('cred_pg', 'key-joined', 'fp', 1000, 0)
+        await tx.atCommit!(tx.insert('product', scope, {id: 'prod_pg_joined', object: 'product'} as never, {created: 0}))
+        await tx.idempotency.finish('cred_pg', 'key-joined', status as number, '{"id":"prod_pg_joined"}')
+      })
+    expect(await create('not a status').catch((error: Error) => error)).to.be.instanceOf(Error)
+    expect(await b.reads.get('product', scope, 'prod_pg_joined')).to.equal(undefined)
+    expect(await b.reads.idempotency.read('cred_pg', 'key-joined')).to.equal(undefined)
+    // And when it succeeds, both are stored.
+    await create(201)
+    expect(await b.reads.get('product', scope, 'prod_pg_joined')).to.deep.include({id: 'prod_pg_joined'})
+    expect(await b.reads.idempotency.read('cred_pg', 'key-joined')).to.deep.include({state: 'done', status: 201, body: '{"id":"prod_pg_joined"}'})
+  })
+
+  it('a write sent with the commit that changes the table of the statement before it runs after it, and sees its row', async () => {
+    // The claim is not awaited: a deferred answer joined to it would run on the claim's snapshot, without its row, and change nothing.
+    await a.write(async (tx) => {
+      void tx.idempotency.claim('cred_pg', 'key-same-table', 'fp', 1000, 0)
+      await tx.idempotency.finish('cred_pg', 'key-same-table', 201, '{}')
+    })
+    expect(await b.reads.idempotency.read('cred_pg', 'key-same-table')).to.deep.include({state: 'done', status: 201, body: '{}'})
+  })
+
   it('getMany answers exactly the asked documents of its kind and scope, for any number of ids (1 to 40, across its placeholder lists)', async () => {
     const other = {merchant: 'mch_pg_other', env: 'test' as const}
     await a.write(async (tx) => {
@@ -145,6 +228,32 @@ describe('PostgreSQL storage: two storages on one database', function () {
     })
     expect(await a.reads.lastVariantSortOrder(parent)).to.equal(12)
     expect(await a.reads.lastVariantSortOrder('prod_pg_no_variants')).to.equal(null)
+  })
+
+  it("a product's last variant sort order reads one variant, whatever the statistics say: a product filled since the last ANALYZE, custom and generic plans", async () => {
+    const parent = 'prod_pg_sort_stale'
+    const client = new pg.Client(url)
+    await client.connect()
+    try {
+      await client.query('ANALYZE objects')
+      await a.write(async (tx) => {
+        for (let i = 0; i < 2000; i++) await tx.insert('variant', scope, {id: `var_pg_stale_${i}`, object: 'variant', sort_order: i} as never, {parent, created: i})
+      })
+      await client.query(`PREPARE last_sort_order AS ${LAST_VARIANT_SORT_ORDER}`)
+      for (const mode of ['force_custom_plan', 'force_generic_plan']) {
+        await client.query(`SET plan_cache_mode = ${mode}`)
+        const [{'QUERY PLAN': [{Plan: plan}]}] = (await client.query(`EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE last_sort_order('${parent}')`)).rows
+        // Every node of the plan produced at most one row: an ordered index probe, not a read of every variant and a sort.
+        const nodes = (n: {'Actual Rows': number; 'Node Type': string; Plans?: unknown[]}): {'Actual Rows': number; 'Node Type': string}[] => [n, ...((n.Plans ?? []) as never[]).flatMap(nodes)]
+        expect(nodes(plan).map((n) => [n['Node Type'], n['Actual Rows']]), mode).to.deep.equal([
+          ['Limit', 1],
+          ['Index Scan', 1],
+        ])
+      }
+      expect(await a.reads.lastVariantSortOrder(parent)).to.equal(1999)
+    } finally {
+      await client.end()
+    }
   })
 
   it("a write settled at the COMMIT that a unique index refuses fails the unit with the domain's answer to it; nothing of the unit is stored", async () => {

@@ -36,7 +36,7 @@ import type {
 } from './storage.js'
 
 /** Bumped with each change below; `meta.schema_version` says which a database has. */
-const SCHEMA_VERSION = '4'
+const SCHEMA_VERSION = '5'
 
 // Times are double precision: clock seconds, which a test clock may carry decades ahead.
 const SCHEMA = `
@@ -104,7 +104,17 @@ CREATE INDEX IF NOT EXISTS checkout_sessions_open_by_expiry ON objects (merchant
 -- interleaves (failed attempts stay, one row each).
 CREATE UNIQUE INDEX IF NOT EXISTS payments_one_per_session ON objects ((data->>'session_id'))
   WHERE kind = 'payment' AND (data->>'session_id') IS NOT NULL AND (data->>'status') <> 'failed';
-CREATE INDEX IF NOT EXISTS variants_by_sort_order ON objects (parent, ((data->>'sort_order')::numeric)) WHERE kind = 'variant';
+-- A product's last variant sort order, the default of a new variant's (version 5): the backward scan of this index
+-- that stops at its first row, whatever the statistics say. It is the only index on COALESCE(parent, ''), which
+-- the query names instead of parent: no other plan than reading the whole table can answer it, where a plain
+-- parent = $1 could be answered from objects_by_parent_scope and a sort, which the planner chose for a
+-- variant-heavy product filled since the last ANALYZE (estimated at one row): it read and parsed every variant,
+-- milliseconds per create at a few hundred. Version 4 held the plan with a plpgsql function under enable_sort =
+-- off: 57 µs of the server a create (pg_stat_statements) against 15 for the statement, its SET and SPI calls.
+DROP INDEX IF EXISTS variants_by_sort_order;
+DROP FUNCTION IF EXISTS payapp_last_variant_sort_order(TEXT);
+CREATE INDEX IF NOT EXISTS variants_last_sort_order ON objects ((COALESCE(parent, '')), ((data->>'sort_order')::numeric)) WHERE kind = 'variant';
+ALTER INDEX variants_last_sort_order ALTER COLUMN 1 SET STATISTICS 0;
 CREATE INDEX IF NOT EXISTS prices_by_lookup_key ON objects (merchant, env, (data->>'lookup_key')) WHERE kind = 'price';
 -- One active price per merchant, environment and lookup_key (the domain checks first to answer 409
 -- lookup_key_exists; the index holds whatever path a write takes).
@@ -169,6 +179,9 @@ CREATE TABLE IF NOT EXISTS idempotency (
   created DOUBLE PRECISION NOT NULL,
   PRIMARY KEY (credential, key)
 );
+-- A claim's row (no answer yet) is rewritten with the answer at the unit's commit: room on its page keeps that a
+-- heap-only update (no new index entry), version 5.
+ALTER TABLE idempotency SET (fillfactor = 50);
 CREATE TABLE IF NOT EXISTS file_blobs (id TEXT PRIMARY KEY REFERENCES objects(id) ON DELETE CASCADE, bytes BYTEA NOT NULL);
 CREATE TABLE IF NOT EXISTS jobs (
   id BIGSERIAL PRIMARY KEY,
@@ -198,21 +211,15 @@ CREATE OR REPLACE FUNCTION payapp_json_set(doc JSON, changes JSONB) RETURNS JSON
       WHERE NOT EXISTS (SELECT 1 FROM json_each(doc) AS d WHERE d.key = c.key)
   ) AS s
 $$;
--- A product's last variant sort order (version 4), the default of a new variant's: the backward scan of
--- variants_by_sort_order that stops at its first row, whatever the statistics say. A variant-heavy product
--- filled since the last ANALYZE is estimated at one row, and the planner then read and parsed every variant
--- of it instead (a plain MAX or ORDER BY … LIMIT 1 plans so), milliseconds per create at a few hundred
--- variants; the function's own enable_sort = off leaves it the ordered index scan.
-CREATE OR REPLACE FUNCTION payapp_last_variant_sort_order(product TEXT) RETURNS NUMERIC LANGUAGE plpgsql STABLE SET enable_sort = off AS $$
-BEGIN
-  RETURN (SELECT (data->>'sort_order')::numeric FROM objects WHERE parent = product AND kind = 'variant' AND (data->>'sort_order')::numeric IS NOT NULL
-    ORDER BY (data->>'sort_order')::numeric DESC LIMIT 1);
-END $$;
 `
 
 /** A field of a document as text (`data->>'f'`, `data#>>'{a,b}'` for a dotted path), as the indexes above write it. */
 const field = (f: string) => (f.includes('.') ? `(data#>>'{${name(f).split('.').join(',')}}')` : `(data->>'${name(f)}')`)
 const numeric = (f: string) => `${field(f)}::numeric`
+
+/** A product's last variant sort order: COALESCE(parent, '') names the index variants_last_sort_order, and no other (see the schema). */
+export const LAST_VARIANT_SORT_ORDER = `SELECT (data->>'sort_order')::numeric AS max FROM objects WHERE COALESCE(parent, '') = $1 AND kind = 'variant'
+  AND (data->>'sort_order')::numeric IS NOT NULL ORDER BY (data->>'sort_order')::numeric DESC LIMIT 1`
 
 /** Bound values of one statement: `p(value)` adds one and answers its placeholder. */
 class Params {
@@ -276,50 +283,289 @@ function runner(on: Pool | PoolClient): Run {
   }
 }
 
+/** A text column's parser by type oid: stored JSON as its bytes (list routes splice it), counts and ids as numbers. */
+type Parsers = (oid: number) => (value: string) => unknown
+
+/** The parts of pg's Connection a unit writes to (pg-protocol messages, sent on its socket). */
+interface Wire {
+  stream: {cork?: () => void; uncork?: () => void}
+  parsedStatements: Record<string, string>
+  submittedNamedStatements: Record<string, string>
+  parse(query: {name: string; text: string}): void
+  bind(config: {statement: string; values: unknown[]}): void
+  describe(msg: {type: 'P'; name: string}): void
+  execute(config: {portal: string}): void
+  flush(): void
+  sync(): void
+  on(event: 'parseComplete', listener: () => void): void
+  on(event: 'readyForQuery', listener: (msg: {status: string}) => void): void
+  off(event: 'parseComplete' | 'readyForQuery', listener: (msg: {status: string}) => void): void
+}
+
+/** A statement of a unit, sent and not answered yet. */
+interface Sent {
+  name: string
+  text: string
+  /** Its Parse went out with it, and the server has not confirmed it (ParseComplete) yet. */
+  parsing: boolean
+  /** Its Describe went out with it: the columns it answers are learnt from it. */
+  describing: boolean
+  fields?: Columns
+  rows: QueryResultRow[]
+  resolve(result: {rows: QueryResultRow[]; command: string}): void
+  reject(error: unknown): void
+}
+
+/** A statement's result columns, each with its parser. */
+type Columns = {name: string; parse: (value: string) => unknown}[]
 /**
- * A unit's connection. The pool's connections are pipelined (pg's `pipeline`): a statement is sent when
- * issued, not when the one before it is answered, and the server answers in order. So BEGIN goes out with
- * the unit's first statement, statements the domain issues together (`Promise.all`) share one round trip,
- * and writes whose answer nothing reads (`defer`) go out with the COMMIT. Statements issued in one turn of
- * the event loop leave in one socket write (the stream is corked until the turn's microtasks ran).
- * A failed statement aborts the transaction, so every statement after it fails too and COMMIT answers
- * ROLLBACK: `commit` checks that, and nothing is acknowledged that did not commit.
+ * The columns of each statement prepared on a connection, learnt from its first Describe: a prepared
+ * statement's result columns never change (PostgreSQL refuses to run it if they would), so its later runs
+ * skip the Describe, and the server's RowDescription and the client's parsing of it.
+ */
+const columnsOf = new WeakMap<object, Map<string, Columns>>()
+
+/** PostgreSQL's answer to the statements behind a failed one in a transaction (SQLSTATE 25P02). */
+const aborted = () => Object.assign(new Error('current transaction is aborted, commands ignored until end of transaction block'), {code: '25P02'})
+
+/** A bound value in the text format PostgreSQL parses (a list as an array literal); a Buffer goes as bytes. */
+function wireValue(value: unknown): unknown {
+  if (value === null || value === undefined) return null
+  if (Buffer.isBuffer(value) || typeof value === 'string') return value
+  if (Array.isArray(value)) return `{${value.map((v) => (v === null || v === undefined ? 'NULL' : `"${String(v).replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`)).join(',')}}`
+  return typeof value === 'object' ? JSON.stringify(value) : String(value)
+}
+
+/**
+ * A unit of work on its pooled connection, as one query of node-postgres (a custom Submittable, the
+ * extension pg-cursor uses), which writes the extended protocol itself: each statement is Parse (the first
+ * time on the connection; named after its text) Bind Describe Execute, sent when the domain issues it, and
+ * the server answers in order. node-postgres' own queries end each statement with a Sync, on which the
+ * server answers ReadyForQuery and flushes its socket: a flush, a loopback wake-up and a read per statement.
+ * Here the statements a turn of the event loop issued leave in one socket write (corked) ending with one
+ * Flush, and the unit ends with one Sync: one answer per round trip. The statements between two Syncs are one
+ * transaction (PostgreSQL's implicit one; READ COMMITTED, each statement on a new snapshot, locks held to the
+ * end), committed at the Sync: no BEGIN, no COMMIT. So the unit's first statements go out at once, statements
+ * issued together (`Promise.all`) share a round trip, and writes whose answer nothing reads (`defer`) go out
+ * with the Sync. A unit that throws sends BEGIN (which makes the implicit transaction, with what it did, an
+ * explicit one) and ROLLBACK before its Sync. A failed statement aborts the transaction and the server skips
+ * everything up to the Sync: the statements behind it fail here (25P02, as PostgreSQL answers them in an
+ * aborted transaction), nothing more is sent, and the Sync goes out at once. Nothing is acknowledged that did
+ * not commit: `commit` resolves only on the Sync's ReadyForQuery with no statement failed.
  */
 class Unit {
+  private wire?: Wire
+  /** The statements issued before node-postgres handed the connection over (submit). */
+  private readonly queued: Array<{write: () => void; reject: (error: unknown) => void}> = []
+  private readonly inFlight: Sent[] = []
   private readonly pending: Promise<unknown>[] = []
+  /** The unit's first failure: nothing is sent after it but the Sync. */
+  private failure?: unknown
+  /** The transaction status of the Sync's ReadyForQuery: `I` idle (committed, or rolled back), `T`/`E` in a transaction block. */
+  private status?: string
+  /** A Sync went out: the server ends the unit's series of messages there (no Flush after it). */
+  private synced = false
   private corked = false
+  private ended = false
+  private endedNow!: () => void
+  /** Settles when node-postgres let go of the connection (its ReadyForQuery, or an error). */
+  private readonly end = new Promise<void>((resolve) => (this.endedNow = resolve))
   readonly run: Run
 
-  constructor(private readonly client: PoolClient) {
-    const run = runner(client)
-    this.run = (text, values) => {
-      this.cork()
-      return run(text, values)
-    }
-    this.send('BEGIN')
+  constructor(
+    private readonly client: PoolClient,
+    private readonly parsers: Parsers,
+  ) {
+    this.run = async <R extends QueryResultRow>(text: string, values: unknown[] = []) => (await this.statement(text, values)).rows as R[]
+    void client.query(this as unknown as Parameters<PoolClient['query']>[0])
   }
 
-  private cork() {
-    if (this.corked) return
-    const stream = (this.client as unknown as {connection?: {stream?: {cork?: () => void; uncork?: () => void}}}).connection?.stream
-    if (!stream?.cork || !stream.uncork) return
-    this.corked = true
-    stream.cork()
-    queueMicrotask(() => {
-      this.corked = false
-      stream.uncork!()
+  // ------------------------------------------------------------ node-postgres' Submittable
+
+  submit(connection: Wire): null {
+    this.wire = connection
+    connection.on('parseComplete', this.parsed)
+    // After a failed statement node-postgres has let go of this query, and handles the Sync's ReadyForQuery alone.
+    connection.on('readyForQuery', this.ready)
+    for (const {write} of this.queued.splice(0)) write()
+    return null
+  }
+
+  /** A statement's Parse succeeded: the connection has it prepared from now on. */
+  private readonly parsed = () => {
+    const sent = this.inFlight.find((s) => s.parsing)
+    if (!sent || !this.wire) return
+    sent.parsing = false
+    this.wire.parsedStatements[sent.name] = sent.text
+    delete this.wire.submittedNamedStatements[sent.name]
+  }
+
+  handleRowDescription(msg: {fields: {name: string; dataTypeID: number}[]}) {
+    const sent = this.inFlight[0]!
+    sent.fields = msg.fields.map((f) => ({name: f.name, parse: this.parsers(f.dataTypeID)}))
+  }
+
+  handleDataRow(msg: {fields: (string | null)[]}) {
+    const sent = this.inFlight[0]!
+    const row: QueryResultRow = {}
+    sent.fields!.forEach((f, i) => {
+      const value = msg.fields[i]
+      row[f.name] = value === null || value === undefined ? null : f.parse(value)
+    })
+    sent.rows.push(row)
+  }
+
+  handleCommandComplete(msg: {text: string}) {
+    const sent = this.inFlight.shift()!
+    // Described and answered: its columns (none when the Describe answered NoData, which node-postgres does not pass on).
+    if (sent.describing && this.wire) this.columns(this.wire).set(sent.name, (sent.fields ??= []))
+    sent.resolve({rows: sent.rows, command: msg.text})
+  }
+
+  handleEmptyQuery() {
+    this.handleCommandComplete({text: ''})
+  }
+
+  /**
+   * A statement failed (the server skips to the next Sync; node-postgres has let go of this query), or the
+   * connection did: the first statement in flight gets the error, the ones behind it 25P02.
+   */
+  handleError(error: unknown) {
+    const mapped = mapError(error)
+    this.failure ??= mapped
+    const [first, ...rest] = this.inFlight.splice(0)
+    first?.reject(mapped)
+    for (const sent of rest) sent.reject(aborted())
+    for (const {reject} of this.queued.splice(0)) reject(mapped)
+    this.held?.reject(aborted())
+    this.held = undefined
+    // Parses the server skipped: the statements are not prepared on the connection.
+    for (const sent of [first, ...rest]) if (sent?.parsing && this.wire) delete this.wire.submittedNamedStatements[sent.name]
+    // A server's ErrorResponse: the unit ends at the Sync's ReadyForQuery; a dead socket's error, now.
+    if (this.wire && (error as {severity?: unknown}).severity !== undefined) this.sync()
+    else this.finish()
+  }
+
+  private readonly ready = (msg: {status: string}) => {
+    this.status = msg.status
+    this.finish()
+  }
+
+  handleReadyForQuery() {}
+
+  handlePortalSuspended() {}
+  handleCopyInResponse() {}
+  handleCopyData() {}
+
+  private finish() {
+    if (this.ended) return
+    this.ended = true
+    this.wire?.off('parseComplete', this.parsed)
+    this.wire?.off('readyForQuery', this.ready)
+    this.endedNow()
+  }
+
+  // ------------------------------------------------------------ the unit's statements
+
+  /**
+   * The turn's last statement, not written yet: a deferred write issued after it in the same turn joins it as
+   * a data-modifying CTE (`commit`), one statement instead of two.
+   */
+  private held?: {text: string; values: unknown[]; resolve: Sent['resolve']; reject: Sent['reject']}
+
+  /** Sends one statement in this turn's batch; answers its rows and command tag. */
+  private statement(text: string, values: unknown[]): Promise<{rows: QueryResultRow[]; command: string}> {
+    if (this.failure !== undefined || this.synced) return Promise.reject(this.failure === undefined ? new Error('storage: a statement after the unit ended') : aborted())
+    return new Promise((resolve, reject) => {
+      const statement = {text, values, resolve, reject}
+      if (!this.wire) {
+        this.queued.push({write: () => this.write(statement), reject})
+        return
+      }
+      this.cork(this.wire)
+      this.release()
+      this.held = statement
     })
   }
 
+  /** Writes the held statement (before the next one, at the end of the turn, before the Sync). */
+  private release() {
+    const held = this.held
+    this.held = undefined
+    if (held) this.write(held)
+  }
+
+  private write({text, values, resolve, reject}: NonNullable<Unit['held']>) {
+    if (this.failure !== undefined) return reject(aborted())
+    const wire = this.wire!
+    const name = statementName(text)
+    const columns = this.columns(wire).get(name)
+    const sent: Sent = {name, text, parsing: false, describing: !columns, fields: columns, rows: [], resolve, reject}
+    this.cork(wire)
+    if (wire.parsedStatements[name] === undefined && wire.submittedNamedStatements[name] === undefined) {
+      wire.parse({name, text})
+      wire.submittedNamedStatements[name] = text
+      sent.parsing = true
+    }
+    wire.bind({statement: name, values: values.map((v) => wireValue(bindable(v)))})
+    if (sent.describing) wire.describe({type: 'P', name: ''})
+    wire.execute({portal: ''})
+    this.inFlight.push(sent)
+  }
+
+  /**
+   * The held statement with a deferred write joined to it as a data-modifying CTE, its placeholders numbered
+   * after the statement's: PostgreSQL runs it to completion whatever the statement does, with the statement's
+   * snapshot, and a failure of either fails the one statement (and so the unit). Only a write of a table the
+   * statement does not name (one statement must not change a row twice), into a statement of the same turn.
+   */
+  private join(text: string, values: unknown[]): boolean {
+    const held = this.held
+    const table = /^(?:UPDATE|INSERT INTO|DELETE FROM) (\w+) /.exec(text)?.[1]
+    if (!held || !table || !/^(?:SELECT|INSERT|UPDATE|DELETE|WITH) /.test(held.text) || new RegExp(`\\b${table}\\b`).test(held.text)) return false
+    const cte = `deferred_${held.values.length} AS (${text.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + held.values.length}`)})`
+    held.text = held.text.startsWith('WITH ') ? `WITH ${cte}, ${held.text.slice(5)}` : `WITH ${cte} ${held.text}`
+    held.values = [...held.values, ...values]
+    return true
+  }
+
+  /**
+   * The turn's statements leave in one socket write, with a Flush (the server answers them without waiting
+   * for a Sync): uncorked once the microtasks of the turn ran (a microtask's `nextTick` runs when the queue
+   * is empty), so a write issued a few `await`s after the statements before it (a create's INSERT and the
+   * unit's Sync) goes with them, not in a write and a round trip of its own.
+   */
+  private cork(wire: Wire) {
+    if (this.corked) return
+    this.corked = true
+    wire.stream.cork?.()
+    queueMicrotask(() =>
+      process.nextTick(() => {
+        this.corked = false
+        this.release()
+        if (!this.synced) wire.flush()
+        wire.stream.uncork?.()
+      }),
+    )
+  }
+
+  private columns(wire: Wire): Map<string, Columns> {
+    let columns = columnsOf.get(wire)
+    if (!columns) columnsOf.set(wire, (columns = new Map()))
+    return columns
+  }
+
   /** Sends a statement whose answer nothing waits for; its failure fails the commit. */
-  private send(text: string, values?: unknown[]) {
-    this.cork()
-    const sent = values ? this.run(text, values) : this.client.query(text).catch((error: unknown) => Promise.reject(mapError(error)))
+  private send(text: string, values: unknown[]) {
+    const sent = this.statement(text, values)
     sent.catch(() => {})
     this.pending.push(sent)
   }
 
-  /** Deferred writes, sent in the COMMIT's socket write (one write, not one per statement). */
+  /**
+   * Deferred writes, sent with the Sync (one socket write), each joined to the turn's last statement when it can
+   * be (`join`): so a deferred write must not depend on what the statements of its turn do to other tables.
+   */
   private readonly deferred: Array<[text: string, values: unknown[]]> = []
   readonly defer = (text: string, values: unknown[]) => {
     this.deferred.push([text, values])
@@ -332,20 +578,40 @@ class Unit {
     this.settling.push(write)
   }
 
+  /** Ends the unit's series of messages: the server commits its transaction, or has rolled it back. */
+  private sync() {
+    if (this.synced || !this.wire) return
+    this.release()
+    this.synced = true
+    this.wire.sync()
+  }
+
   /**
-   * COMMIT behind everything sent; resolves once it committed, or throws the first failure: a settled
-   * write's first (the domain's answer to it), else the first statement's (the statements after a failed
-   * one fail too, "transaction aborted", and answer later).
+   * The deferred writes and the Sync; resolves once the transaction committed, or throws the first failure:
+   * a settled write's first (the domain's answer to it), else the first statement's (the statements after a
+   * failed one fail 25P02).
    */
   async commit(): Promise<void> {
-    this.cork()
-    for (const [text, values] of this.deferred.splice(0)) this.send(text, values)
-    const commit = this.client.query('COMMIT')
-    commit.catch(() => {})
+    for (const [text, values] of this.deferred.splice(0)) if (!this.join(text, values)) this.send(text, values)
+    this.sync()
     const failed = (await Promise.allSettled([...this.settling, ...this.pending])).find((r) => r.status === 'rejected')
     if (failed) throw failed.reason
-    // An aborted transaction's COMMIT is answered ROLLBACK, not an error.
-    if ((await commit).command !== 'COMMIT') throw new Error('PostgreSQL rolled the unit back at COMMIT')
+    await this.end
+    if (this.failure !== undefined) throw this.failure
+    if (this.status !== 'I') throw new Error(`PostgreSQL did not commit the unit (transaction status ${this.status ?? 'unknown'})`)
+  }
+
+  /**
+   * Ends a unit that failed: BEGIN and ROLLBACK before the Sync if its series is still open; a transaction
+   * block still open after it (a failed statement skipped the ROLLBACK) gets a ROLLBACK of node-postgres' own.
+   */
+  async rollback(): Promise<void> {
+    if (this.failure === undefined && !this.synced) {
+      for (const text of ['BEGIN', 'ROLLBACK']) this.statement(text, []).catch(() => {})
+      this.sync()
+    }
+    await this.end
+    if (this.status !== 'I') await this.client.query('ROLLBACK')
   }
 }
 
@@ -387,19 +653,45 @@ function openError(location: string, error: unknown): StorageOpenError {
     : new StorageOpenError(`PostgreSQL at ${location} refused the gateway: ${reason}${code ? ` (${code})` : ''}`, 'db_refused')
 }
 
-/** The async `Store` over one connection (or the pool); a read handle's write methods throw. */
-function facade(conn: PgConnection, writable: boolean): Store {
+/** The `Store` methods of a connection: PgConnection's own, not its `_` helpers. */
+const storeMethods = () => Object.getOwnPropertyNames(PgConnection.prototype).filter((n) => n !== 'constructor' && !n.startsWith('_'))
+
+/** The read handle over the pool: its write methods throw. */
+function readFacade(conn: PgConnection): Store {
   const wrap = (target: object, methods: Iterable<string>, writes: ReadonlySet<string>) => {
     const out: Record<string, unknown> = {}
     for (const method of methods) {
       const fn = (target as Record<string, (...args: unknown[]) => unknown>)[method]
-      out[method] = !writable && writes.has(method) ? refuseWrite(method) : fn.bind(target)
+      out[method] = writes.has(method) ? refuseWrite(method) : fn.bind(target)
     }
     return out
   }
-  const methods = Object.getOwnPropertyNames(PgConnection.prototype).filter((n) => n !== 'constructor' && !n.startsWith('_'))
-  const store = wrap(conn, methods, WRITES['']!)
+  const store = wrap(conn, storeMethods(), WRITES['']!)
   for (const table of TABLES) store[table] = wrap(conn[table], Object.keys(conn[table]), WRITES[table]!)
+  return store as unknown as Store
+}
+
+const CONNECTION = Symbol('connection')
+/** A unit's handle's methods, made once: each calls its unit's connection's. */
+let unitMethods: object | undefined
+
+/**
+ * A unit's handle (one per unit): the methods through a prototype made once, the tables as the connection has
+ * them (their functions are its own). Binding each method of each table per unit, as the read handle is made
+ * once, cost 15 µs of the gateway's time a keyed create (2.9% of its CPU profile).
+ */
+function unitFacade(conn: PgConnection): Store {
+  unitMethods ??= Object.fromEntries(
+    storeMethods().map((method) => [
+      method,
+      function (this: {[CONNECTION]: Record<string, (...args: unknown[]) => unknown>}, ...args: unknown[]) {
+        return this[CONNECTION][method]!(...args)
+      },
+    ]),
+  )
+  const store = Object.create(unitMethods) as Record<string | symbol, unknown>
+  store[CONNECTION] = conn
+  for (const table of TABLES) store[table] = conn[table]
   return store as unknown as Store
 }
 
@@ -428,9 +720,10 @@ export class PostgresStorage implements Storage {
      */
     private readonly side: Pool,
     url: string,
+    private readonly parsers: Parsers,
   ) {
     this.location = redactUrl(url)
-    this.reads = facade(new PgConnection(runner(pool)), false)
+    this.reads = readFacade(new PgConnection(runner(pool)))
     this.versionReads = new PgConnection(runner(side))
   }
 
@@ -446,22 +739,18 @@ export class PostgresStorage implements Storage {
       // planned with their values, then its generic plan where that costs no more; replanned after an ANALYZE).
       // Forcing custom plans made planning half of the server's time per keyed write (docs/architecture.md).
       connectionString: url,
-      // Statements sent without waiting for the previous answer (see Unit).
-      pipeline: true,
       connectionTimeoutMillis: 10_000,
       idleTimeoutMillis: 30_000,
-      // Stored JSON as its bytes (list routes splice it), counts and ids as numbers.
       types: {
-        getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
-          if (oid === 114 || oid === 3802) return (value: string) => value
-          if (oid === 20 || oid === 1700) return Number
-          return pg.types.getTypeParser(oid, format)
-        }) as typeof pg.types.getTypeParser,
+        getTypeParser: ((oid: number, format?: 'text' | 'binary') => (format === 'binary' ? pg.types.getTypeParser(oid, format) : parsers(oid))) as typeof pg.types.getTypeParser,
       },
     }
+    // Stored JSON as its bytes (list routes splice it), counts and ids as numbers.
+    const parsers: Parsers = (oid) => (oid === 114 || oid === 3802 ? (value) => value : oid === 20 || oid === 1700 ? Number : pg.types.getTypeParser(oid, 'text'))
     // Connections per gateway process (PAYAPP_GATEWAY_PG_POOL), besides the version's: units beyond it wait for one in the pool's queue.
+    // A unit writes its statements itself (Unit); node-postgres' pipeline, which refuses such a query, is for the version's reads.
     const pool = new pg.Pool({...options, max: opts.max ?? (Number(process.env.PAYAPP_GATEWAY_PG_POOL) || 10)})
-    const side = new pg.Pool({...options, max: 1})
+    const side = new pg.Pool({...options, max: 1, pipeline: true})
     for (const p of [pool, side]) {
       // A connection the server dropped (a restart, a failover) must not crash the process: an idle one's error
       // goes to the pool's listener, a checked-out one's (a unit's) to its own, and its statements fail instead.
@@ -469,7 +758,7 @@ export class PostgresStorage implements Storage {
       p.on('connect', (client) => client.on('error', () => {}))
     }
 
-    const storage = new PostgresStorage(pool, side, url)
+    const storage = new PostgresStorage(pool, side, url, parsers)
     let client: PoolClient
     try {
       client = await pool.connect()
@@ -527,14 +816,14 @@ export class PostgresStorage implements Storage {
     for (let attempt = 1; ; attempt++) {
       const client = await this.pool.connect()
       let broken: Error | undefined
+      const unit = new Unit(client, this.parsers)
       try {
-        const unit = new Unit(client)
-        const result = await fn(facade(new PgConnection(unit.run, this.inserted, unit.defer, true, unit.atCommit), true))
+        const result = await fn(unitFacade(new PgConnection(unit.run, this.inserted, unit.defer, true, unit.atCommit)))
         await unit.commit()
         return result
       } catch (error) {
         try {
-          await client.query('ROLLBACK')
+          await unit.rollback()
         } catch (rollback) {
           broken = rollback as Error
         }
@@ -753,7 +1042,7 @@ class PgConnection {
   }
 
   async lastVariantSortOrder(product: string): Promise<number | null> {
-    return (await this._one<{max: number | null}>('SELECT payapp_last_variant_sort_order($1) AS max', [product]))?.max ?? null
+    return (await this._one<{max: number}>(LAST_VARIANT_SORT_ORDER, [product]))?.max ?? null
   }
 
   async pageRaw(kind: Kind, scope: Scope, query: PageQuery): Promise<RawPage> {
