@@ -10,6 +10,7 @@
 import type {Pool, PoolClient, QueryResultRow} from 'pg'
 
 import type {Documents, Kind, MerchantDoc, Scope} from './documents.js'
+import {VersionWatch} from './pg-watch.js'
 import {endpointRecord, type EndpointRow, name, objectRow, refuseWrite, TABLES, WRITES} from './sql.js'
 import {SHARED_VERSION_KEY, UniqueViolation} from './storage.js'
 import type {
@@ -428,6 +429,8 @@ export class PostgresStorage implements Storage {
      */
     private readonly side: Pool,
     url: string,
+    /** Another process's change of the shared version, told to this one (see `external`). */
+    private readonly watch: VersionWatch,
   ) {
     this.location = redactUrl(url)
     this.reads = facade(new PgConnection(runner(pool)), false)
@@ -469,7 +472,11 @@ export class PostgresStorage implements Storage {
       p.on('connect', (client) => client.on('error', () => {}))
     }
 
-    const storage = new PostgresStorage(pool, side, url)
+    const watch = new VersionWatch(
+      () => new pg.Client(options),
+      async (text, values) => (await pool.query(text, values)).rows,
+    )
+    const storage = new PostgresStorage(pool, side, url, watch)
     let client: PoolClient
     try {
       client = await pool.connect()
@@ -499,6 +506,7 @@ export class PostgresStorage implements Storage {
       throw openError(storage.location, error)
     }
     client.release()
+    await watch.start()
     return storage
   }
 
@@ -527,12 +535,18 @@ export class PostgresStorage implements Storage {
     for (let attempt = 1; ; attempt++) {
       const client = await this.pool.connect()
       let broken: Error | undefined
+      // A change of the shared version is announced to the other processes (pg-watch.ts), before the unit's answer.
+      let announced: ReturnType<VersionWatch['inUnit']> | undefined
       try {
         const unit = new Unit(client)
-        const result = await fn(facade(new PgConnection(unit.run, this.inserted, unit.defer, true, unit.atCommit), true))
+        const store = facade(new PgConnection(unit.run, this.inserted, unit.defer, true, unit.atCommit), true)
+        announced = this.watch.inUnit(store, unit.run)
+        const result = await fn(store)
         await unit.commit()
+        await announced.committed()
         return result
       } catch (error) {
+        announced?.failed()
         try {
           await client.query('ROLLBACK')
         } catch (rollback) {
@@ -555,14 +569,17 @@ export class PostgresStorage implements Storage {
   }
 
   /**
-   * PostgreSQL tells a process nothing, before its next statement, of another process's commit (a
-   * LISTEN/NOTIFY message may arrive after a request that starts once the commit was acknowledged), so the
-   * token is the shared version itself (`SHARED_VERSION_KEY`, which a revocation, a fault rule or a clock
-   * move changes in its unit), read from the database for each request. One query serves every request
-   * that arrived before it was sent: it goes out on the next turn of the event loop, after them; a request
-   * that arrives while it is out waits for the next one, so each sees every change committed before it began.
+   * The token moves when another process changed the shared version (`SHARED_VERSION_KEY`, which a
+   * revocation, a fault rule or a clock move changes in its unit). While the watch (pg-watch.ts) vouches for
+   * every change committed before now, it is the watch's count of them, and costs no query. Otherwise (its
+   * connection down, or stalled) it is the shared version itself, read from the database: one query serves
+   * every request that arrived before it was sent (it goes out on the next turn of the event loop, after
+   * them); a request that arrives while it is out waits for the next one, so each sees every change
+   * committed before it began.
    */
   async external(): Promise<string> {
+    const token = this.watch.token()
+    if (token !== undefined) return token
     this.versionRead ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
       this.versionRead = undefined
       return this.versionReads.meta(SHARED_VERSION_KEY).then((version) => `v:${version ?? ''}`)
@@ -573,7 +590,7 @@ export class PostgresStorage implements Storage {
   async close(): Promise<void> {
     if (this.ended) return
     this.ended = true
-    await Promise.all([this.pool.end(), this.side.end()])
+    await Promise.all([this.watch.close(), this.pool.end(), this.side.end()])
   }
 }
 
