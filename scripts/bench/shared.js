@@ -22,7 +22,8 @@
  * Env: BENCH_SECONDS (default 5), BENCH_ROUNDS (3), BENCH_CONNECTIONS (50); BENCH_SHARED_ROWS, a comma list of
  * the rows to measure (keys of LABELS; default all); BENCH_BASELINE_BIN, another build's bin/run.js, adds its
  * PostgreSQL rows (1 process, 3 behind HAProxy) beside this build's, measured in the same rounds; BENCH_BALANCE,
- * another HAProxy `balance` algorithm (e.g. leastconn), adds a row of three processes behind it.
+ * another HAProxy `balance` algorithm (e.g. leastconn), and BENCH_HAPROXY_SERVER, more options for its `server`
+ * lines (e.g. `maxconn 8`), add a row of three processes behind that variant.
  */
 import {execFileSync, spawn} from 'node:child_process'
 import {existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs'
@@ -45,13 +46,17 @@ const WARM_READS = 3000
 const WARM_WRITES = 1000
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50)
 const BASELINE = process.env.BENCH_BASELINE_BIN
+/** A variant of the balancer's config: another `balance` algorithm, options for its `server` lines. */
+const BALANCE = process.env.BENCH_BALANCE
+const SERVER_OPTIONS = process.env.BENCH_HAPROXY_SERVER
+const VARIANT = [BALANCE, SERVER_OPTIONS].filter(Boolean).join(', ')
 const LABELS = {
   sqlite: 'SQLite, 1 process',
   sqlite3: 'SQLite file, 3 behind HAProxy',
   pg1: 'PostgreSQL, 1 process',
   pg1lb: 'PostgreSQL, 1 behind HAProxy',
   pg3: 'PostgreSQL, 3 behind HAProxy',
-  ...(process.env.BENCH_BALANCE ? {pg3alt: `PostgreSQL, 3 behind HAProxy (${process.env.BENCH_BALANCE})`} : {}),
+  ...(VARIANT ? {pg3alt: `PostgreSQL, 3 behind HAProxy (${VARIANT})`} : {}),
   ...(BASELINE ? {pg1base: 'baseline: PostgreSQL, 1 process', pg3base: 'baseline: PostgreSQL, 3 behind HAProxy'} : {}),
 }
 const ROWS = new Set(process.env.BENCH_SHARED_ROWS ? process.env.BENCH_SHARED_ROWS.split(',') : Object.keys(LABELS))
@@ -172,15 +177,15 @@ export async function benchShared() {
         ['pg1', 'payapp', 1, false],
         ['pg1lb', 'payapp_one_lb', 1, true],
         ['pg3', 'payapp_three', 3, true],
-        ['pg3alt', 'payapp_three_alt', 3, true, undefined, process.env.BENCH_BALANCE],
+        ['pg3alt', 'payapp_three_alt', 3, true, undefined, {balance: BALANCE, server: SERVER_OPTIONS}],
         ['pg1base', 'payapp_base_one', 1, false, BASELINE],
         ['pg3base', 'payapp_base_three', 3, true, BASELINE],
       ]
-      for (const [key, name, processes, balanced, bin, balance] of rows) {
+      for (const [key, name, processes, balanced, bin, variant] of rows) {
         if (!ROWS.has(key) || !(key in LABELS)) continue
         const db = database(name)
         if (balanced) {
-          const c = await startCluster({db, adminKey, processes, bin, balance})
+          const c = await startCluster({db, adminKey, processes, bin, ...variant})
           stops.push(() => c.stop())
           await add(key, c.url, {...cluster(c), postgres})
         } else {
@@ -249,7 +254,7 @@ export async function benchShared() {
     ratio('pg3', 'pg1lb', 'PostgreSQL 3 behind HAProxy / 1 behind HAProxy', 'the processes’ cost alone')
     ratio('pg3base', 'pg1base', 'baseline: 3 behind HAProxy / 1 process direct', 'the other build')
     ratio('pg3', 'pg3base', 'this build / baseline, 3 behind HAProxy', 'the change’s gain')
-    ratio('pg3alt', 'pg1', `PostgreSQL 3 behind HAProxy (${process.env.BENCH_BALANCE}) / 1 process direct`, 'another balance algorithm')
+    ratio('pg3alt', 'pg1', `PostgreSQL 3 behind HAProxy (${VARIANT}) / 1 process direct`, 'another balancer config')
     const measured = ['pg1', 'pg1lb', 'pg3', 'pg3alt'].filter((k) => reads[k])
     if (measured.length) {
       const p99 = Math.max(...measured.flatMap((k) => [reads[k].p99, writes[k].p99]))
