@@ -18,17 +18,13 @@
  * committed before `t`; one committed after `t` (less than `TRUST_MS` ago) has a changer still waiting for this
  * process's acknowledgement (`WAIT_MS` = 2 × `TRUST_MS`), so none of its clients can have sent a request yet.
  */
-import {randomBytes} from 'node:crypto'
+import {createHash, randomBytes} from 'node:crypto'
 import {performance} from 'node:perf_hooks'
 
 import type {Client, Notification} from 'pg'
 
 import {SHARED_VERSION_KEY, type Store} from './storage.js'
 
-const CHANNEL = 'payapp_shared_version'
-const ACKS = 'payapp_shared_version_ack'
-/** The application_name of a watch connection, set once it listens: what a changer waits for. */
-const NAME = 'payapp-shared-version-watch'
 /** How long a changing process waits, at most, for every watch's acknowledgement. */
 export const WAIT_MS = 5000
 /** How long an answered ping vouches for the watch (half of `WAIT_MS`: a changer still waits for this one). */
@@ -55,6 +51,13 @@ export class VersionWatch {
   private closed = false
   /** Names this process's changes in their notifications. */
   private readonly id = randomBytes(8).toString('hex')
+  /**
+   * The channels and the application_name of a watch connection (set once it listens: what a changer waits
+   * for), per schema: gateways on other schemas of the database are other platforms.
+   */
+  private channel = ''
+  private acksChannel = ''
+  private name = ''
 
   constructor(
     /** A new, unconnected client with the storage's options. */
@@ -65,6 +68,14 @@ export class VersionWatch {
 
   /** Connects and listens; a failure leaves the watch reconnecting (and the storage reading the version meanwhile). */
   async start(): Promise<void> {
+    const [row] = await this.query('SELECT current_schema() AS schema', [])
+    const key = createHash('sha256')
+      .update(String(row?.schema ?? ''))
+      .digest('hex')
+      .slice(0, 16)
+    this.channel = `payapp_version_${key}`
+    this.acksChannel = `payapp_version_ack_${key}`
+    this.name = `payapp-watch-${key}`
     await this.connect().catch(() => this.lost())
     this.timer = setInterval(() => void this.ping(), PING_MS)
     this.timer.unref()
@@ -76,10 +87,10 @@ export class VersionWatch {
     client.on('end', () => this.lost(client))
     client.on('notification', (n) => this.notification(client, n))
     await client.connect()
-    await client.query(`LISTEN ${CHANNEL}`)
-    await client.query(`LISTEN ${ACKS}`)
+    await client.query(`LISTEN ${this.channel}`)
+    await client.query(`LISTEN ${this.acksChannel}`)
     // Named only once it listens: a changer that finds it will get its acknowledgement.
-    await client.query(`SET application_name = '${NAME}'`)
+    await client.query(`SET application_name = '${this.name}'`)
     this.pid = Number((await client.query<{pid: number}>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid)
     if (this.closed) {
       await client.end().catch(() => {})
@@ -118,11 +129,11 @@ export class VersionWatch {
   }
 
   private notification(client: Client, n: Notification): void {
-    if (n.channel === CHANNEL) {
+    if (n.channel === this.channel) {
       // Marked stale first (the next request's `sync` compares the token), then acknowledged.
       this.notified += 1
-      client.query(`SELECT pg_notify('${ACKS}', $1)`, [n.payload ?? '']).catch(() => this.lost(client))
-    } else if (n.channel === ACKS) {
+      client.query('SELECT pg_notify($1, $2)', [this.acksChannel, n.payload ?? '']).catch(() => this.lost(client))
+    } else if (n.channel === this.acksChannel) {
       this.acks.get(n.payload ?? '')?.add(n.processId)
       for (const wake of this.wake) wake()
     }
@@ -153,7 +164,7 @@ export class VersionWatch {
       payload = `${this.id}:${value}`
       acked = new Set()
       this.acks.set(payload, acked)
-      await run(`SELECT pg_notify('${CHANNEL}', $1)`, [payload])
+      await run('SELECT pg_notify($1, $2)', [this.channel, payload])
     }
     return {
       committed: async () => {
@@ -171,7 +182,7 @@ export class VersionWatch {
   }
 
   private async watching(): Promise<Set<number>> {
-    const rows = await this.query('SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND datname = current_database() AND pid <> $2', [NAME, this.pid])
+    const rows = await this.query('SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND datname = current_database() AND pid <> $2', [this.name, this.pid])
     return new Set(rows.map((r) => Number(r.pid)))
   }
 
