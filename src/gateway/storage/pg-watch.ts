@@ -7,7 +7,8 @@
  * before it. So the change's process waits, before it answers, until every watching process has taken the
  * notification in (and marked its caches stale): each acknowledges it with a NOTIFY of its own, and the
  * changing process waits for the acknowledgement of every watch connection it finds after its commit
- * (`pg_stat_activity`, by application_name, set only once the connection listens), at most `WAIT_MS`.
+ * (`pg_stat_activity`, by application_name, set only once the connection listens), at most `WAIT_MS`. So every
+ * process connects as one role (or roles with `pg_read_all_stats`): the view hides other roles' sessions.
  *
  * A process whose watch may have missed a notification without the changer waiting for it reads the version
  * again instead (`token()` is undefined, and `Storage.external()` falls back to one read per turn): while its
