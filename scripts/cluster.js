@@ -37,7 +37,7 @@ function track(child) {
  * @param {number} port
  * @param {number[]} backends
  */
-export function haproxyConfig(port, backends) {
+export function haproxyConfig(port, backends, {balance, server = ''} = {}) {
   const lines = readFileSync(HAPROXY_CONFIG, 'utf8').split('\n')
   const serverLine = /^(\s*)server gw\d+ 127\.0\.0\.1:\d+(.*)$/
   const model = lines.find((l) => serverLine.test(l))
@@ -45,8 +45,8 @@ export function haproxyConfig(port, backends) {
   const [, indent, rest] = serverLine.exec(model)
   const out = []
   for (const line of lines) {
-    if (line === model) out.push(...backends.map((p, i) => `${indent}server gw${i + 1} 127.0.0.1:${p}${rest}`))
-    else if (!serverLine.test(line)) out.push(line.replace(/^(\s*bind 127\.0\.0\.1:)\d+/, `$1${port}`))
+    if (line === model) out.push(...backends.map((p, i) => `${indent}server gw${i + 1} 127.0.0.1:${p}${rest}${server ? ` ${server}` : ''}`))
+    else if (!serverLine.test(line)) out.push(line.replace(/^(\s*bind 127\.0\.0\.1:)\d+/, `$1${port}`).replace(/^(\s*balance )\S+/, (all, head) => (balance ? head + balance : all)))
   }
   return out.join('\n')
 }
@@ -64,13 +64,14 @@ async function terminate(child, ms = 5000) {
 
 /**
  * `payapp gateway start --port 0 --json` on `db`, resolved once its first stdout line gives its URL.
- * @param {{db: string, adminKey: string, args?: string[], home?: string, name?: string, port?: number, env?: Record<string, string>}} opts
+ * `bin`: another build's bin/run.js (a benchmark's baseline); this checkout's by default.
+ * @param {{db: string, adminKey: string, args?: string[], home?: string, name?: string, port?: number, env?: Record<string, string>, bin?: string}} opts
  */
-export function startGateway({db, adminKey, args = ['--rate-limit', 'off'], home, name = 'gateway', port = 0, env = {}}) {
+export function startGateway({db, adminKey, args = ['--rate-limit', 'off'], home, name = 'gateway', port = 0, env = {}, bin = BIN}) {
   const ownHome = home === undefined
   home ??= mkdtempSync(join(tmpdir(), 'payapp-gateway-'))
   const child = track(
-    spawn(process.execPath, [BIN, 'gateway', 'start', '--port', String(port), '--db', db, '--admin-key', adminKey, '--json', '--no-save-profile', ...args], {
+    spawn(process.execPath, [bin, 'gateway', 'start', '--port', String(port), '--db', db, '--admin-key', adminKey, '--json', '--no-save-profile', ...args], {
       cwd: home,
       env: {PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: join(home, 'config'), XDG_DATA_HOME: join(home, 'data'), PAYAPP_KEYCHAIN: 'off', ...env},
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -126,12 +127,14 @@ async function balancerReady(url, haproxy, output) {
  * HAProxy on a free port with the doc's config over `backends` (ports on 127.0.0.1), in the foreground as a
  * child; resolves once it routes a request to one of them.
  * @param {number[]} backends
+ * @param {{balance?: string, server?: string}} [opts] a benchmark's variant of the config: another `balance`
+ *   algorithm, more options on each `server` line (e.g. `maxconn 8`)
  */
-export async function startBalancer(backends) {
+export async function startBalancer(backends, opts = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'payapp-haproxy-'))
   const port = await freePort()
   const config = join(dir, 'haproxy.cfg')
-  writeFileSync(config, haproxyConfig(port, backends))
+  writeFileSync(config, haproxyConfig(port, backends, opts))
   // -db: stay in the foreground, as a child this process can stop.
   const child = track(spawn(HAPROXY, ['-db', '-f', config], {stdio: ['ignore', 'pipe', 'pipe']}))
   let output = ''
@@ -153,9 +156,9 @@ export async function startBalancer(backends) {
 
 /**
  * Starts `processes` gateway processes on `db` with one admin key, and HAProxy in front of them.
- * @param {{db: string, processes?: number, args?: string[], adminKey?: string, env?: Record<string, string>}} opts
+ * @param {{db: string, processes?: number, args?: string[], adminKey?: string, env?: Record<string, string>, bin?: string, balance?: string, server?: string}} opts
  */
-export async function startCluster({db, processes: count = 3, args = ['--rate-limit', 'off'], adminKey = `adm_cluster_${randomBytes(12).toString('hex')}`, env = {}}) {
+export async function startCluster({db, processes: count = 3, args = ['--rate-limit', 'off'], adminKey = `adm_cluster_${randomBytes(12).toString('hex')}`, env = {}, bin = BIN, balance, server}) {
   const home = mkdtempSync(join(tmpdir(), 'payapp-cluster-'))
   const processes = []
   const others = []
@@ -167,12 +170,15 @@ export async function startCluster({db, processes: count = 3, args = ['--rate-li
   }
   try {
     // All at once, as a deployment restarts them: creating the schema must be safe when several do it together.
-    const started = await Promise.allSettled(Array.from({length: count}, (_, i) => startGateway({db, adminKey, args, env, home, name: `gw${i + 1}`})))
+    const started = await Promise.allSettled(Array.from({length: count}, (_, i) => startGateway({db, adminKey, args, env, home, bin, name: `gw${i + 1}`})))
     // Those that started are stopped with the rest if another failed.
     for (const s of started) if (s.status === 'fulfilled') processes.push(s.value)
     const failed = started.find((s) => s.status === 'rejected')
     if (failed) throw failed.reason
-    balancer = await startBalancer(processes.map((p) => Number(new URL(p.url).port)))
+    balancer = await startBalancer(
+      processes.map((p) => Number(new URL(p.url).port)),
+      {balance, server},
+    )
     return {
       url: balancer.url,
       balancerPid: balancer.pid,
@@ -184,11 +190,11 @@ export async function startCluster({db, processes: count = 3, args = ['--rate-li
         await old.kill(signal)
         others.push(old)
         // The same port: the balancer's config names it, and its health check brings the process back.
-        processes[i] = await startGateway({db, adminKey, args, env, home, name: old.name, port: Number(new URL(old.url).port)})
+        processes[i] = await startGateway({db, adminKey, args, env, home, bin, name: old.name, port: Number(new URL(old.url).port)})
         return processes[i]
       },
       async startProcess() {
-        const p = await startGateway({db, adminKey, args, env, home, name: `extra${++extra}`})
+        const p = await startGateway({db, adminKey, args, env, home, bin, name: `extra${++extra}`})
         others.push(p)
         return p
       },

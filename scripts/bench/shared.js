@@ -3,7 +3,8 @@
  * idempotent writes (scripts/bench/gateway-workloads.js) against
  *   - SQLite, one process (what `payapp gateway start` runs by default), and three on one SQLite file behind
  *     HAProxy (what the cluster costs apart from the engine),
- *   - PostgreSQL, one process,
+ *   - PostgreSQL, one process, reached directly and behind the same HAProxy (the second isolates what the
+ *     processes cost from what the balancer's hop costs),
  *   - PostgreSQL, three processes behind HAProxy (the doc's config),
  *   - the bare node:http server answering the same bytes (the transport's limit),
  * each at the same number of connections, with p99. Targets: PostgreSQL one process ≥ 0.5 of SQLite's write
@@ -18,7 +19,11 @@
  * PostgreSQL server: on 2 busy cores that says where a row's time goes better than its rate does.
  *
  * From scripts/bench.js: `await benchShared()`. Alone: `npm run build && node scripts/bench/shared.js`.
- * Env: BENCH_SECONDS (default 5), BENCH_ROUNDS (3), BENCH_CONNECTIONS (50).
+ * Env: BENCH_SECONDS (default 5), BENCH_ROUNDS (3), BENCH_CONNECTIONS (50); BENCH_SHARED_ROWS, a comma list of
+ * the rows to measure (keys of LABELS; default all); BENCH_BASELINE_BIN, another build's bin/run.js, adds its
+ * PostgreSQL rows (1 process, 3 behind HAProxy) beside this build's, measured in the same rounds; BENCH_BALANCE,
+ * another HAProxy `balance` algorithm (e.g. leastconn), and BENCH_HAPROXY_SERVER, more options for its `server`
+ * lines (e.g. `maxconn 8`), add a row of three processes behind that variant.
  */
 import {execFileSync, spawn} from 'node:child_process'
 import {existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs'
@@ -40,7 +45,21 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
 const WARM_READS = 3000
 const WARM_WRITES = 1000
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50)
-const LABELS = {sqlite: 'SQLite, 1 process', sqlite3: 'SQLite file, 3 behind HAProxy', pg1: 'PostgreSQL, 1 process', pg3: 'PostgreSQL, 3 behind HAProxy'}
+const BASELINE = process.env.BENCH_BASELINE_BIN
+/** A variant of the balancer's config: another `balance` algorithm, options for its `server` lines. */
+const BALANCE = process.env.BENCH_BALANCE
+const SERVER_OPTIONS = process.env.BENCH_HAPROXY_SERVER
+const VARIANT = [BALANCE, SERVER_OPTIONS].filter(Boolean).join(', ')
+const LABELS = {
+  sqlite: 'SQLite, 1 process',
+  sqlite3: 'SQLite file, 3 behind HAProxy',
+  pg1: 'PostgreSQL, 1 process',
+  pg1lb: 'PostgreSQL, 1 behind HAProxy',
+  pg3: 'PostgreSQL, 3 behind HAProxy',
+  ...(VARIANT ? {pg3alt: `PostgreSQL, 3 behind HAProxy (${VARIANT})`} : {}),
+  ...(BASELINE ? {pg1base: 'baseline: PostgreSQL, 1 process', pg3base: 'baseline: PostgreSQL, 3 behind HAProxy'} : {}),
+}
+const ROWS = new Set(process.env.BENCH_SHARED_ROWS ? process.env.BENCH_SHARED_ROWS.split(',') : Object.keys(LABELS))
 const fmt = (n, d = 0) => n.toLocaleString('en-US', {maximumFractionDigits: d, minimumFractionDigits: d})
 
 const load = (opts) =>
@@ -55,7 +74,8 @@ async function measure(opts, groups = {}) {
   const r = await load(opts)
   const after = cpuOf(groups)
   const cpu = Object.fromEntries(Object.keys(groups).map((k) => [k, ((after[k] - before[k]) * 1000) / r.requests.total]))
-  return {rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.non2xx + r.errors + r.timeouts, cpu}
+  const l = r.latency
+  return {rps: r.requests.average, p50: l.p50, p99: l.p99, tail: [l.p50, l.p75, l.p90, l.p97_5, l.p99, l.p99_9, l.max], errors: r.non2xx + r.errors + r.timeouts, cpu}
 }
 
 /** The median round of each measure (by rate), and every round's rate. */
@@ -81,19 +101,25 @@ function bareServer(work, name, {text, status, contentType}) {
   })
 }
 
+/** The latency percentiles of the PostgreSQL rows: where the p99 sits in the tail. */
+function printTail(rows) {
+  console.log(`  ${'latency, ms'.padEnd(40)} ${['p50', 'p75', 'p90', 'p97.5', 'p99', 'p99.9', 'max'].map((h) => h.padStart(6)).join(' ')}`)
+  for (const r of rows) if (r.result && /PostgreSQL/.test(r.label)) console.log(`  ${r.label.padEnd(40)} ${r.result.tail.map((v) => fmt(v).padStart(6)).join(' ')}`)
+}
+
 function printTable(title, rows, base, bare) {
   console.log(`\n${title}`)
   console.log(
-    `  ${'server'.padEnd(32)} ${'req/s'.padStart(8)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'errors'.padStart(7)} ${'/SQLite'.padStart(8)} ${'/bare'.padStart(6)}  CPU µs/request: gateway + HAProxy + PostgreSQL; rounds' req/s`,
+    `  ${'server'.padEnd(40)} ${'req/s'.padStart(8)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'errors'.padStart(7)} ${'/SQLite'.padStart(8)} ${'/bare'.padStart(6)}  CPU µs/request: gateway + HAProxy + PostgreSQL; rounds' req/s`,
   )
   for (const r of rows) {
     if (!r.result) {
-      console.log(`  ${r.label.padEnd(32)} ${'not available'.padStart(8)}`)
+      console.log(`  ${r.label.padEnd(40)} ${'not available'.padStart(8)}`)
       continue
     }
     const s = r.result
     console.log(
-      `  ${r.label.padEnd(32)} ${fmt(s.rps).padStart(8)} ${fmt(s.p50, 1).padStart(7)} ${fmt(s.p99, 1).padStart(7)} ${String(s.errors).padStart(7)} ${(s.rps / base.rps).toFixed(2).padStart(8)} ${(s.rps / bare.rps).toFixed(2).padStart(6)}  ${cpuText(s.cpu)}; ${s.rounds.map((x) => fmt(x)).join(' / ')}`,
+      `  ${r.label.padEnd(40)} ${fmt(s.rps).padStart(8)} ${fmt(s.p50, 1).padStart(7)} ${fmt(s.p99, 1).padStart(7)} ${String(s.errors).padStart(7)} ${(s.rps / base.rps).toFixed(2).padStart(8)} ${(s.rps / bare.rps).toFixed(2).padStart(6)}  ${cpuText(s.cpu)}; ${s.rounds.map((x) => fmt(x)).join(' / ')}`,
     )
   }
 }
@@ -126,25 +152,48 @@ export async function benchShared() {
       mkdirSync(join(work, name))
       return join(work, name)
     }
-    const sqlite = await startGateway({db: join(work, 'gateway.sqlite'), adminKey, home: home('sqlite')})
-    stops.push(() => sqlite.kill())
-    await add('sqlite', sqlite.url, {gateway: [sqlite.pid]})
-    // The same three-process path on one SQLite file: what the cluster costs apart from the engine.
-    const sqlite3 = await startCluster({db: join(work, 'shared.sqlite'), adminKey, processes: 3})
-    stops.push(() => sqlite3.stop())
-    await add('sqlite3', sqlite3.url, cluster(sqlite3))
+    if (ROWS.has('sqlite')) {
+      const sqlite = await startGateway({db: join(work, 'gateway.sqlite'), adminKey, home: home('sqlite')})
+      stops.push(() => sqlite.kill())
+      await add('sqlite', sqlite.url, {gateway: [sqlite.pid]})
+    }
+    if (ROWS.has('sqlite3')) {
+      // The same three-process path on one SQLite file: what the cluster costs apart from the engine.
+      const sqlite3 = await startCluster({db: join(work, 'shared.sqlite'), adminKey, processes: 3})
+      stops.push(() => sqlite3.stop())
+      await add('sqlite3', sqlite3.url, cluster(sqlite3))
+    }
     if (!missing) {
       const pg = await startPostgres()
       stops.push(pg.stop)
-      // One database per row, so the rows do not share tables or their indexes' size.
-      execFileSync('psql', [pg.url, '-q', '-c', 'CREATE DATABASE payapp_three'])
-      const one = await startGateway({db: pg.url, adminKey, home: home('pg1')})
-      stops.push(() => one.kill())
       const postgres = () => postgresCpuMs(pg.data)
-      await add('pg1', one.url, {gateway: [one.pid], postgres})
-      const three = await startCluster({db: pg.url.replace(/\/payapp$/, '/payapp_three'), adminKey, processes: 3})
-      stops.push(() => three.stop())
-      await add('pg3', three.url, {...cluster(three), postgres})
+      // One database per row, so the rows do not share tables or their indexes' size.
+      const database = (name) => {
+        if (name === 'payapp') return pg.url
+        execFileSync('psql', [pg.url, '-q', '-c', `CREATE DATABASE ${name}`])
+        return pg.url.replace(/\/payapp$/, `/${name}`)
+      }
+      const rows = [
+        ['pg1', 'payapp', 1, false],
+        ['pg1lb', 'payapp_one_lb', 1, true],
+        ['pg3', 'payapp_three', 3, true],
+        ['pg3alt', 'payapp_three_alt', 3, true, undefined, {balance: BALANCE, server: SERVER_OPTIONS}],
+        ['pg1base', 'payapp_base_one', 1, false, BASELINE],
+        ['pg3base', 'payapp_base_three', 3, true, BASELINE],
+      ]
+      for (const [key, name, processes, balanced, bin, variant] of rows) {
+        if (!ROWS.has(key) || !(key in LABELS)) continue
+        const db = database(name)
+        if (balanced) {
+          const c = await startCluster({db, adminKey, processes, bin, ...variant})
+          stops.push(() => c.stop())
+          await add(key, c.url, {...cluster(c), postgres})
+        } else {
+          const one = await startGateway({db, adminKey, home: home(key), bin})
+          stops.push(() => one.kill())
+          await add(key, one.url, {gateway: [one.pid], postgres})
+        }
+      }
     }
     const base = targets[0]
     const bareReads = await bareServer(work, 'list.json', base.reads.captured)
@@ -177,22 +226,39 @@ export async function benchShared() {
       ...Object.entries(LABELS).map(([key, label]) => ({label, result: results[key]})),
       {label: 'bare node:http', result: results.bare},
     ]
-    printTable(`  GET ${LIST_PATH}`, rows(reads), reads.sqlite, reads.bare)
-    printTable('  POST /v1/app/products/{id}/variants with Idempotency-Key', rows(writes), writes.sqlite, writes.bare)
+    printTable(`  GET ${LIST_PATH}`, rows(reads), reads[base.key], reads.bare)
+    printTail(rows(reads))
+    printTable('  POST /v1/app/products/{id}/variants with Idempotency-Key', rows(writes), writes[base.key], writes.bare)
+    printTail(rows(writes))
     const results = {connections: CONNECTIONS, seconds: SECONDS, rounds: ROUNDS, reads, writes, postgres: missing ? `not available: ${missing}` : 'measured'}
     if (missing) {
       console.log('  PostgreSQL: not available')
-    } else {
+      return results
+    }
+    if (reads.sqlite && reads.pg1) {
       results.pg1_vs_sqlite_writes = writes.pg1.rps / writes.sqlite.rps
-      results.pg3_vs_pg1_writes = writes.pg3.rps / writes.pg1.rps
-      results.pg3_vs_pg1_reads = reads.pg3.rps / reads.pg1.rps
-      // Round by round (each round's two runs minutes apart at most): the spread of the ratio on this machine.
-      const perRound = (runs) => runs.pg3.map((r, i) => (r.rps / runs.pg1[i].rps).toFixed(2)).join(', ')
-      const p99 = Math.max(...['pg1', 'pg3'].flatMap((k) => [reads[k].p99, writes[k].p99]))
       console.log(`  PostgreSQL 1 process / SQLite, writes: ${results.pg1_vs_sqlite_writes.toFixed(2)} (target ≥ 0.50)`)
+    }
+    // Three processes against one: reached directly (the issue's comparison, which includes the balancer's hop),
+    // and both behind the same HAProxy (what the processes alone cost); round by round, the spread on this machine.
+    const ratio = (three, one, name, why) => {
+      if (!reads[three] || !reads[one]) return
+      const perRound = (runs) => runs[three].map((r, i) => (r.rps / runs[one][i].rps).toFixed(2)).join(', ')
+      results[`${three}_vs_${one}_writes`] = writes[three].rps / writes[one].rps
+      results[`${three}_vs_${one}_reads`] = reads[three].rps / reads[one].rps
       console.log(
-        `  PostgreSQL 3 processes / 1 process: writes ${results.pg3_vs_pg1_writes.toFixed(2)} (rounds ${perRound(writeRuns)}), reads ${results.pg3_vs_pg1_reads.toFixed(2)} (rounds ${perRound(readRuns)}) (target ≥ 0.90)`,
+        `  ${name}: writes ${(writes[three].rps / writes[one].rps).toFixed(2)} (rounds ${perRound(writeRuns)}), reads ${(reads[three].rps / reads[one].rps).toFixed(2)} (rounds ${perRound(readRuns)}) (target ≥ 0.90; ${why})`,
       )
+    }
+    ratio('pg3', 'pg1', 'PostgreSQL 3 behind HAProxy / 1 process direct', 'the balancer’s hop included')
+    ratio('pg3', 'pg1lb', 'PostgreSQL 3 behind HAProxy / 1 behind HAProxy', 'the processes’ cost alone')
+    ratio('pg3base', 'pg1base', 'baseline: 3 behind HAProxy / 1 process direct', 'the other build')
+    ratio('pg3', 'pg3base', 'this build / baseline, 3 behind HAProxy', 'the change’s gain')
+    ratio('pg3alt', 'pg1', `PostgreSQL 3 behind HAProxy (${VARIANT}) / 1 process direct`, 'another balancer config')
+    const measured = ['pg1', 'pg1lb', 'pg3', 'pg3alt'].filter((k) => reads[k])
+    if (measured.length) {
+      const p99 = Math.max(...measured.flatMap((k) => [reads[k].p99, writes[k].p99]))
+      results.postgres_p99 = p99
       console.log(`  PostgreSQL p99, worst of reads and writes: ${fmt(p99, 1)} ms (target < 50 ms)`)
     }
     return results

@@ -488,9 +488,12 @@ export class Platform {
   }
 
   /**
-   * Brings this process's copies of shared state up to date before a request: one read of the shared
-   * version; when another process changed it, the credential cache is dropped and the fault rules'
-   * kinds and the clocks' offsets are read again. A change committed before the request began is seen.
+   * Brings this process's copies of shared state up to date before a request: the storage's `external()`
+   * token says whether another process may have committed a change (SQLite: `data_version`; PostgreSQL: the
+   * notifications its listening connection took in, or a version read while that cannot vouch); only when it
+   * moved, one read of the shared version, and when that changed, the credential cache is dropped and the
+   * fault rules' kinds and the clocks' offsets are read again. A change acknowledged before the request
+   * began is seen.
    */
   async sync(): Promise<void> {
     if (!this.shared || !this.storage.open) return

@@ -10,6 +10,7 @@
 import type {Pool, PoolClient, QueryResultRow} from 'pg'
 
 import type {Documents, Kind, MerchantDoc, Scope} from './documents.js'
+import {VersionWatch} from './pg-watch.js'
 import {endpointRecord, type EndpointRow, name, objectRow, refuseWrite, TABLES, WRITES} from './sql.js'
 import {SHARED_VERSION_KEY, UniqueViolation} from './storage.js'
 import type {
@@ -721,6 +722,8 @@ export class PostgresStorage implements Storage {
     private readonly side: Pool,
     url: string,
     private readonly parsers: Parsers,
+    /** Another process's change of the shared version, told to this one (see `external`). */
+    private readonly watch: VersionWatch,
   ) {
     this.location = redactUrl(url)
     this.reads = readFacade(new PgConnection(runner(pool)))
@@ -758,7 +761,11 @@ export class PostgresStorage implements Storage {
       p.on('connect', (client) => client.on('error', () => {}))
     }
 
-    const storage = new PostgresStorage(pool, side, url, parsers)
+    const watch = new VersionWatch(
+      () => new pg.Client(options),
+      async (text, values) => (await pool.query(text, values)).rows,
+    )
+    const storage = new PostgresStorage(pool, side, url, parsers, watch)
     let client: PoolClient
     try {
       client = await pool.connect()
@@ -788,6 +795,7 @@ export class PostgresStorage implements Storage {
       throw openError(storage.location, error)
     }
     client.release()
+    await watch.start()
     return storage
   }
 
@@ -817,11 +825,17 @@ export class PostgresStorage implements Storage {
       const client = await this.pool.connect()
       let broken: Error | undefined
       const unit = new Unit(client, this.parsers)
+      // A change of the shared version is announced to the other processes (pg-watch.ts), before the unit's answer.
+      let announced: ReturnType<VersionWatch['inUnit']> | undefined
       try {
-        const result = await fn(unitFacade(new PgConnection(unit.run, this.inserted, unit.defer, true, unit.atCommit)))
+        const store = unitFacade(new PgConnection(unit.run, this.inserted, unit.defer, true, unit.atCommit))
+        announced = this.watch.inUnit(store, unit.run)
+        const result = await fn(store)
         await unit.commit()
+        await announced.committed()
         return result
       } catch (error) {
+        announced?.failed()
         try {
           await unit.rollback()
         } catch (rollback) {
@@ -844,14 +858,17 @@ export class PostgresStorage implements Storage {
   }
 
   /**
-   * PostgreSQL tells a process nothing, before its next statement, of another process's commit (a
-   * LISTEN/NOTIFY message may arrive after a request that starts once the commit was acknowledged), so the
-   * token is the shared version itself (`SHARED_VERSION_KEY`, which a revocation, a fault rule or a clock
-   * move changes in its unit), read from the database for each request. One query serves every request
-   * that arrived before it was sent: it goes out on the next turn of the event loop, after them; a request
-   * that arrives while it is out waits for the next one, so each sees every change committed before it began.
+   * The token moves when another process changed the shared version (`SHARED_VERSION_KEY`, which a
+   * revocation, a fault rule or a clock move changes in its unit). While the watch (pg-watch.ts) vouches for
+   * every change committed before now, it is the watch's count of them, and costs no query. Otherwise (its
+   * connection down, or stalled) it is the shared version itself, read from the database: one query serves
+   * every request that arrived before it was sent (it goes out on the next turn of the event loop, after
+   * them); a request that arrives while it is out waits for the next one, so each sees every change
+   * committed before it began.
    */
   async external(): Promise<string> {
+    const token = this.watch.token()
+    if (token !== undefined) return token
     this.versionRead ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
       this.versionRead = undefined
       return this.versionReads.meta(SHARED_VERSION_KEY).then((version) => `v:${version ?? ''}`)
@@ -862,7 +879,7 @@ export class PostgresStorage implements Storage {
   async close(): Promise<void> {
     if (this.ended) return
     this.ended = true
-    await Promise.all([this.pool.end(), this.side.end()])
+    await Promise.all([this.watch.close(), this.pool.end(), this.side.end()])
   }
 }
 

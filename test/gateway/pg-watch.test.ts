@@ -1,0 +1,77 @@
+/**
+ * How one PostgreSQL storage learns of another's change to the shared version (src/gateway/storage/pg-watch.ts):
+ * by the time the changing unit is answered, every other storage's `external()` token has moved, with no
+ * query of its own; storages on another schema of the database (another platform) are not waited for.
+ */
+import {expect} from 'chai'
+import pg from 'pg'
+
+import {PostgresStorage} from '../../src/gateway/storage/postgres.js'
+import {SHARED_VERSION_KEY} from '../../src/gateway/storage/storage.js'
+import {postgresBin, startPostgres} from '../../scripts/postgres-server.js'
+import {freshPostgresUrl, onPostgres, prepareDatabase} from '../helpers/test-db.js'
+
+describe('PostgreSQL storage: another process’s change of the shared version', function () {
+  this.timeout(60_000)
+  let own: {url: string; stop: () => void} | undefined
+  let url: string
+  const opened: PostgresStorage[] = []
+  const open = async (at = url) => {
+    const storage = await PostgresStorage.open(at)
+    opened.push(storage)
+    return storage
+  }
+
+  before(async function () {
+    if (!onPostgres && !postgresBin()) this.skip()
+    if (onPostgres) {
+      url = freshPostgresUrl()
+      await prepareDatabase(url)
+    } else {
+      own = await startPostgres()
+      url = own.url
+    }
+  })
+  after(async () => {
+    await Promise.all(opened.map((s) => s.close()))
+    own?.stop()
+  })
+
+  it('has moved every other storage’s token when the changing unit is answered, each time', async () => {
+    const [a, b, c] = await Promise.all([open(), open(), open()])
+    for (let i = 0; i < 20; i++) {
+      const [from, ...others] = [a, b, c].slice(i % 3).concat([a, b, c].slice(0, i % 3))
+      const before = await Promise.all(others.map((s) => s.external()))
+      await from!.write((tx) => tx.setMeta(SHARED_VERSION_KEY, `v${i}`))
+      // Read at once: the notification was taken in before the answer.
+      const after = await Promise.all(others.map((s) => s.external()))
+      for (const [k, token] of after.entries()) {
+        expect(token, `change ${i}, storage ${k}`).to.not.equal(before[k])
+        expect(token, 'a token of the watch, not a version read').to.match(/^n:/)
+      }
+    }
+  })
+
+  it('does not move the token of a storage on another schema (another platform on the database)', async () => {
+    const schema = `pgwatch_other_${process.pid}`
+    const admin = new pg.Client({connectionString: url})
+    await admin.connect()
+    await admin.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`)
+    await admin.end()
+    const elsewhere = new URL(url)
+    elsewhere.searchParams.set('options', `-c search_path=${schema}`)
+    const [a, b, other] = await Promise.all([open(), open(), open(elsewhere.toString())])
+    const before = await Promise.all([b.external(), other.external()])
+    await a.write((tx) => tx.setMeta(SHARED_VERSION_KEY, 'elsewhere'))
+    const after = await Promise.all([b.external(), other.external()])
+    expect(after[0]).to.not.equal(before[0])
+    expect(after[1]).to.equal(before[1])
+  })
+
+  it('does not move the token for a unit that changes nothing shared', async () => {
+    const [a, b] = await Promise.all([open(), open()])
+    const before = await b.external()
+    await a.write((tx) => tx.setMeta('something_else', 'x'))
+    expect(await b.external()).to.equal(before)
+  })
+})
