@@ -8,8 +8,7 @@ import pg from 'pg'
 
 import {PostgresStorage} from '../../src/gateway/storage/postgres.js'
 import {SHARED_VERSION_KEY} from '../../src/gateway/storage/storage.js'
-import {postgresBin, startPostgres} from '../../scripts/postgres-server.js'
-import {freshPostgresUrl, onPostgres, prepareDatabase} from '../helpers/test-db.js'
+import {postgresForSuite} from '../helpers/test-db.js'
 
 describe('PostgreSQL storage: another process’s change of the shared version', function () {
   this.timeout(60_000)
@@ -23,14 +22,9 @@ describe('PostgreSQL storage: another process’s change of the shared version',
   }
 
   before(async function () {
-    if (!onPostgres && !postgresBin()) this.skip()
-    if (onPostgres) {
-      url = freshPostgresUrl()
-      await prepareDatabase(url)
-    } else {
-      own = await startPostgres()
-      url = own.url
-    }
+    own = await postgresForSuite()
+    if (!own) return this.skip()
+    url = own.url
   })
   after(async () => {
     await Promise.all(opened.map((s) => s.close()))

@@ -12,7 +12,7 @@ import {LAST_VARIANT_SORT_ORDER, PostgresStorage, redactUrl} from '../../src/gat
 import type {Storage} from '../../src/gateway/storage/storage.js'
 import {postgresBin, startPostgres} from '../../scripts/postgres-server.js'
 import {TestGateway} from '../helpers/gateway.js'
-import {freshPostgresUrl, onPostgres, prepareDatabase} from '../helpers/test-db.js'
+import {postgresForSuite} from '../helpers/test-db.js'
 
 const scope = {merchant: 'mch_pg_race', env: 'test' as const}
 
@@ -24,14 +24,9 @@ describe('PostgreSQL storage: two storages on one database', function () {
   let b: Storage
 
   before(async function () {
-    if (!onPostgres && !postgresBin()) this.skip() // No PostgreSQL installed here: nothing to race on.
-    if (onPostgres) {
-      url = freshPostgresUrl()
-      await prepareDatabase(url)
-    } else {
-      own = await startPostgres()
-      url = own.url
-    }
+    own = await postgresForSuite()
+    if (!own) return this.skip() // No PostgreSQL installed here: nothing to race on.
+    url = own.url
     // Both at once: the schema is created under an advisory lock, once.
     ;[a, b] = await Promise.all([PostgresStorage.open(url), PostgresStorage.open(url)])
   })

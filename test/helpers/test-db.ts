@@ -8,7 +8,7 @@
  */
 import pg from 'pg'
 
-import {startPostgres} from '../../scripts/postgres-server.js'
+import {postgresBin, startPostgres} from '../../scripts/postgres-server.js'
 
 const setting = process.env.PAYAPP_TEST_DB?.trim() || undefined
 if (setting && setting !== 'postgres' && !/^postgres(ql)?:\/\//.test(setting)) {
@@ -75,4 +75,17 @@ export async function testDb(): Promise<string | undefined> {
   const db = freshPostgresUrl()
   await prepareDatabase(db)
   return db
+}
+
+/**
+ * A PostgreSQL database for a suite that opens storages itself: a fresh schema on the run's server when the
+ * run is on PostgreSQL, else a private server of its own (`stop` ends it); undefined when none is installed.
+ */
+export async function postgresForSuite(): Promise<{url: string; stop: () => void} | undefined> {
+  if (onPostgres) {
+    const url = freshPostgresUrl()
+    await prepareDatabase(url)
+    return {url, stop() {}}
+  }
+  return postgresBin() ? startPostgres() : undefined
 }
