@@ -386,6 +386,24 @@ describe('PostgreSQL storage: two storages on one database', function () {
     }
   })
 
+  it("refuses a database a newer gateway's schema is on, and leaves it as it was", async () => {
+    const admin = new pg.Pool({connectionString: url, max: 1})
+    const ours = (await admin.query(`SELECT value FROM meta WHERE key = 'schema_version'`)).rows[0].value as string
+    try {
+      await admin.query(`UPDATE meta SET value = '99' WHERE key = 'schema_version'`)
+      const error = await PostgresStorage.open(url).then(
+        () => undefined,
+        (e: unknown) => e as Error & {code?: string},
+      )
+      expect(error?.message).to.match(/schema version 99, newer than this gateway's \d+/)
+      expect(error?.code).to.equal('db_refused')
+      expect((await admin.query(`SELECT value FROM meta WHERE key = 'schema_version'`)).rows[0].value).to.equal('99')
+    } finally {
+      await admin.query(`UPDATE meta SET value = $1 WHERE key = 'schema_version'`, [ours])
+      await admin.end()
+    }
+  })
+
   it('says which database it cannot open without its password, unreachable apart from refused', async () => {
     const unreachable = await PostgresStorage.open('postgres://payapp:s3cret-word@127.0.0.1:1/payapp').catch((error: Error) => error)
     expect(unreachable).to.include({name: 'StorageOpenError', code: 'db_unreachable'})

@@ -777,7 +777,15 @@ export class PostgresStorage implements Storage {
       await client.query('BEGIN')
       await client.query(`SELECT pg_advisory_xact_lock(hashtext('payapp.schema'))`)
       const current = await client.query<{value: string}>(`SELECT value FROM meta WHERE key = 'schema_version'`).catch(() => undefined)
-      if (current?.rows[0]?.value !== SCHEMA_VERSION) {
+      const found = current?.rows[0]?.value
+      // A newer gateway's schema (a rolling upgrade's later process): migrating it "back" would undo its changes.
+      if (Number(found) > Number(SCHEMA_VERSION)) {
+        throw new StorageOpenError(
+          `PostgreSQL at ${storage.location} holds payapp's schema version ${found}, newer than this gateway's ${SCHEMA_VERSION}: run the payapp that created it (or a newer one)`,
+          'db_refused',
+        )
+      }
+      if (found !== SCHEMA_VERSION) {
         // A failed probe (no meta table yet) aborted the transaction: start it again under the lock.
         if (!current) {
           await client.query('ROLLBACK')
@@ -792,7 +800,7 @@ export class PostgresStorage implements Storage {
       await client.query('ROLLBACK').catch(() => {})
       client.release()
       await Promise.all([pool.end(), side.end()]).catch(() => {})
-      throw openError(storage.location, error)
+      throw error instanceof StorageOpenError ? error : openError(storage.location, error)
     }
     client.release()
     await watch.start()
