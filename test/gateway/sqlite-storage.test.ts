@@ -134,3 +134,23 @@ describe('SQLite storage: WAL checkpoints off the request path', function () {
     }
   })
 })
+
+describe('SQLite storage: two processes on one file', () => {
+  it("a unit's cached reads are not trusted after another process committed since the last request: their generation moves under the unit's write lock", async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'payapp-gen-')), 'gateway.sqlite')
+    const [a, b] = [new SqliteStorage(file), new SqliteStorage(file)]
+    const scope = {merchant: 'mer_gen', env: 'test'} as const
+    const value = (id: string) => ({id, object: 'option_value', name: id, sort_order: 0, updated: 0}) as never
+    try {
+      await a.write((tx) => tx.insert('option_value', scope, value('val_a'), {parent: 'grp_gen', created: 0}))
+      const before = a.generation(['option_value'])
+      // Unchanged while nothing else commits: the cache stays usable in the next unit.
+      expect(await a.write(async () => a.generation(['option_value']))).to.equal(before)
+      // Another process's commit (a value deleted, say) between this process's last request and its next unit.
+      await b.write((tx) => tx.insert('option_value', scope, value('val_b'), {parent: 'grp_gen', created: 0}))
+      expect(await a.write(async () => a.generation(['option_value']))).to.not.equal(before)
+    } finally {
+      await Promise.all([a.close(), b.close()])
+    }
+  })
+})

@@ -266,6 +266,8 @@ export class SqliteStorage implements Storage {
   private readonly writes = new Map<string, number>([['*', 0]])
   private readonly pending = new Set<string>()
   private readonly dataVersion?: Database.Statement<[], {data_version: number}>
+  /** The writer's data_version when the last batch began (`openBatch`). */
+  private batchDataVersion?: number
   readonly readsCached = true
 
   constructor(readonly location: string) {
@@ -375,6 +377,14 @@ export class SqliteStorage implements Storage {
   /** Opens the batch transaction; it commits once this turn of the event loop is done. */
   private openBatch(): Promise<void> {
     this.writer.db.exec('BEGIN IMMEDIATE')
+    // Another process may have committed between a request's `sync` and this write lock: what this process
+    // cached (a unit reads the product's options from the cache) may then be stale, so a unit must not use it.
+    // Under the lock nothing else commits, so the version read here holds until the batch's COMMIT.
+    const version = this.dataVersion?.get()!.data_version
+    if (version !== this.batchDataVersion) {
+      this.batchDataVersion = version
+      this.bump('*')
+    }
     const batch = new Promise<void>((resolve, reject) => {
       this.settle = {resolve, reject}
     })
