@@ -287,6 +287,12 @@ function runner(on: Pool | PoolClient): Run {
 /** A text column's parser by type oid: stored JSON as its bytes (list routes splice it), counts and ids as numbers. */
 type Parsers = (oid: number) => (value: string) => unknown
 
+/** How a unit's statements read and bind values: the parsers above, and node-postgres' own text form of a bound value (a list as an array literal). */
+interface Codec {
+  parse: Parsers
+  prepare: (value: unknown) => unknown
+}
+
 /** The parts of pg's Connection a unit writes to (pg-protocol messages, sent on its socket). */
 interface Wire {
   stream: {cork?: () => void; uncork?: () => void}
@@ -329,14 +335,6 @@ const columnsOf = new WeakMap<object, Map<string, Columns>>()
 /** PostgreSQL's answer to the statements behind a failed one in a transaction (SQLSTATE 25P02). */
 const aborted = () => Object.assign(new Error('current transaction is aborted, commands ignored until end of transaction block'), {code: '25P02'})
 
-/** A bound value in the text format PostgreSQL parses (a list as an array literal); a Buffer goes as bytes. */
-function wireValue(value: unknown): unknown {
-  if (value === null || value === undefined) return null
-  if (Buffer.isBuffer(value) || typeof value === 'string') return value
-  if (Array.isArray(value)) return `{${value.map((v) => (v === null || v === undefined ? 'NULL' : `"${String(v).replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`)).join(',')}}`
-  return typeof value === 'object' ? JSON.stringify(value) : String(value)
-}
-
 /**
  * A unit of work on its pooled connection, as one query of node-postgres (a custom Submittable, the
  * extension pg-cursor uses), which writes the extended protocol itself: each statement is Parse (the first
@@ -375,7 +373,7 @@ class Unit {
 
   constructor(
     private readonly client: PoolClient,
-    private readonly parsers: Parsers,
+    private readonly codec: Codec,
   ) {
     this.run = async <R extends QueryResultRow>(text: string, values: unknown[] = []) => (await this.statement(text, values)).rows as R[]
     void client.query(this as unknown as Parameters<PoolClient['query']>[0])
@@ -403,7 +401,7 @@ class Unit {
 
   handleRowDescription(msg: {fields: {name: string; dataTypeID: number}[]}) {
     const sent = this.inFlight[0]!
-    sent.fields = msg.fields.map((f) => ({name: f.name, parse: this.parsers(f.dataTypeID)}))
+    sent.fields = msg.fields.map((f) => ({name: f.name, parse: this.codec.parse(f.dataTypeID)}))
   }
 
   handleDataRow(msg: {fields: (string | null)[]}) {
@@ -508,7 +506,7 @@ class Unit {
       wire.submittedNamedStatements[name] = text
       sent.parsing = true
     }
-    wire.bind({statement: name, values: values.map((v) => wireValue(bindable(v)))})
+    wire.bind({statement: name, values: values.map((v) => this.codec.prepare(bindable(v)))})
     if (sent.describing) wire.describe({type: 'P', name: ''})
     wire.execute({portal: ''})
     this.inFlight.push(sent)
@@ -721,7 +719,7 @@ export class PostgresStorage implements Storage {
      */
     private readonly side: Pool,
     url: string,
-    private readonly parsers: Parsers,
+    private readonly codec: Codec,
     /** Another process's change of the shared version, told to this one (see `external`). */
     private readonly watch: VersionWatch,
   ) {
@@ -765,7 +763,8 @@ export class PostgresStorage implements Storage {
       () => new pg.Client(options),
       async (text, values) => (await pool.query(text, values)).rows,
     )
-    const storage = new PostgresStorage(pool, side, url, parsers, watch)
+    const {prepareValue} = (pg as unknown as {utils: {prepareValue: (value: unknown) => unknown}}).utils
+    const storage = new PostgresStorage(pool, side, url, {parse: parsers, prepare: prepareValue}, watch)
     let client: PoolClient
     try {
       client = await pool.connect()
@@ -832,7 +831,7 @@ export class PostgresStorage implements Storage {
     for (let attempt = 1; ; attempt++) {
       const client = await this.pool.connect()
       let broken: Error | undefined
-      const unit = new Unit(client, this.parsers)
+      const unit = new Unit(client, this.codec)
       // A change of the shared version is announced to the other processes (pg-watch.ts), before the unit's answer.
       let announced: ReturnType<VersionWatch['inUnit']> | undefined
       try {
