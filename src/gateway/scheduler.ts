@@ -73,7 +73,11 @@ export class Scheduler {
   /** Merchants whose jump is being walked (the tick leaves them alone), and whether every clock is. */
   private readonly walking = new Set<string>()
   private walkingAll = false
-  /** Bumped on every local clock change, so a tick's stale read of the stored offsets is not applied. */
+  /**
+   * Bumped on every local clock change, and again once a walk's offsets are stored, so a tick's read of the
+   * stored offsets is not applied when it may predate them: a read sent between the walk's end and its persist's
+   * commit (with the walk's flags still up when it was sent, and down when it came back) saw the offsets before.
+   */
   private version = 0
 
   constructor(
@@ -171,6 +175,7 @@ export class Scheduler {
       this.clock.release(merchant)
       this.version += 1
       await this.persist([merchant]).finally(() => {
+        this.version += 1
         this.walking.delete(merchant)
         return release()
       })
@@ -206,6 +211,7 @@ export class Scheduler {
       for (const merchant of merchants) this.clock.unpin(merchant)
       this.version += 1
       await this.persist(['', ...merchants]).finally(() => {
+        this.version += 1
         this.walkingAll = false
         return release()
       })
