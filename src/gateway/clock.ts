@@ -28,6 +28,11 @@ export class Clock {
     return this.now(merchant) - wall()
   }
 
+  /** Seconds the merchant's clock runs ahead of the shared one (its own offset), whatever the wall clock says. */
+  lead(merchant: string): number {
+    return this.own.get(merchant) ?? 0
+  }
+
   /** The offsets to store: `''` for the shared one, else per merchant (pinned merchants as they will be released). */
   offsets(): Map<string, number> {
     const out = new Map<string, number>([['', this.shared]])

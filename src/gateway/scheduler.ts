@@ -189,7 +189,11 @@ export class Scheduler {
   private async walkAll(target: (now: number) => number): Promise<AdvanceResult> {
     const release = (await this.lease('*', true))!
     await this.loadOffsets()
-    const seconds = target(this.clock.now()) - this.clock.now()
+    // One instant for the whole jump: every clock's target is where it stood at `now`, moved by `seconds`. Read
+    // again per merchant, a walk of many merchants that took longer than a second walked the later ones past the
+    // target (`advance_to: t` ran a job due at t + 1), and two reads of the wall clock could straddle a second.
+    const now = this.clock.now()
+    const seconds = target(now) - now
     const merchants = [...new Set([...(await this.storage.reads.jobs.merchants()), ...(await this.deliveries.merchantsPending())])]
     let jobs = 0
     this.walkingAll = true
@@ -198,12 +202,12 @@ export class Scheduler {
       for (const merchant of merchants) {
         const releaseOne = (await this.lease(merchant, true))!
         try {
-          jobs += await this.walk(merchant, this.clock.now(merchant) + seconds)
+          jobs += await this.walk(merchant, now + this.clock.lead(merchant) + seconds)
         } finally {
           await releaseOne()
         }
       }
-      return {now: this.clock.now() + seconds, jobs}
+      return {now: now + seconds, jobs}
     } finally {
       // Walked clocks stay pinned at their target while the shared offset moves under them.
       this.clock.advanceAll(seconds)

@@ -2,11 +2,14 @@
  * One test clock per merchant, over real HTTP: `POST /_admin/clock {merchant}` moves that merchant's
  * sessions, renewals and webhook attempts and nobody else's; without `merchant` every clock moves.
  */
+import {createServer} from 'node:http'
+import type {AddressInfo} from 'node:net'
+
 import {expect} from 'chai'
 
 import {checkout, readVariant, sellable} from '../helpers/commerce.js'
 import {expectError, TestGateway, type Account} from '../helpers/gateway.js'
-import {receiver, until, type Receiver} from '../helpers/receiver.js'
+import {receiver, sleep, until, type Receiver} from '../helpers/receiver.js'
 
 const DAY = 86_400
 
@@ -105,6 +108,48 @@ describe('gateway: one test clock per merchant', function () {
     expectError(await gw.admin('POST', '/clock', {merchant: a.merchant.id, advance_to: (await clockOf()).now}), 400, 'clock_in_past')
     expectError(await gw.admin('GET', '/clock?merchant=mch_missing'), 404)
     expectError(await gw.admin('POST', '/clock', {merchant: 'mch_missing', advance_seconds: 1}), 404)
+  })
+
+  it('an advance of every clock walks each merchant to the same instant, however long the merchants before it took', async () => {
+    // A receiver that takes 1.5 s for each event it takes: each merchant's walk lasts longer than a second.
+    const slow = createServer((req, res) => {
+      req.resume()
+      setTimeout(() => res.writeHead(200).end(), 1500)
+    })
+    await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve))
+    const own = await TestGateway.start()
+    try {
+      const url = `http://127.0.0.1:${(slow.address() as AddressInfo).port}/`
+      const merchants = await Promise.all(
+        [1, 2].map(async () => {
+          const acct = await own.account()
+          await own.admin('POST', '/webhook_endpoints', {merchant: acct.merchant.id, env: 'test', url, events: ['checkout.session.expired']})
+          return {acct, item: await sellable(acct, {stock: 5})}
+        }),
+      )
+      // When each session expires, in clock seconds (the store API writes it as an ISO date).
+      const made: number[] = []
+      const open = async ({acct, item}: (typeof merchants)[number]) => {
+        const expires = Date.parse((await checkout(acct, {product_id: item.product.id, quantity: 1})).expires_at) / 1000
+        made.push(expires)
+        return expires
+      }
+      // Each merchant: a session that expires in the jump (its slow delivery), and one that expires one second after it.
+      await Promise.all(merchants.map(open))
+      await sleep(1100)
+      let later = await Promise.all(merchants.map(open))
+      while (later[0] !== later[1]) later = await Promise.all(merchants.map(open))
+      const t = later[0]! - 1
+      const moved = await own.admin('POST', '/clock', {advance_to: t})
+      expect(moved.status, moved.text).to.equal(200)
+      // Only the sessions due by t expired in the jump, never the two due at t + 1: a merchant walked after the other's
+      // 1.5 s reached them when its clock was read again for its own walk.
+      expect(moved.body.jobs_run).to.equal(made.filter((expires) => expires <= t).length)
+    } finally {
+      await own.close()
+      slow.closeAllConnections()
+      await new Promise((resolve) => slow.close(resolve))
+    }
   })
 
   it('a second gateway on the same database sees a merchant\'s clock move (within its 1 s tick), and a restart keeps it', async () => {
