@@ -9,7 +9,7 @@ import fc from 'fast-check'
 import pg, {type Pool} from 'pg'
 
 import {LAST_VARIANT_SORT_ORDER, PostgresStorage, redactUrl} from '../../src/gateway/storage/postgres.js'
-import type {Storage} from '../../src/gateway/storage/storage.js'
+import type {Storage, Store} from '../../src/gateway/storage/storage.js'
 import {postgresBin, startPostgres} from '../../scripts/postgres-server.js'
 import {TestGateway} from '../helpers/gateway.js'
 import {postgresForSuite} from '../helpers/test-db.js'
@@ -190,6 +190,56 @@ describe('PostgreSQL storage: two storages on one database', function () {
       }),
       {numRuns: 60},
     )
+  })
+
+  it('reads a unit issues together go out as one statement, and each answers what it answers alone: rows, order, types, none', async () => {
+    // One connection: the unit's and pg_prepared_statements' (the merged read is prepared on it).
+    const one = await PostgresStorage.open(url, {max: 1})
+    try {
+      const parent = 'prod_pg_merge'
+      await a.write(async (tx) => {
+        for (let i = 0; i < 6; i++) {
+          await tx.insert('option_group', scope, {id: `optgrp_pg_merge_${i}`, object: 'option_group', name: `G${i}`, note: i % 2 ? null : `n${i}`} as never, {parent, created: 10 - i})
+        }
+        for (let i = 0; i < 8; i++) {
+          const variant = {id: `var_pg_merge_${i}`, object: 'variant', sku: i % 3 ? `PG-MERGE-${i}` : null, sort_order: i === 5 ? 2.75 : -i, title: `Ünïcode "${i}" \\ ☃`}
+          await tx.insert('variant', scope, variant as never, {parent, created: i, key: `merge${i}`})
+        }
+      })
+      // Each read answers a list of rows or values, as the domain's reads do; `Promise.all` issues them in one turn.
+      const reads: Record<string, (tx: Store) => Promise<unknown>> = {
+        groups: (tx) => tx.all('option_group', scope, parent),
+        variants: (tx) => tx.all('variant', scope, parent),
+        noVariants: (tx) => tx.all('variant', scope, 'prod_pg_merge_none'),
+        skuOwners: (tx) => tx.ids('variant', scope, [{field: 'sku', eq: 'PG-MERGE-4'}]),
+        noSku: (tx) => tx.ids('variant', scope, [{field: 'sku', eq: 'PG-MERGE-404'}]),
+        twin: (tx) => tx.keyed('variant', scope, parent, 'merge3'),
+        noTwin: (tx) => tx.keyed('variant', scope, parent, 'merge404'),
+        lastSort: (tx) => tx.lastVariantSortOrder(parent),
+        noSort: (tx) => tx.lastVariantSortOrder('prod_pg_merge_none'),
+        some: (tx) => tx.getMany('variant', scope, ['var_pg_merge_1', 'var_pg_merge_6', 'var_pg_merge_404']),
+        group: (tx) => tx.get('option_group', scope, 'optgrp_pg_merge_2'),
+      }
+      const alone = new Map<string, unknown>()
+      for (const [name, read] of Object.entries(reads)) alone.set(name, await read(one.reads))
+      expect(alone.get('lastSort')).to.equal(2.75)
+      expect((alone.get('groups') as {id: string}[]).map((g) => g.id)).to.deep.equal([0, 1, 2, 3, 4, 5].map((i) => `optgrp_pg_merge_${i}`))
+      await fc.assert(
+        fc.asyncProperty(fc.uniqueArray(fc.constantFrom(...Object.keys(reads)), {minLength: 2, maxLength: 11}), async (names) => {
+          // Twice: the first time on the connection, a read goes alone (its columns are learnt then).
+          for (let round = 0; round < 2; round++) {
+            const together = await one.write((tx) => Promise.all(names.map((n) => reads[n]!(tx))))
+            expect(together).to.deep.equal(names.map((n) => alone.get(n)))
+          }
+        }),
+        {numRuns: 40},
+      )
+      const pool = (one as unknown as {pool: Pool}).pool
+      const {rows} = await pool.query<{statement: string}>("SELECT statement FROM pg_prepared_statements WHERE statement LIKE '% UNION ALL %'")
+      expect(rows.length).to.be.greaterThan(0)
+    } finally {
+      await one.close()
+    }
   })
 
   it("getMany's statement is planned once per connection, not on every call (a generic plan after the first five)", async () => {
@@ -382,6 +432,26 @@ describe('PostgreSQL storage: two storages on one database', function () {
       expect(await storage.write((tx) => tx.get('product', scope, 'prod_pg_gone')).catch((error: Error) => error)).to.be.instanceOf(Error)
     } finally {
       await storage.close().catch(() => {})
+      server.stop()
+    }
+  })
+
+  it("connects through the server's Unix socket when the URL's host parameter names its directory (docs/shared-gateway.md)", async function () {
+    if (!postgresBin()) this.skip()
+    const server = await startPostgres()
+    const storage = await PostgresStorage.open(server.socketUrl)
+    const admin = new pg.Client(server.url)
+    try {
+      await storage.write((tx) => tx.insert('product', scope, {id: 'prod_pg_socket', object: 'product', name: 'Socket'} as never, {created: 0}))
+      expect(await storage.reads.get('product', scope, 'prod_pg_socket')).to.include({name: 'Socket'})
+      await admin.connect()
+      // A Unix-socket session has no client port (-1); the admin's own session is TCP.
+      const {rows} = await admin.query<{port: number}>('SELECT client_port AS port FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()')
+      expect(rows.length).to.be.greaterThan(1)
+      expect(rows.map((r) => r.port)).to.satisfy((ports: number[]) => ports.every((p) => p === -1))
+    } finally {
+      await admin.end().catch(() => {})
+      await storage.close()
       server.stop()
     }
   })

@@ -319,12 +319,34 @@ interface Sent {
   describing: boolean
   fields?: Columns
   rows: QueryResultRow[]
+  /** A merged read (`Unit.merge`): its statements, each answered with the rows tagged with its index. */
+  parts?: Part[]
   resolve(result: {rows: QueryResultRow[]; command: string}): void
   reject(error: unknown): void
 }
 
-/** A statement's result columns, each with its parser. */
-type Columns = {name: string; parse: (value: string) => unknown}[]
+/** One statement of a merged read: its columns (learnt when it last ran alone) and its answer. */
+interface Part {
+  columns: Columns
+  rows: QueryResultRow[]
+  resolve: Sent['resolve']
+  reject: Sent['reject']
+}
+
+/** A statement's result columns, each with its type and parser. */
+type Columns = {name: string; oid: number; parse: (value: string) => unknown}[]
+
+/**
+ * Types whose `::text` is the text PostgreSQL sends for them (what a column's parser reads): text, varchar,
+ * json, jsonb, smallint, integer, bigint, numeric, double precision (not boolean: `true`, sent as `t`).
+ */
+const TEXT_AS_SENT = new Set([25, 1043, 114, 3802, 21, 23, 20, 1700, 701])
+
+/** Merged reads' texts by their reads' statement names (`Unit.merge`): built once per combination. */
+const mergedTexts = new Map<string, string>()
+
+/** A read that may share a statement with the reads issued beside it: a plain SELECT, no row locks, no side effects. */
+const mergeable = (text: string) => text.startsWith('SELECT ') && !/\bFOR (?:UPDATE|NO KEY UPDATE|SHARE|KEY SHARE)\b|\bpg_\w+\(|\bnextval\(/.test(text)
 /**
  * The columns of each statement prepared on a connection, learnt from its first Describe: a prepared
  * statement's result columns never change (PostgreSQL refuses to run it if they would), so its later runs
@@ -401,24 +423,30 @@ class Unit {
 
   handleRowDescription(msg: {fields: {name: string; dataTypeID: number}[]}) {
     const sent = this.inFlight[0]!
-    sent.fields = msg.fields.map((f) => ({name: f.name, parse: this.codec.parse(f.dataTypeID)}))
+    sent.fields = msg.fields.map((f) => ({name: f.name, oid: f.dataTypeID, parse: this.codec.parse(f.dataTypeID)}))
   }
 
   handleDataRow(msg: {fields: (string | null)[]}) {
     const sent = this.inFlight[0]!
+    // A merged read's row: its statement's index, then that statement's columns.
+    const part = sent.parts?.[Number(msg.fields[0])]
+    const fields = part ? part.columns : sent.fields!
+    const offset = part ? 1 : 0
     const row: QueryResultRow = {}
-    sent.fields!.forEach((f, i) => {
-      const value = msg.fields[i]
+    for (let i = 0; i < fields.length; i++) {
+      const f = fields[i]!
+      const value = msg.fields[i + offset]
       row[f.name] = value === null || value === undefined ? null : f.parse(value)
-    })
-    sent.rows.push(row)
+    }
+    ;(part ?? sent).rows.push(row)
   }
 
   handleCommandComplete(msg: {text: string}) {
     const sent = this.inFlight.shift()!
     // Described and answered: its columns (none when the Describe answered NoData, which node-postgres does not pass on).
     if (sent.describing && this.wire) this.columns(this.wire).set(sent.name, (sent.fields ??= []))
-    sent.resolve({rows: sent.rows, command: msg.text})
+    if (sent.parts) for (const part of sent.parts) part.resolve({rows: part.rows, command: `SELECT ${part.rows.length}`})
+    else sent.resolve({rows: sent.rows, command: msg.text})
   }
 
   handleEmptyQuery() {
@@ -438,6 +466,7 @@ class Unit {
     for (const {reject} of this.queued.splice(0)) reject(mapped)
     this.held?.reject(aborted())
     this.held = undefined
+    for (const read of this.reads.splice(0)) read.reject(aborted())
     // Parses the server skipped: the statements are not prepared on the connection.
     for (const sent of [first, ...rest]) if (sent?.parsing && this.wire) delete this.wire.submittedNamedStatements[sent.name]
     // A server's ErrorResponse: the unit ends at the Sync's ReadyForQuery; a dead socket's error, now.
@@ -482,24 +511,89 @@ class Unit {
         return
       }
       this.cork(this.wire)
+      if (mergeable(text)) {
+        // Behind the held statement, which goes first (a read issued after a lock sees what the lock waited for).
+        const held = this.held
+        this.held = undefined
+        if (held) this.write(held)
+        this.reads.push(statement)
+        return
+      }
       this.release()
       this.held = statement
     })
   }
 
-  /** Writes the held statement (before the next one, at the end of the turn, before the Sync). */
+  /**
+   * Reads issued one after the other in this turn, not written yet: they go out as one statement (`merge`),
+   * before the next statement that is not such a read, at the end of the turn, or before the Sync.
+   */
+  private readonly reads: Array<NonNullable<Unit['held']>> = []
+
+  /** Writes what the turn holds back: the held statement, or the reads behind it (never both). */
   private release() {
     const held = this.held
     this.held = undefined
     if (held) this.write(held)
+    if (this.reads.length > 0) this.merge(this.reads.splice(0))
   }
 
-  private write({text, values, resolve, reject}: NonNullable<Unit['held']>) {
+  /**
+   * Reads issued together, as one statement where they can be: a UNION ALL of each read as a subquery, its rows
+   * tagged with the read's index and its columns as text (each parsed as its own column would be). PostgreSQL
+   * answers one Bind and Execute instead of one per read (the planning, portal and executor start, and the
+   * messages, each a few µs: reads are most of a unit's statements). Each read keeps its rows' order (a
+   * subquery's ORDER BY holds in its branch); they see one snapshot instead of one each, which nothing issuing
+   * them together can tell apart. A read whose columns this connection has not seen yet (it learns them when the
+   * read runs alone once), or with a column whose text differs from what the server sends (boolean), goes alone.
+   */
+  private merge(reads: Array<NonNullable<Unit['held']>>) {
+    const wire = this.wire!
+    const known = this.columns(wire)
+    const parts: Array<{read: NonNullable<Unit['held']>; columns: Columns}> = []
+    for (const read of reads) {
+      const columns = known.get(statementName(read.text))
+      if (reads.length > 1 && columns && columns.length > 0 && columns.every((c) => TEXT_AS_SENT.has(c.oid))) parts.push({read, columns})
+      else this.write(read)
+    }
+    if (parts.length === 0) return
+    if (parts.length === 1) return this.write(parts[0]!.read)
+    const key = parts.map((p) => statementName(p.read.text)).join(' ')
+    let text = mergedTexts.get(key)
+    if (text === undefined) {
+      const width = Math.max(...parts.map((p) => p.columns.length))
+      let offset = 0
+      text = parts
+        .map(({read, columns}, q) => {
+          const shift = offset
+          offset += read.values.length
+          const sql = shift === 0 ? read.text : read.text.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + shift}`)
+          const cells = Array.from({length: width}, (_, i) => (i < columns.length ? `t.c${i}::text` : 'NULL::text'))
+          return `SELECT ${q}, ${cells.join(', ')} FROM (${sql}) AS t(${columns.map((_, i) => `c${i}`).join(', ')})`
+        })
+        .join(' UNION ALL ')
+      mergedTexts.set(key, text)
+    }
+    const values = parts.length === 2 ? [...parts[0]!.read.values, ...parts[1]!.read.values] : parts.flatMap((p) => p.read.values)
+    const merged: Part[] = parts.map(({read, columns}) => ({columns, rows: [], resolve: read.resolve, reject: read.reject}))
+    this.write({
+      text,
+      values,
+      resolve: () => {},
+      reject: (error) => {
+        for (const part of merged) part.reject(error)
+      },
+      parts: merged,
+    })
+  }
+
+  private write({text, values, resolve, reject, parts}: NonNullable<Unit['held']> & {parts?: Part[]}) {
     if (this.failure !== undefined) return reject(aborted())
     const wire = this.wire!
     const name = statementName(text)
     const columns = this.columns(wire).get(name)
-    const sent: Sent = {name, text, parsing: false, describing: !columns, fields: columns, rows: [], resolve, reject}
+    // A merged read is never described: its rows are its parts' (tag, then text columns).
+    const sent: Sent = {name, text, parsing: false, describing: !columns && !parts, fields: columns, rows: [], parts, resolve, reject}
     this.cork(wire)
     if (wire.parsedStatements[name] === undefined && wire.submittedNamedStatements[name] === undefined) {
       wire.parse({name, text})
