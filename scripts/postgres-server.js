@@ -32,10 +32,10 @@ export const freePort = () =>
   })
 
 /**
- * Starts a server and creates the database `payapp`; resolves with its URL and a `stop()` that shuts it
- * down and deletes its data directory.
+ * Starts a server and creates the database `payapp`; resolves with its URL (TCP on 127.0.0.1), `socketUrl` (the
+ * same database through the server's Unix socket) and a `stop()` that shuts it down and deletes its data directory.
  * @param {{maxConnections?: number, settings?: string[]}} [opts] `settings`: more `name=value` server settings (a bench's profiling)
- * @returns {Promise<{url: string, port: number, dir: string, stop: () => void}>}
+ * @returns {Promise<{url: string, socketUrl: string, port: number, dir: string, stop: () => void}>}
  */
 export async function startPostgres(opts = {}) {
   const bin = postgresBin()
@@ -80,7 +80,10 @@ export async function startPostgres(opts = {}) {
     stop()
     throw error
   }
-  return {url: `postgres://payapp@127.0.0.1:${port}/payapp`, port, dir, data, stop}
+  // The same server through its Unix socket (in `dir`): what a gateway on the same machine should use, since a
+  // loopback TCP connection costs both sides the kernel's TCP path on every message (docs/shared-gateway.md).
+  const socketUrl = `postgres://payapp@localhost:${port}/payapp?host=${encodeURIComponent(dir)}`
+  return {url: `postgres://payapp@127.0.0.1:${port}/payapp`, socketUrl, port, dir, data, stop}
 }
 
 function userIds(user) {

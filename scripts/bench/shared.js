@@ -4,7 +4,8 @@
  *   - SQLite, one process (what `payapp gateway start` runs by default), and three on one SQLite file behind
  *     HAProxy (what the cluster costs apart from the engine),
  *   - PostgreSQL, one process, reached directly and behind the same HAProxy (the second isolates what the
- *     processes cost from what the balancer's hop costs),
+ *     processes cost from what the balancer's hop costs); every gateway reaches PostgreSQL through its Unix
+ *     socket (docs/shared-gateway.md), and one more row of one process through loopback TCP,
  *   - PostgreSQL, three processes behind HAProxy (the doc's config),
  *   - the bare node:http server answering the same bytes (the transport's limit),
  * each at the same number of connections, with p99. Targets: PostgreSQL one process ≥ 0.5 of SQLite's write
@@ -54,6 +55,7 @@ const LABELS = {
   sqlite: 'SQLite, 1 process',
   sqlite3: 'SQLite file, 3 behind HAProxy',
   pg1: 'PostgreSQL, 1 process',
+  pg1tcp: 'PostgreSQL, 1 process, TCP',
   pg1lb: 'PostgreSQL, 1 behind HAProxy',
   pg3: 'PostgreSQL, 3 behind HAProxy',
   ...(VARIANT ? {pg3alt: `PostgreSQL, 3 behind HAProxy (${VARIANT})`} : {}),
@@ -167,23 +169,24 @@ export async function benchShared() {
       const pg = await startPostgres()
       stops.push(pg.stop)
       const postgres = () => postgresCpuMs(pg.data)
-      // One database per row, so the rows do not share tables or their indexes' size.
-      const database = (name) => {
-        if (name === 'payapp') return pg.url
-        execFileSync('psql', [pg.url, '-q', '-c', `CREATE DATABASE ${name}`])
-        return pg.url.replace(/\/payapp$/, `/${name}`)
+      // One database per row, so the rows do not share tables or their indexes' size. The gateways reach the server
+      // through its Unix socket, as docs/shared-gateway.md advises on one machine; one row through loopback TCP.
+      const database = (name, tcp = false) => {
+        if (name !== 'payapp') execFileSync('psql', [pg.url, '-q', '-c', `CREATE DATABASE ${name}`])
+        return (tcp ? pg.url : pg.socketUrl).replace(/\/payapp(\?|$)/, `/${name}$1`)
       }
       const rows = [
         ['pg1', 'payapp', 1, false],
+        ['pg1tcp', 'payapp_tcp', 1, false, undefined, undefined, true],
         ['pg1lb', 'payapp_one_lb', 1, true],
         ['pg3', 'payapp_three', 3, true],
         ['pg3alt', 'payapp_three_alt', 3, true, undefined, {balance: BALANCE, server: SERVER_OPTIONS}],
         ['pg1base', 'payapp_base_one', 1, false, BASELINE],
         ['pg3base', 'payapp_base_three', 3, true, BASELINE],
       ]
-      for (const [key, name, processes, balanced, bin, variant] of rows) {
+      for (const [key, name, processes, balanced, bin, variant, tcp] of rows) {
         if (!ROWS.has(key) || !(key in LABELS)) continue
-        const db = database(name)
+        const db = database(name, tcp)
         if (balanced) {
           const c = await startCluster({db, adminKey, processes, bin, ...variant})
           stops.push(() => c.stop())
@@ -247,14 +250,15 @@ export async function benchShared() {
       results[`${three}_vs_${one}_writes`] = writes[three].rps / writes[one].rps
       results[`${three}_vs_${one}_reads`] = reads[three].rps / reads[one].rps
       console.log(
-        `  ${name}: writes ${(writes[three].rps / writes[one].rps).toFixed(2)} (rounds ${perRound(writeRuns)}), reads ${(reads[three].rps / reads[one].rps).toFixed(2)} (rounds ${perRound(readRuns)}) (target ≥ 0.90; ${why})`,
+        `  ${name}: writes ${(writes[three].rps / writes[one].rps).toFixed(2)} (rounds ${perRound(writeRuns)}), reads ${(reads[three].rps / reads[one].rps).toFixed(2)} (rounds ${perRound(readRuns)}) (${why})`,
       )
     }
-    ratio('pg3', 'pg1', 'PostgreSQL 3 behind HAProxy / 1 process direct', 'the balancer’s hop included')
-    ratio('pg3', 'pg1lb', 'PostgreSQL 3 behind HAProxy / 1 behind HAProxy', 'the processes’ cost alone')
-    ratio('pg3base', 'pg1base', 'baseline: 3 behind HAProxy / 1 process direct', 'the other build')
+    ratio('pg1', 'pg1tcp', 'PostgreSQL 1 process, Unix socket / TCP', 'what the socket saves')
+    ratio('pg3', 'pg1', 'PostgreSQL 3 behind HAProxy / 1 process direct', 'target ≥ 0.90; the balancer’s hop included')
+    ratio('pg3', 'pg1lb', 'PostgreSQL 3 behind HAProxy / 1 behind HAProxy', 'target ≥ 0.90; the processes’ cost alone')
+    ratio('pg3base', 'pg1base', 'baseline: 3 behind HAProxy / 1 process direct', 'target ≥ 0.90; the other build')
     ratio('pg3', 'pg3base', 'this build / baseline, 3 behind HAProxy', 'the change’s gain')
-    ratio('pg3alt', 'pg1', `PostgreSQL 3 behind HAProxy (${VARIANT}) / 1 process direct`, 'another balancer config')
+    ratio('pg3alt', 'pg1', `PostgreSQL 3 behind HAProxy (${VARIANT}) / 1 process direct`, 'target ≥ 0.90; another balancer config')
     const measured = ['pg1', 'pg1lb', 'pg3', 'pg3alt'].filter((k) => reads[k])
     if (measured.length) {
       const p99 = Math.max(...measured.flatMap((k) => [reads[k].p99, writes[k].p99]))
