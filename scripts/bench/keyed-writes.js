@@ -49,7 +49,8 @@ async function database(label, engine) {
   const name = `gw${++databases}`
   await client.query(`CREATE DATABASE ${name}`)
   await client.end()
-  return postgres.url.replace(/\/payapp$/, `/${name}`)
+  // Through the server's Unix socket, as docs/shared-gateway.md advises on one machine.
+  return postgres.socketUrl.replace(/\/payapp(\?|$)/, `/${name}$1`)
 }
 /** A gateway's statements on its database (pg_stat_statements), by total time, per created variant. */
 async function statementStats(g) {

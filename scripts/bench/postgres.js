@@ -88,7 +88,8 @@ export async function benchPostgres() {
     const env = {XDG_CONFIG_HOME: join(work, 'config'), PAYAPP_KEYCHAIN: 'off'}
     const start = (db) => startServer(children, [BIN, 'gateway', 'start', '--port', '0', '--db', db, '--rate-limit', 'off', '--json', '--no-save-profile'], env)
     const sqlite = await prepare(await start(join(work, 'bench.sqlite')))
-    const pg = await prepare(await start(server.url))
+    // Through the server's Unix socket when it is the private one (docs/shared-gateway.md).
+    const pg = await prepare(await start(server.socketUrl ?? server.url))
     const listed = await call(sqlite.url, 'GET', '/v1/app/products?limit=25', sqlite.token)
     writeFileSync(join(work, 'list.json'), listed.text)
     const bare = await startServer(children, [join(ROOT, 'scripts', 'bare-server.js'), join(work, 'list.json'), '200', listed.contentType])
