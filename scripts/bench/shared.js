@@ -23,7 +23,7 @@
  * Env: BENCH_SECONDS (default 5), BENCH_ROUNDS (3), BENCH_CONNECTIONS (50); BENCH_SHARED_ROWS, a comma list of
  * the rows to measure (keys of LABELS; default all); BENCH_BASELINE_BIN, another build's bin/run.js, adds its
  * PostgreSQL rows (1 process, 3 behind HAProxy) beside this build's, measured in the same rounds; BENCH_BALANCE,
- * another HAProxy `balance` algorithm (e.g. leastconn), and BENCH_HAPROXY_SERVER, more options for its `server`
+ * another HAProxy `balance` algorithm (e.g. roundrobin), and BENCH_HAPROXY_SERVER, more options for its `server`
  * lines (e.g. `maxconn 8`), add a row of three processes behind that variant.
  */
 import {execFileSync, spawn} from 'node:child_process'
