@@ -242,6 +242,39 @@ describe('PostgreSQL storage: two storages on one database', function () {
     }
   })
 
+  it('a write and the read of another table issued right behind it go out as one statement, each with its answer; a read of its own table sees it', async () => {
+    const one = await PostgresStorage.open(url, {max: 1})
+    try {
+      await a.write((tx) => tx.insert('product', scope, {id: 'prod_pg_pair', object: 'product', name: 'Pair'} as never, {created: 0}))
+      const answers: unknown[] = []
+      // Three rounds on one connection: the first sends each statement alone (its columns are learnt then).
+      for (let round = 0; round < 3; round++) {
+        const [claimed, locked, again] = await one.write(async (tx) => {
+          const [first, product] = await Promise.all([tx.idempotency.claim('cred_pg_pair', `key-${round}`, 'fp', 100, 0), tx.lock('product', scope, 'prod_pg_pair', 'shared')])
+          // The same key again: nothing to claim (no row returned), beside the lock of a product that is not there.
+          const [second, none] = await Promise.all([tx.idempotency.claim('cred_pg_pair', `key-${round}`, 'fp', 100, 0), tx.lock('product', scope, 'prod_pg_pair_none', 'shared')])
+          return [first, product?.id, [second, none]]
+        })
+        answers.push([claimed, locked, again])
+        // A document inserted and locked in one turn: its own table, so the lock goes after the insert and finds it.
+        const mine = await one.write(async (tx) => {
+          const [, found] = await Promise.all([
+            tx.insert('product', scope, {id: `prod_pg_pair_${round}`, object: 'product', name: 'Mine'} as never, {created: 0}),
+            tx.lock('product', scope, `prod_pg_pair_${round}`, 'exclusive'),
+          ])
+          return found?.id
+        })
+        expect(mine).to.equal(`prod_pg_pair_${round}`)
+      }
+      expect(answers).to.deep.equal(Array.from({length: 3}, () => [true, 'prod_pg_pair', [false, undefined]]))
+      const pool = (one as unknown as {pool: Pool}).pool
+      const {rows} = await pool.query<{statement: string}>("SELECT statement FROM pg_prepared_statements WHERE statement LIKE 'WITH paired%'")
+      expect(rows.map((r) => r.statement).join('\n')).to.contain('INSERT INTO idempotency').and.contain('FOR KEY SHARE').and.not.contain('INSERT INTO objects')
+    } finally {
+      await one.close()
+    }
+  })
+
   it("getMany's statement is planned once per connection, not on every call (a generic plan after the first five)", async () => {
     const one = await PostgresStorage.open(url, {max: 1})
     try {

@@ -342,7 +342,10 @@ type Columns = {name: string; oid: number; parse: (value: string) => unknown}[]
  */
 const TEXT_AS_SENT = new Set([25, 1043, 114, 3802, 21, 23, 20, 1700, 701])
 
-/** Merged reads' texts by their reads' statement names (`Unit.merge`): built once per combination. */
+/** A write statement, and the table it changes. */
+const WRITE = /^(?:INSERT INTO|UPDATE|DELETE FROM) (\w+) /
+
+/** Merged reads' texts by their reads' statement names (`Unit.merge`, `Unit.pair`): built once per combination. */
 const mergedTexts = new Map<string, string>()
 
 /** A read that may share a statement with the reads issued beside it: a plain SELECT, no row locks, no side effects. */
@@ -499,7 +502,7 @@ class Unit {
    * The turn's last statement, not written yet: a deferred write issued after it in the same turn joins it as
    * a data-modifying CTE (`commit`), one statement instead of two.
    */
-  private held?: {text: string; values: unknown[]; resolve: Sent['resolve']; reject: Sent['reject']}
+  private held?: {text: string; values: unknown[]; resolve: Sent['resolve']; reject: Sent['reject']; parts?: Part[]}
 
   /** Sends one statement in this turn's batch; answers its rows and command tag. */
   private statement(text: string, values: unknown[]): Promise<{rows: QueryResultRow[]; command: string}> {
@@ -519,9 +522,52 @@ class Unit {
         this.reads.push(statement)
         return
       }
+      if (this.held && this.pair(this.held, statement)) return
       this.release()
       this.held = statement
     })
+  }
+
+  /**
+   * A write and the read issued right behind it in the same turn (an idempotency claim and the product's lock),
+   * as one statement: the write as a data-modifying CTE, its RETURNING rows and the read's rows tagged as a
+   * merged read's are (`merge`). Only a read of another table than the write's (the read would not see the
+   * write: one snapshot), and only statements whose columns this connection has seen. A read with row locks
+   * keeps them in the subquery, and waits as it would alone; a later statement still starts after both.
+   */
+  private pair(held: NonNullable<Unit['held']>, next: NonNullable<Unit['held']>): boolean {
+    const table = WRITE.exec(held.text)?.[1]
+    if (!table || held.parts || !next.text.startsWith('SELECT ') || new RegExp(`\\b${table}\\b`).test(next.text)) return false
+    const known = this.columns(this.wire!)
+    const written = known.get(statementName(held.text))
+    const read = known.get(statementName(next.text))
+    if (!written || !read || read.length === 0 || ![...written, ...read].every((c) => TEXT_AS_SENT.has(c.oid))) return false
+    const key = `pair ${statementName(held.text)} ${statementName(next.text)}`
+    let text = mergedTexts.get(key)
+    if (text === undefined) {
+      const width = Math.max(written.length, read.length)
+      const cells = (columns: Columns, from: string) => Array.from({length: width}, (_, i) => (i < columns.length ? `${from}.c${i}::text` : 'NULL::text')).join(', ')
+      const names = (columns: Columns) => columns.map((_, i) => `c${i}`).join(', ')
+      const shift = held.values.length
+      const select = next.text.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + shift}`)
+      const second = `SELECT 1, ${cells(read, 't')} FROM (${select}) AS t(${names(read)})`
+      text = written.length === 0 ? `WITH paired AS (${held.text}) ${second}` : `WITH paired(${names(written)}) AS (${held.text}) SELECT 0, ${cells(written, 'paired')} FROM paired UNION ALL ${second}`
+      mergedTexts.set(key, text)
+    }
+    const parts: Part[] = [
+      {columns: written, rows: [], resolve: held.resolve, reject: held.reject},
+      {columns: read, rows: [], resolve: next.resolve, reject: next.reject},
+    ]
+    this.held = {
+      text,
+      values: [...held.values, ...next.values],
+      resolve: () => {},
+      reject: (error) => {
+        for (const part of parts) part.reject(error)
+      },
+      parts,
+    }
+    return true
   }
 
   /**
