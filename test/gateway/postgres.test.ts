@@ -242,6 +242,25 @@ describe('PostgreSQL storage: two storages on one database', function () {
     }
   })
 
+  it('reads issued together whose bound values pass what one statement takes (65,535) still answer, each as alone', async () => {
+    const one = await PostgresStorage.open(url, {max: 1})
+    try {
+      await a.write(async (tx) => {
+        for (let i = 0; i < 8; i++) await tx.insert('variant', scope, {id: `var_pg_cap_${i}`, object: 'variant', sku: `PG-CAP-${i}`} as never, {parent: 'prod_pg_cap', created: i, key: `cap${i}`})
+      })
+      const ids = Array.from({length: 32}, (_, i) => `var_pg_cap_${i % 8}`)
+      const alone = await one.reads.getMany('variant', scope, ids)
+      expect(alone).to.have.length(8)
+      // 2,000 reads of 34 values each: 68,000 in all. Twice: the first time on the connection the read goes alone.
+      for (let round = 0; round < 2; round++) {
+        const together = await one.write((tx) => Promise.all(Array.from({length: 2000}, () => tx.getMany('variant', scope, ids))))
+        expect(together.every((docs) => JSON.stringify(docs) === JSON.stringify(alone))).to.equal(true)
+      }
+    } finally {
+      await one.close()
+    }
+  })
+
   it('a write and the read of another table issued right behind it go out as one statement, each with its answer; a read of its own table sees it', async () => {
     const one = await PostgresStorage.open(url, {max: 1})
     try {

@@ -597,9 +597,11 @@ class Unit {
     const wire = this.wire!
     const known = this.columns(wire)
     const parts: Array<{read: NonNullable<Unit['held']>; columns: Columns}> = []
+    // A statement takes at most 65,535 bound values (the protocol's count is 16 bits): reads beyond half of that go alone.
+    let bound = 0
     for (const read of reads) {
       const columns = known.get(statementName(read.text))
-      if (reads.length > 1 && columns && columns.length > 0 && columns.every((c) => TEXT_AS_SENT.has(c.oid))) parts.push({read, columns})
+      if (reads.length > 1 && columns && columns.length > 0 && columns.every((c) => TEXT_AS_SENT.has(c.oid)) && (bound += read.values.length) <= 32_767) parts.push({read, columns})
       else this.write(read)
     }
     if (parts.length === 0) return
