@@ -92,6 +92,37 @@ describe('webhook delivery claims: processes sharing one endpoint', function () 
     expect((await claim(a, 'A', 'we_claims_1', 10)).map((d) => d.event_id)).to.deep.equal(events.slice(1))
   })
 
+  it("reads a backlog's first due deliveries in order from an index, not by sorting every due one (draining n deliveries stays linear)", async () => {
+    // A backlog of 3,000 due deliveries of one endpoint (a clock jump, or a process down for a while), with statistics.
+    await a.write(async (tx) => {
+      for (let i = 1; i <= 3000; i++) await tx.webhooks.enqueue('we_claims_1', {id: `evt_backlog_${i}`, type: 'product.created'}, '{}', 1)
+    })
+    expect((await claim(a, 'A', 'we_claims_1', 50)).map((d) => d.event_id)).to.deep.equal(Array.from({length: 50}, (_, i) => `evt_backlog_${i + 1}`))
+    const storage = a as unknown as {writer?: {db: {exec(text: string): void; prepare(text: string): {all(...args: unknown[]): Array<{detail: string}>}}; statements: Map<string, unknown>}}
+    let plan: string
+    if (storage.writer) {
+      // SQLite: the claim's statement as it was prepared, explained with the same values.
+      storage.writer.db.exec('ANALYZE')
+      const text = [...storage.writer.statements.keys()].find((t) => t.startsWith('UPDATE webhook_deliveries SET owner'))!
+      plan = storage.writer.db.prepare(`EXPLAIN QUERY PLAN ${text}`).all('B', 1, 'we_claims_1', 10, 50, 'we_claims_1', 'B', 1).map((r) => r.detail).join('\n')
+    } else {
+      // PostgreSQL: a storage of one connection claims (the statement is prepared on it), and explains it there.
+      const {PostgresStorage} = await import('../../src/gateway/storage/postgres.js')
+      const one = await PostgresStorage.open((a as unknown as {location: string}).location, {max: 1})
+      try {
+        await claim(one, 'C', 'we_claims_2', 50)
+        const pool = (one as unknown as {pool: {query(text: string, values?: unknown[]): Promise<{rows: Array<Record<string, string>>}>}}).pool
+        await pool.query('ANALYZE webhook_deliveries')
+        const [prepared] = (await pool.query("SELECT statement FROM pg_prepared_statements WHERE statement LIKE 'WITH gate AS%'")).rows
+        plan = (await pool.query(`EXPLAIN (COSTS OFF) ${prepared!.statement}`, ['B', 1, 'we_claims_1', 10, 1, 50])).rows.map((r) => r['QUERY PLAN']).join('\n')
+      } finally {
+        await one.close()
+      }
+    }
+    expect(plan).to.contain('webhook_deliveries_in_order')
+    expect(plan).not.to.match(/TEMP B-TREE FOR ORDER BY|Sort Key/)
+  })
+
   it('claims nothing not yet due on the clock, and nothing of a delivery logged as delivered', async () => {
     await a.write((tx) => tx.webhooks.enqueue('we_claims_1', {id: 'evt_later', type: 'product.created'}, '{}', 50))
     expect(await claim(a, 'A', 'we_claims_1', 10)).to.deep.equal([])

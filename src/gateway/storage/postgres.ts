@@ -37,7 +37,7 @@ import type {
 } from './storage.js'
 
 /** Bumped with each change below; `meta.schema_version` says which a database has. */
-const SCHEMA_VERSION = '5'
+const SCHEMA_VERSION = '6'
 
 // Times are double precision: clock seconds, which a test clock may carry decades ahead.
 const SCHEMA = `
@@ -159,6 +159,9 @@ CREATE INDEX IF NOT EXISTS webhook_deliveries_by_event ON webhook_deliveries (ev
 CREATE INDEX IF NOT EXISTS webhook_deliveries_due_by_endpoint ON webhook_deliveries (endpoint, next_attempt) WHERE next_attempt IS NOT NULL;
 -- The claimed deliveries (a few per running process): a claim's check for another owner's live lease seeks them.
 CREATE INDEX IF NOT EXISTS webhook_deliveries_claimed ON webhook_deliveries (endpoint, lease_until) WHERE owner IS NOT NULL;
+-- An endpoint's due deliveries in sending order (version 6): a claim's gate and batch (ORDER BY COALESCE(ord, id) LIMIT)
+-- read the first ones from here instead of sorting every due delivery, which made draining a backlog of n quadratic.
+CREATE INDEX IF NOT EXISTS webhook_deliveries_in_order ON webhook_deliveries (endpoint, (COALESCE(ord, id))) WHERE next_attempt IS NOT NULL;
 CREATE TABLE IF NOT EXISTS webhook_attempts (
   seq BIGSERIAL,
   delivery BIGINT NOT NULL REFERENCES webhook_deliveries(id) ON DELETE CASCADE,

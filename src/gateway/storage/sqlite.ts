@@ -306,6 +306,9 @@ export class SqliteStorage implements Storage {
       addColumn(db, 'webhook_deliveries', 'lease_until', 'INTEGER')
       // The claimed deliveries (a few per running process): a claim's check for another owner's live lease seeks them.
       db.exec('CREATE INDEX IF NOT EXISTS webhook_deliveries_claimed ON webhook_deliveries (endpoint, lease_until) WHERE owner IS NOT NULL')
+      // An endpoint's due deliveries in sending order (a claim's ORDER BY COALESCE(ord, id) LIMIT): a claim reads the
+      // first ones from here instead of sorting every due delivery, which made draining a backlog of n quadratic.
+      db.exec('CREATE INDEX IF NOT EXISTS webhook_deliveries_in_order ON webhook_deliveries (endpoint, COALESCE(ord, id)) WHERE next_attempt IS NOT NULL')
       addColumn(db, 'objects', 'unique_key')
       uniqueKeys(db)
     }).immediate()
