@@ -350,6 +350,28 @@ const WRITE = /^(?:INSERT INTO|UPDATE|DELETE FROM) (\w+) /
 
 /** Merged reads' texts by their reads' statement names (`Unit.merge`, `Unit.pair`): built once per combination. */
 const mergedTexts = new Map<string, string>()
+/** Whether a write and a read may be paired, by their statement names (`Unit.pair`): decided once per pair. */
+const pairable = new Map<string, boolean>()
+
+/** A statement's text with its placeholders numbered `by` further: one statement's values behind another's. */
+const shifted = (text: string, by: number) => (by === 0 ? text : text.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + by}`))
+
+/** `source`'s rows (a subquery or a CTE) tagged `q`, its columns as text, padded with NULLs to `width`. */
+function tagged(q: number, columns: Columns, width: number, source: string): string {
+  const cells = Array.from({length: width}, (_, i) => (i < columns.length ? `t.c${i}::text` : 'NULL::text'))
+  return `SELECT ${q}, ${cells.join(', ')} FROM ${source} AS t(${columns.map((_, i) => `c${i}`).join(', ')})`
+}
+
+/** Statements sent as one (`Unit.merge`, `Unit.pair`): each part answered with its tagged rows, all failed by its failure. */
+const combined = (text: string, values: unknown[], parts: Part[]) => ({
+  text,
+  values,
+  resolve: () => {},
+  reject: (error: unknown) => {
+    for (const part of parts) part.reject(error)
+  },
+  parts,
+})
 
 /** A read that may share a statement with the reads issued beside it: a plain SELECT, no row locks, no side effects. */
 const mergeable = (text: string) => text.startsWith('SELECT ') && !/\bFOR (?:UPDATE|NO KEY UPDATE|SHARE|KEY SHARE)\b|\bpg_\w+\(|\bnextval\(/.test(text)
@@ -519,9 +541,7 @@ class Unit {
       this.cork(this.wire)
       if (mergeable(text)) {
         // Behind the held statement, which goes first (a read issued after a lock sees what the lock waited for).
-        const held = this.held
-        this.held = undefined
-        if (held) this.write(held)
+        this.writeHeld()
         this.reads.push(statement)
         return
       }
@@ -539,37 +559,32 @@ class Unit {
    * keeps them in the subquery, and waits as it would alone; a later statement still starts after both.
    */
   private pair(held: NonNullable<Unit['held']>, next: NonNullable<Unit['held']>): boolean {
-    const table = WRITE.exec(held.text)?.[1]
-    if (!table || held.parts || !next.text.startsWith('SELECT ') || new RegExp(`\\b${table}\\b`).test(next.text)) return false
+    if (held.parts || !next.text.startsWith('SELECT ')) return false
     const known = this.columns(this.wire!)
-    const written = known.get(statementName(held.text))
-    const read = known.get(statementName(next.text))
-    if (!written || !read || read.length === 0 || ![...written, ...read].every((c) => TEXT_AS_SENT.has(c.oid))) return false
-    const key = `pair ${statementName(held.text)} ${statementName(next.text)}`
+    const [first, second] = [statementName(held.text), statementName(next.text)]
+    const key = `${first} ${second}`
+    const written = known.get(first)
+    const read = known.get(second)
+    // Decided once both statements' columns are known: the same two texts pair or not on every connection.
+    if (!written || !read) return false
+    let may = pairable.get(key)
+    if (may === undefined) {
+      const table = WRITE.exec(held.text)?.[1]
+      may = !!table && !new RegExp(`\\b${table}\\b`).test(next.text) && read.length > 0 && [...written, ...read].every((c) => TEXT_AS_SENT.has(c.oid))
+      pairable.set(key, may)
+    }
+    if (!may) return false
     let text = mergedTexts.get(key)
     if (text === undefined) {
       const width = Math.max(written.length, read.length)
-      const cells = (columns: Columns, from: string) => Array.from({length: width}, (_, i) => (i < columns.length ? `${from}.c${i}::text` : 'NULL::text')).join(', ')
-      const names = (columns: Columns) => columns.map((_, i) => `c${i}`).join(', ')
-      const shift = held.values.length
-      const select = next.text.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + shift}`)
-      const second = `SELECT 1, ${cells(read, 't')} FROM (${select}) AS t(${names(read)})`
-      text = written.length === 0 ? `WITH paired AS (${held.text}) ${second}` : `WITH paired(${names(written)}) AS (${held.text}) SELECT 0, ${cells(written, 'paired')} FROM paired UNION ALL ${second}`
+      const after = tagged(1, read, width, `(${shifted(next.text, held.values.length)})`)
+      text = `WITH paired AS (${held.text}) ${written.length === 0 ? after : `${tagged(0, written, width, 'paired')} UNION ALL ${after}`}`
       mergedTexts.set(key, text)
     }
-    const parts: Part[] = [
+    this.held = combined(text, [...held.values, ...next.values], [
       {columns: written, rows: [], resolve: held.resolve, reject: held.reject},
       {columns: read, rows: [], resolve: next.resolve, reject: next.reject},
-    ]
-    this.held = {
-      text,
-      values: [...held.values, ...next.values],
-      resolve: () => {},
-      reject: (error) => {
-        for (const part of parts) part.reject(error)
-      },
-      parts,
-    }
+    ])
     return true
   }
 
@@ -581,10 +596,14 @@ class Unit {
 
   /** Writes what the turn holds back: the held statement, or the reads behind it (never both). */
   private release() {
+    this.writeHeld()
+    if (this.reads.length > 0) this.merge(this.reads.splice(0))
+  }
+
+  private writeHeld() {
     const held = this.held
     this.held = undefined
     if (held) this.write(held)
-    if (this.reads.length > 0) this.merge(this.reads.splice(0))
   }
 
   /**
@@ -616,26 +635,20 @@ class Unit {
       let offset = 0
       text = parts
         .map(({read, columns}, q) => {
-          const shift = offset
+          const branch = tagged(q, columns, width, `(${shifted(read.text, offset)})`)
           offset += read.values.length
-          const sql = shift === 0 ? read.text : read.text.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + shift}`)
-          const cells = Array.from({length: width}, (_, i) => (i < columns.length ? `t.c${i}::text` : 'NULL::text'))
-          return `SELECT ${q}, ${cells.join(', ')} FROM (${sql}) AS t(${columns.map((_, i) => `c${i}`).join(', ')})`
+          return branch
         })
         .join(' UNION ALL ')
       mergedTexts.set(key, text)
     }
-    const values = parts.length === 2 ? [...parts[0]!.read.values, ...parts[1]!.read.values] : parts.flatMap((p) => p.read.values)
-    const merged: Part[] = parts.map(({read, columns}) => ({columns, rows: [], resolve: read.resolve, reject: read.reject}))
-    this.write({
-      text,
-      values,
-      resolve: () => {},
-      reject: (error) => {
-        for (const part of merged) part.reject(error)
-      },
-      parts: merged,
-    })
+    this.write(
+      combined(
+        text,
+        parts.flatMap((p) => p.read.values),
+        parts.map(({read, columns}) => ({columns, rows: [], resolve: read.resolve, reject: read.reject})),
+      ),
+    )
   }
 
   private write({text, values, resolve, reject, parts}: NonNullable<Unit['held']> & {parts?: Part[]}) {
@@ -665,9 +678,9 @@ class Unit {
    */
   private join(text: string, values: unknown[]): boolean {
     const held = this.held
-    const table = /^(?:UPDATE|INSERT INTO|DELETE FROM) (\w+) /.exec(text)?.[1]
+    const table = WRITE.exec(text)?.[1]
     if (!held || !table || !/^(?:SELECT|INSERT|UPDATE|DELETE|WITH) /.test(held.text) || new RegExp(`\\b${table}\\b`).test(held.text)) return false
-    const cte = `deferred_${held.values.length} AS (${text.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + held.values.length}`)})`
+    const cte = `deferred_${held.values.length} AS (${shifted(text, held.values.length)})`
     held.text = held.text.startsWith('WITH ') ? `WITH ${cte}, ${held.text.slice(5)}` : `WITH ${cte} ${held.text}`
     held.values = [...held.values, ...values]
     return true
