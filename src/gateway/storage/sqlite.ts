@@ -560,8 +560,13 @@ class SqliteConnection {
    * expiry of 40,000 sessions) was quadratic; a write and then a lookup by id is not.
    */
   _touchRow(id: string): void {
-    const row = this._sql<{kind: string}>('SELECT kind FROM objects WHERE id = ?').get(id)
-    if (row) this.touch(row.kind)
+    const kind = this._kindOf(id)
+    if (kind) this.touch(kind)
+  }
+
+  /** The kind of the stored row with this id, if there is one. */
+  _kindOf(id: string): string | undefined {
+    return this._sql<{kind: string}>('SELECT kind FROM objects WHERE id = ?').get(id)?.kind
   }
 
   /** A cached prepared statement. */
@@ -659,10 +664,10 @@ class SqliteConnection {
   }
 
   remove(id: string): void {
-    const row = this._sql<{kind: string}>('SELECT kind FROM objects WHERE id = ?').get(id)
-    if (!row) return
+    const kind = this._kindOf(id)
+    if (!kind) return
     this._sql('DELETE FROM objects WHERE id = ?').run(id)
-    this.touch(row.kind)
+    this.touch(kind)
   }
 
   get<K extends Kind>(kind: K, scope: Scope, id: string): Documents[K] | undefined {
