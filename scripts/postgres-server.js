@@ -33,9 +33,10 @@ export const freePort = () =>
 
 /**
  * Starts a server and creates the database `payapp`; resolves with its URL (TCP on 127.0.0.1), `socketUrl` (the
- * same database through the server's Unix socket) and a `stop()` that shuts it down and deletes its data directory.
+ * same database through the server's Unix socket), `database(name, {tcp})` (creates another, answers its URL) and a
+ * `stop()` that shuts it down and deletes its data directory.
  * @param {{maxConnections?: number, settings?: string[]}} [opts] `settings`: more `name=value` server settings (a bench's profiling)
- * @returns {Promise<{url: string, socketUrl: string, port: number, dir: string, stop: () => void}>}
+ * @returns {Promise<{url: string, socketUrl: string, database: (name: string, opts?: {tcp?: boolean}) => string, port: number, dir: string, stop: () => void}>}
  */
 export async function startPostgres(opts = {}) {
   const bin = postgresBin()
@@ -83,7 +84,13 @@ export async function startPostgres(opts = {}) {
   // The same server through its Unix socket (in `dir`): what a gateway on the same machine should use, since a
   // loopback TCP connection costs both sides the kernel's TCP path on every message (docs/shared-gateway.md).
   const socketUrl = `postgres://payapp@localhost:${port}/payapp?host=${encodeURIComponent(dir)}`
-  return {url: `postgres://payapp@127.0.0.1:${port}/payapp`, socketUrl, port, dir, data, stop}
+  const url = `postgres://payapp@127.0.0.1:${port}/payapp`
+  /** Creates another database on the server; answers its URL, through the socket unless `tcp`. */
+  const database = (name, {tcp = false} = {}) => {
+    as('createdb', ['-h', '127.0.0.1', '-p', String(port), '-U', 'payapp', name], {stdio: 'ignore'})
+    return (tcp ? url : socketUrl).replace(/\/payapp(\?|$)/, `/${name}$1`)
+  }
+  return {url, socketUrl, database, port, dir, data, stop}
 }
 
 function userIds(user) {

@@ -41,16 +41,10 @@ const engineOf = (spec) => spec.split('#')[1] ?? (process.env.BENCH_DB === 'post
 const postgres = roots.some((spec) => engineOf(spec) === 'postgres') ? await startPostgres({settings: (process.env.BENCH_PG_SETTINGS ?? '').split(' ').filter(Boolean)}) : undefined
 let databases = 0
 /** The --db for a gateway: its own database on the private server, or a SQLite file. */
-async function database(label, engine) {
+function database(label, engine) {
   if (engine !== 'postgres') return join(work, `gateway-${label.replace(/\W/g, '_')}.sqlite`)
-  const {default: pg} = await import('pg')
-  const client = new pg.Client(postgres.url)
-  await client.connect()
-  const name = `gw${++databases}`
-  await client.query(`CREATE DATABASE ${name}`)
-  await client.end()
   // Through the server's Unix socket, as docs/shared-gateway.md advises on one machine.
-  return postgres.socketUrl.replace(/\/payapp(\?|$)/, `/${name}$1`)
+  return postgres.database(`gw${++databases}`)
 }
 /** A gateway's statements on its database (pg_stat_statements), by total time, per created variant. */
 async function statementStats(g) {
@@ -76,7 +70,7 @@ async function gateway(spec, label) {
   // `dir` or `dir?NAME=value&NAME=value`: the checkout and extra environment for its process.
   const [root, query = ''] = spec.split('#')[0].split('?')
   const engine = engineOf(spec)
-  const db = await database(label, engine)
+  const db = database(label, engine)
   const {child, info: gw} = await startServer(
     [...(process.env.GATEWAY_NODE_OPTIONS ?? '').split(' ').filter(Boolean), join(root, 'bin', 'run.js'), 'gateway', 'start', '--port', '0', '--db', db, '--rate-limit', 'off', '--json', '--no-save-profile'],
     {XDG_CONFIG_HOME: join(work, 'config'), PAYAPP_KEYCHAIN: 'off', ...Object.fromEntries(new URLSearchParams(query))},

@@ -171,10 +171,7 @@ export async function benchShared() {
       const postgres = () => postgresCpuMs(pg.data)
       // One database per row, so the rows do not share tables or their indexes' size. The gateways reach the server
       // through its Unix socket, as docs/shared-gateway.md advises on one machine; one row through loopback TCP.
-      const database = (name, tcp = false) => {
-        if (name !== 'payapp') execFileSync('psql', [pg.url, '-q', '-c', `CREATE DATABASE ${name}`])
-        return (tcp ? pg.url : pg.socketUrl).replace(/\/payapp(\?|$)/, `/${name}$1`)
-      }
+      const database = (name, tcp = false) => (name === 'payapp' ? pg.socketUrl : pg.database(name, {tcp}))
       const rows = [
         ['pg1', 'payapp', 1, false],
         ['pg1tcp', 'payapp_tcp', 1, false, undefined, undefined, true],
