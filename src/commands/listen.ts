@@ -116,6 +116,11 @@ Nothing is lost across gaps: events logged while listen was away (stopped, or it
     } finally {
       relay.release()
     }
+    // Handlers before the prompt: a signal sent as soon as the prompt is read must stop listen cleanly, not kill it.
+    const stopped = new Promise<undefined>((resolve) => {
+      process.once('SIGINT', () => resolve(undefined))
+      process.once('SIGTERM', () => resolve(undefined))
+    })
     err('Press Ctrl-C to stop.')
 
     let ticks = 0
@@ -154,13 +159,7 @@ Nothing is lost across gaps: events logged while listen was away (stopped, or it
       this.#stopWatch = () => watch.stop()
     })
 
-    const outcome = await Promise.race([
-      failed,
-      new Promise<undefined>((resolve) => {
-        process.once('SIGINT', () => resolve(undefined))
-        process.once('SIGTERM', () => resolve(undefined))
-      }),
-    ])
+    const outcome = await Promise.race([failed, stopped])
     this.#stopWatch()
     if (outcome) {
       await relay.close()

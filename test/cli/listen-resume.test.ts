@@ -159,6 +159,30 @@ describe('payapp listen: catch-up, restarts, other credentials, secret rotation'
     }
   })
 
+  it('stops cleanly when signalled the instant its prompt appears (as a script that reads it does), leaving no endpoint', async () => {
+    const gw = await TestGateway.start()
+    const acct = await gw.account('test')
+    const app = await receiver()
+    const env = {PAYAPP_BASE_URL: gw.url, PAYAPP_ADMIN_KEY: gw.gw.adminKey, PAYAPP_MERCHANT: acct.merchant.id}
+    try {
+      for (const signal of ['SIGTERM', 'SIGINT', 'SIGTERM', 'SIGINT', 'SIGTERM', 'SIGINT'] as const) {
+        const child = spawn(process.execPath, [BIN, 'listen', '--forward-to', app.url], {cwd: ROOT, env: cliEnv(tempHome(), env), stdio: ['ignore', 'ignore', 'pipe']})
+        let stderr = ''
+        // Signalled from the data event itself, not a poll: the prompt's write and the signal are as close as they get.
+        child.stderr.on('data', (d) => {
+          stderr += d
+          if (stderr.includes('Press Ctrl-C') && child.exitCode === null && !child.killed) child.kill(signal)
+        })
+        const [code, killedBy] = await new Promise<[number | null, string | null]>((resolve) => child.on('exit', (c, s) => resolve([c, s])))
+        expect([code, killedBy], `${signal}; stderr:\n${stderr}`).to.deep.equal([0, null])
+      }
+      expect((await gw.admin('GET', `/webhook_endpoints?merchant=${acct.merchant.id}`)).body.data).to.deep.equal([])
+    } finally {
+      await app.close()
+      await gw.close()
+    }
+  })
+
   it('reports at once a gateway that came back with other credentials, and says what to do', async () => {
     let gw = await TestGateway.start()
     const port = Number(new URL(gw.url).port)
