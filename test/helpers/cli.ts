@@ -42,6 +42,8 @@ export function cliEnv(home: string, extra: Record<string, string | undefined> =
     XDG_CACHE_HOME: join(home, 'cache'),
     PAYAPP_KEYCHAIN: 'off',
     NO_COLOR: '1',
+    // The run's temporary directory (root-hooks.ts), removed with it.
+    TMPDIR: process.env.TMPDIR,
     ...extra,
   }
   for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key]
