@@ -7,7 +7,7 @@
  *   node scripts/postgres-server.js        starts one, prints its URL, stops it on Ctrl-C
  */
 import {execFileSync, spawnSync} from 'node:child_process'
-import {chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync} from 'node:fs'
+import {chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync} from 'node:fs'
 import {createServer} from 'node:net'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
@@ -34,14 +34,16 @@ export const freePort = () =>
 /**
  * Starts a server and creates the database `payapp`; resolves with its URL (TCP on 127.0.0.1), `socketUrl` (the
  * same database through the server's Unix socket), `database(name, {tcp})` (creates another, answers its URL) and a
- * `stop()` that shuts it down and deletes its data directory.
- * @param {{maxConnections?: number, settings?: string[]}} [opts] `settings`: more `name=value` server settings (a bench's profiling)
- * @returns {Promise<{url: string, socketUrl: string, database: (name: string, opts?: {tcp?: boolean}) => string, port: number, dir: string, stop: () => void}>}
+ * `schedule(policy)` (puts its processes under the `batch` or the `normal` scheduling policy) and a `stop()` that
+ * shuts it down and deletes its data directory. It starts under the batch policy unless `schedule` is 'normal'.
+ * @param {{maxConnections?: number, settings?: string[], schedule?: 'batch' | 'normal'}} [opts] `settings`: more `name=value` server settings (a bench's profiling)
+ * @returns {Promise<{url: string, socketUrl: string, database: (name: string, opts?: {tcp?: boolean}) => string, port: number, dir: string, data: string, schedule: (policy: 'batch' | 'normal') => void, stop: () => void}>}
  */
 export async function startPostgres(opts = {}) {
   const bin = postgresBin()
   if (!bin) throw new Error('PostgreSQL is not installed: apt-get install postgresql (the tests start a private server of it)')
   const root = process.getuid?.() === 0
+  const batch = (opts.schedule ?? 'batch') === 'batch' && hasChrt()
   const dir = mkdtempSync(join(tmpdir(), 'payapp-pg-'))
   const data = join(dir, 'data')
   if (root) {
@@ -64,13 +66,22 @@ export async function startPostgres(opts = {}) {
     '-c full_page_writes=off',
     ...(opts.settings ?? []).map((s) => `-c ${s}`),
   ].join(' ')
-  as('pg_ctl', ['-D', data, '-o', settings, '-l', join(dir, 'log'), '-w', 'start'], {stdio: 'ignore'})
+  // Under the batch scheduling policy (docs/shared-gateway.md, "Scheduling"): the server's processes inherit it,
+  // backends included, so a backend woken by a gateway's query does not preempt that gateway mid-turn.
+  const start = ['-D', data, '-o', settings, '-l', join(dir, 'log'), '-w', 'start']
+  if (batch) execFileSync('chrt', ['--batch', '0', ...(root ? ['runuser', '-u', 'postgres', '--'] : []), join(bin, 'pg_ctl'), ...start], {stdio: 'ignore'})
+  else as('pg_ctl', start, {stdio: 'ignore'})
   let stopped = false
   const stop = () => {
     if (stopped) return
     stopped = true
     try {
       as('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop'], {stdio: 'ignore'})
+    } catch (error) {
+      // A server that stopped on its own: say why, from its log, before the directory goes.
+      const log = existsSync(join(dir, 'log')) ? readFileSync(join(dir, 'log'), 'utf8').split('\n').slice(-15).join('\n') : '(no log)'
+      error.message += `\nthe server's log ends:\n${log}`
+      throw error
     } finally {
       rmSync(dir, {recursive: true, force: true})
     }
@@ -90,7 +101,18 @@ export async function startPostgres(opts = {}) {
     as('createdb', ['-h', '127.0.0.1', '-p', String(port), '-U', 'payapp', name], {stdio: 'ignore'})
     return (tcp ? url : socketUrl).replace(/\/payapp(\?|$)/, `/${name}$1`)
   }
-  return {url, socketUrl, database, port, dir, data, stop}
+  /** Puts the server's processes (the postmaster, which new backends inherit it from, and every running one) under `policy`. */
+  const schedule = (policy) => {
+    const postmaster = readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0].trim()
+    const children = spawnSync('pgrep', ['-P', postmaster], {encoding: 'utf8'}).stdout.split('\n').filter(Boolean)
+    for (const pid of [postmaster, ...children]) spawnSync('chrt', [policy === 'batch' ? '--batch' : '--other', '--pid', '0', pid], {stdio: 'ignore'})
+  }
+  return {url, socketUrl, database, port, dir, data, schedule, stop}
+}
+
+/** Whether `chrt` (util-linux, on Linux) can start a process under the batch policy here. */
+function hasChrt() {
+  return spawnSync('chrt', ['--batch', '0', 'true'], {stdio: 'ignore'}).status === 0
 }
 
 function userIds(user) {

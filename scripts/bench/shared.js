@@ -5,7 +5,8 @@
  *     HAProxy (what the cluster costs apart from the engine),
  *   - PostgreSQL, one process, reached directly and behind the same HAProxy (the second isolates what the
  *     processes cost from what the balancer's hop costs); every gateway reaches PostgreSQL through its Unix
- *     socket (docs/shared-gateway.md), and one more row of one process through loopback TCP,
+ *     socket (docs/shared-gateway.md), and one more row of one process through loopback TCP; the server runs under the
+ *     batch scheduling policy, as the doc advises, and a row of one process and one of three have it under the default one,
  *   - PostgreSQL, three processes behind HAProxy (the doc's config),
  *   - the bare node:http server answering the same bytes (the transport's limit),
  * each at the same number of connections, with p99. Targets: PostgreSQL one process ≥ 0.5 of SQLite's write
@@ -56,8 +57,10 @@ const LABELS = {
   sqlite3: 'SQLite file, 3 behind HAProxy',
   pg1: 'PostgreSQL, 1 process',
   pg1tcp: 'PostgreSQL, 1 process, TCP',
+  pg1normal: 'PostgreSQL, 1 process, default sched.',
   pg1lb: 'PostgreSQL, 1 behind HAProxy',
   pg3: 'PostgreSQL, 3 behind HAProxy',
+  pg3normal: 'PostgreSQL, 3 behind HAProxy, default sched.',
   ...(VARIANT ? {pg3alt: `PostgreSQL, 3 behind HAProxy (${VARIANT})`} : {}),
   ...(BASELINE ? {pg1base: 'baseline: PostgreSQL, 1 process', pg3base: 'baseline: PostgreSQL, 3 behind HAProxy'} : {}),
 }
@@ -77,6 +80,11 @@ async function measure(opts, groups = {}) {
   const after = cpuOf(groups)
   const cpu = Object.fromEntries(Object.keys(groups).map((k) => [k, ((after[k] - before[k]) * 1000) / r.requests.total]))
   const l = r.latency
+  // A run with failures says which: statuses other than 2xx, connection errors, timeouts.
+  if (r.non2xx + r.errors + r.timeouts > 0) {
+    const statuses = Object.entries(r.statusCodeStats ?? {}).filter(([code]) => !code.startsWith('2')).map(([code, {count}]) => `${count}× ${code}`)
+    console.log(`  (${opts.method ?? 'GET'} ${new URL(opts.url).pathname}: ${[...statuses, r.errors ? `${r.errors} errors` : '', r.timeouts ? `${r.timeouts} timeouts` : ''].filter(Boolean).join(', ')})`)
+  }
   return {rps: r.requests.average, p50: l.p50, p99: l.p99, tail: [l.p50, l.p75, l.p90, l.p97_5, l.p99, l.p99_9, l.max], errors: r.non2xx + r.errors + r.timeouts, cpu}
 }
 
@@ -105,23 +113,23 @@ function bareServer(work, name, {text, status, contentType}) {
 
 /** The latency percentiles of the PostgreSQL rows: where the p99 sits in the tail. */
 function printTail(rows) {
-  console.log(`  ${'latency, ms'.padEnd(40)} ${['p50', 'p75', 'p90', 'p97.5', 'p99', 'p99.9', 'max'].map((h) => h.padStart(6)).join(' ')}`)
-  for (const r of rows) if (r.result && /PostgreSQL/.test(r.label)) console.log(`  ${r.label.padEnd(40)} ${r.result.tail.map((v) => fmt(v).padStart(6)).join(' ')}`)
+  console.log(`  ${'latency, ms'.padEnd(46)} ${['p50', 'p75', 'p90', 'p97.5', 'p99', 'p99.9', 'max'].map((h) => h.padStart(6)).join(' ')}`)
+  for (const r of rows) if (r.result && /PostgreSQL/.test(r.label)) console.log(`  ${r.label.padEnd(46)} ${r.result.tail.map((v) => fmt(v).padStart(6)).join(' ')}`)
 }
 
 function printTable(title, rows, base, bare) {
   console.log(`\n${title}`)
   console.log(
-    `  ${'server'.padEnd(40)} ${'req/s'.padStart(8)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'errors'.padStart(7)} ${'/SQLite'.padStart(8)} ${'/bare'.padStart(6)}  CPU µs/request: gateway + HAProxy + PostgreSQL; rounds' req/s`,
+    `  ${'server'.padEnd(46)} ${'req/s'.padStart(8)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'errors'.padStart(7)} ${'/SQLite'.padStart(8)} ${'/bare'.padStart(6)}  CPU µs/request: gateway + HAProxy + PostgreSQL; rounds' req/s`,
   )
   for (const r of rows) {
     if (!r.result) {
-      console.log(`  ${r.label.padEnd(40)} ${'not available'.padStart(8)}`)
+      console.log(`  ${r.label.padEnd(46)} ${'not available'.padStart(8)}`)
       continue
     }
     const s = r.result
     console.log(
-      `  ${r.label.padEnd(40)} ${fmt(s.rps).padStart(8)} ${fmt(s.p50, 1).padStart(7)} ${fmt(s.p99, 1).padStart(7)} ${String(s.errors).padStart(7)} ${(s.rps / base.rps).toFixed(2).padStart(8)} ${(s.rps / bare.rps).toFixed(2).padStart(6)}  ${cpuText(s.cpu)}; ${s.rounds.map((x) => fmt(x)).join(' / ')}`,
+      `  ${r.label.padEnd(46)} ${fmt(s.rps).padStart(8)} ${fmt(s.p50, 1).padStart(7)} ${fmt(s.p99, 1).padStart(7)} ${String(s.errors).padStart(7)} ${(s.rps / base.rps).toFixed(2).padStart(8)} ${(s.rps / bare.rps).toFixed(2).padStart(6)}  ${cpuText(s.cpu)}; ${s.rounds.map((x) => fmt(x)).join(' / ')}`,
     )
   }
 }
@@ -145,9 +153,9 @@ export async function benchShared() {
     /** Each server: its URL, then its workloads seeded through that URL. */
     const targets = []
     /** A server to measure: its URL and, for the CPU columns, its processes (`{gateway, balancer?, postgres?}`). */
-    const add = async (key, url, groups) => {
+    const add = async (key, url, groups, extra = {}) => {
       const reads = await seedReads(url, adminKey)
-      targets.push({key, label: LABELS[key], url, groups, processes: groups.gateway.length, reads, writes: await seedWrites(url, reads.token)})
+      targets.push({key, label: LABELS[key], url, groups, processes: groups.gateway.length, reads, writes: await seedWrites(url, reads.token), ...extra})
     }
     const cluster = (c) => ({gateway: c.processes.map((p) => p.pid), balancer: [c.balancerPid]})
     const home = (name) => {
@@ -166,6 +174,8 @@ export async function benchShared() {
       await add('sqlite3', sqlite3.url, cluster(sqlite3))
     }
     if (!missing) {
+      // Under the batch scheduling policy, as docs/shared-gateway.md advises when the gateways share its cores;
+      // the row "default sched." puts the server's processes back under the default policy while it is measured.
       const pg = await startPostgres()
       stops.push(pg.stop)
       const postgres = () => postgresCpuMs(pg.data)
@@ -175,23 +185,27 @@ export async function benchShared() {
       const rows = [
         ['pg1', 'payapp', 1, false],
         ['pg1tcp', 'payapp_tcp', 1, false, undefined, undefined, true],
+        ['pg1normal', 'payapp_normal', 1, false, undefined, undefined, false, 'normal'],
         ['pg1lb', 'payapp_one_lb', 1, true],
         ['pg3', 'payapp_three', 3, true],
+        ['pg3normal', 'payapp_three_normal', 3, true, undefined, undefined, false, 'normal'],
         ['pg3alt', 'payapp_three_alt', 3, true, undefined, {balance: BALANCE, server: SERVER_OPTIONS}],
         ['pg1base', 'payapp_base_one', 1, false, BASELINE],
         ['pg3base', 'payapp_base_three', 3, true, BASELINE],
       ]
-      for (const [key, name, processes, balanced, bin, variant, tcp] of rows) {
+      // A row's scheduling policy for the server: set before each of its runs ('row'), the batch one back after ('default').
+      const rowPolicy = (policy) => (policy ? {policy: (when) => pg.schedule(when === 'row' ? policy : 'batch')} : {})
+      for (const [key, name, processes, balanced, bin, variant, tcp, policy] of rows) {
         if (!ROWS.has(key) || !(key in LABELS)) continue
         const db = database(name, tcp)
         if (balanced) {
           const c = await startCluster({db, adminKey, processes, bin, ...variant})
           stops.push(() => c.stop())
-          await add(key, c.url, {...cluster(c), postgres})
+          await add(key, c.url, {...cluster(c), postgres}, rowPolicy(policy))
         } else {
           const one = await startGateway({db, adminKey, home: home(key), bin})
           stops.push(() => one.kill())
-          await add(key, one.url, {gateway: [one.pid], postgres})
+          await add(key, one.url, {gateway: [one.pid], postgres}, rowPolicy(policy))
         }
       }
     }
@@ -204,19 +218,23 @@ export async function benchShared() {
     // Every server warmed up with as many requests per gateway process, then measured in rounds, reads and writes in turn.
     const readOpts = (t) => ({url: t.url + LIST_PATH, headers: {authorization: `Bearer ${t.reads.token}`}})
     const servers = [
-      ...targets.map((t) => ({key: t.key, processes: t.processes, groups: t.groups, reads: () => readOpts(t), writes: () => t.writes.options(t.url)})),
+      ...targets.map((t) => ({key: t.key, processes: t.processes, groups: t.groups, policy: t.policy, reads: () => readOpts(t), writes: () => t.writes.options(t.url)})),
       {key: 'bare', processes: 1, groups: {}, reads: () => ({url: bareReads.url + LIST_PATH}), writes: () => base.writes.options(bareWrites.url)},
     ]
     for (const t of servers) {
+      t.policy?.('row')
       await load({...t.reads(), amount: WARM_READS * t.processes})
       await load({...t.writes(), amount: WARM_WRITES * t.processes})
+      t.policy?.('default')
     }
     const readRuns = Object.fromEntries(servers.map((t) => [t.key, []]))
     const writeRuns = Object.fromEntries(servers.map((t) => [t.key, []]))
     for (let round = 0; round < ROUNDS; round++) {
       for (const t of servers) {
+        t.policy?.('row')
         readRuns[t.key].push(await measure(t.reads(), t.groups))
         writeRuns[t.key].push(await measure(t.writes(), t.groups))
+        t.policy?.('default')
       }
     }
     const reads = Object.fromEntries(servers.map((t) => [t.key, medianRun(readRuns[t.key])]))
@@ -251,6 +269,9 @@ export async function benchShared() {
       )
     }
     ratio('pg1', 'pg1tcp', 'PostgreSQL 1 process, Unix socket / TCP', 'what the socket saves')
+    ratio('pg1', 'pg1normal', 'PostgreSQL 1 process, batch / default scheduling', 'what the batch policy saves')
+    ratio('pg3', 'pg3normal', 'PostgreSQL 3 behind HAProxy, batch / default scheduling', 'what the batch policy saves')
+    ratio('pg3normal', 'pg1normal', 'PostgreSQL 3 behind HAProxy / 1 process direct, default scheduling', 'target ≥ 0.90')
     ratio('pg3', 'pg1', 'PostgreSQL 3 behind HAProxy / 1 process direct', 'target ≥ 0.90; the balancer’s hop included')
     ratio('pg3', 'pg1lb', 'PostgreSQL 3 behind HAProxy / 1 behind HAProxy', 'target ≥ 0.90; the processes’ cost alone')
     ratio('pg3base', 'pg1base', 'baseline: 3 behind HAProxy / 1 process direct', 'target ≥ 0.90; the other build')

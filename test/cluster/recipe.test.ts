@@ -4,7 +4,7 @@
  * doc's URL, free ports in place of 4300 to 4303 and the doc's haproxy.cfg with those ports. Then traffic
  * through the balancer with the CI job's credentials, a backup, and a restore read back by a new process.
  */
-import {spawn, type ChildProcess} from 'node:child_process'
+import {execFileSync, spawn, spawnSync, type ChildProcess} from 'node:child_process'
 import {chmodSync, closeSync, mkdirSync, openSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
@@ -68,18 +68,22 @@ describe('docs/shared-gateway.md: the recipe runs as written', function () {
   })
 
   it('has the start, ci-job, backup and restore blocks, and the config the test runs is the doc’s file', () => {
-    expect([...blocks.keys()]).to.deep.equal(['start', 'ci-job', 'backup', 'restore'])
+    expect([...blocks.keys()]).to.deep.equal(['schedule', 'start', 'ci-job', 'backup', 'restore'])
     expect(blocks.get('start')).to.include('haproxy -db -f docs/shared-gateway/haproxy.cfg')
   })
 
   it('brings up PostgreSQL, three processes and HAProxy; a CI job gets a merchant and tokens; traffic goes through; a backup restores', async () => {
     // PAYAPP_TEST_DB=postgres (not a URL) asks for a private server too.
     let db = process.env.PAYAPP_TEST_DB ?? ''
+    /** The private server's data directory (none for a server given by URL). */
+    let data: string | undefined
     if (!/^postgres(ql)?:\/\//.test(db)) {
       const {startPostgres} = await import('../../scripts/postgres-server.js')
-      const server = await startPostgres()
+      // Under the default policy, so that the doc's scheduling block is what puts it under the batch one.
+      const server = await startPostgres({schedule: 'normal'})
       cleanups.push(server.stop)
       db = server.url
+      data = server.data
     }
     const work = mkdtempSync(join(tmpdir(), 'payapp-recipe-'))
     cleanups.push(() => rmSync(work, {recursive: true, force: true}))
@@ -124,6 +128,25 @@ describe('docs/shared-gateway.md: the recipe runs as written', function () {
     )
     expect(made.map((r) => r.status)).to.deep.equal(Array(9).fill(201))
     expect(servedBy(made)).to.deep.equal(['gw1', 'gw2', 'gw3'])
+
+    // The scheduling block, on the private server while the gateways are connected: the postmaster and every
+    // backend (the gateways' pools among them) under the batch policy, and the processes serve on.
+    if (data) {
+      const policies = () => {
+        const main = readFileSync(join(data!, 'postmaster.pid'), 'utf8').split('\n')[0]!
+        const pids = [main, ...execFileSync('pgrep', ['-P', main], {encoding: 'utf8'}).split('\n').filter(Boolean)]
+        // A backend that ended since pgrep (an autovacuum worker) has no policy to read.
+        return pids.flatMap((pid) => /policy: (\w+)/.exec(spawnSync('chrt', ['-p', pid], {encoding: 'utf8'}).stdout)?.[1] ?? [])
+      }
+      expect(policies()).to.include('SCHED_OTHER')
+      const scheduled = await bash(blocks.get('schedule')!.replaceAll('/var/lib/postgresql/15/main', data), work, env, join(work, 'schedule.log')).done
+      expect(scheduled.code, scheduled.output).to.equal(0)
+      const now = policies()
+      expect(now.length).to.be.greaterThan(3 * 2)
+      expect(new Set(now)).to.deep.equal(new Set(['SCHED_BATCH']))
+      const again = await gw.request('GET', '/v1/app/products?limit=1', {token: vars.PAYAPP_TOKEN})
+      expect(again.status, again.text).to.equal(200)
+    }
     const listed = await gw.request('GET', '/v1/store/products?limit=100', {token: vars.PAYAPP_SECRET_KEY})
     expect(listed.body.data.map((p: {name: string}) => p.name).sort()).to.deep.equal(made.map((r) => r.body.name).sort())
 
