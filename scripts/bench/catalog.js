@@ -17,7 +17,7 @@
  */
 import {spawn} from 'node:child_process'
 import http from 'node:http'
-import {mkdtempSync, writeFileSync} from 'node:fs'
+import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {dirname, join} from 'node:path'
 import {setTimeout as sleep} from 'node:timers/promises'
@@ -218,5 +218,7 @@ export async function benchCatalog() {
       limited.child.kill('SIGTERM')
     }
   }
+  // Its gateways' databases (tens of megabytes) do not outlive the bench.
+  rmSync(work, {recursive: true, force: true})
   return results
 }
