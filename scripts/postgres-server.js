@@ -51,8 +51,11 @@ export async function startPostgres(opts = {}) {
     chownSync(dir, uid, gid)
     chmodSync(dir, 0o700)
   }
-  const as = (cmd, args, options = {}) =>
-    root ? execFileSync('runuser', ['-u', 'postgres', '--', join(bin, cmd), ...args], options) : execFileSync(join(bin, cmd), args, options)
+  /** Runs one of the server's programs, as the `postgres` user when root; `batch` starts it under that policy. */
+  const as = (cmd, args, options = {}, {batch: batched = false} = {}) => {
+    const [program, ...rest] = [...(batched ? ['chrt', '--batch', '0'] : []), ...(root ? ['runuser', '-u', 'postgres', '--'] : []), join(bin, cmd), ...args]
+    return execFileSync(program, rest, options)
+  }
   as('initdb', ['-D', data, '-U', 'payapp', '--auth=trust', '-E', 'UTF8', '--locale=C.UTF-8', '--no-sync'], {stdio: 'ignore'})
   const port = await freePort()
   // Durability as a test needs it (a killed gateway process, not a killed machine): no fsync.
@@ -68,9 +71,7 @@ export async function startPostgres(opts = {}) {
   ].join(' ')
   // Under the batch scheduling policy (docs/shared-gateway.md, "Scheduling"): the server's processes inherit it,
   // backends included, so a backend woken by a gateway's query does not preempt that gateway mid-turn.
-  const start = ['-D', data, '-o', settings, '-l', join(dir, 'log'), '-w', 'start']
-  if (batch) execFileSync('chrt', ['--batch', '0', ...(root ? ['runuser', '-u', 'postgres', '--'] : []), join(bin, 'pg_ctl'), ...start], {stdio: 'ignore'})
-  else as('pg_ctl', start, {stdio: 'ignore'})
+  as('pg_ctl', ['-D', data, '-o', settings, '-l', join(dir, 'log'), '-w', 'start'], {stdio: 'ignore'}, {batch})
   let stopped = false
   const stop = () => {
     if (stopped) return
@@ -103,11 +104,22 @@ export async function startPostgres(opts = {}) {
   }
   /** Puts the server's processes (the postmaster, which new backends inherit it from, and every running one) under `policy`. */
   const schedule = (policy) => {
-    const postmaster = readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0].trim()
-    const children = spawnSync('pgrep', ['-P', postmaster], {encoding: 'utf8'}).stdout.split('\n').filter(Boolean)
-    for (const pid of [postmaster, ...children]) spawnSync('chrt', [policy === 'batch' ? '--batch' : '--other', '--pid', '0', pid], {stdio: 'ignore'})
+    for (const pid of serverPids(data)) spawnSync('chrt', [policy === 'batch' ? '--batch' : '--other', '--pid', '0', pid], {stdio: 'ignore'})
   }
   return {url, socketUrl, database, port, dir, data, schedule, stop}
+}
+
+/** A running server's processes, from its data directory: the postmaster first, then its children (backends among them), from /proc. */
+export function serverPids(data) {
+  const postmaster = readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0].trim()
+  const children = readdirSync('/proc').filter((pid) => {
+    try {
+      return /^\d+$/.test(pid) && readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')[1] === postmaster
+    } catch {
+      return false // ended meanwhile
+    }
+  })
+  return [postmaster, ...children]
 }
 
 /** Whether `chrt` (util-linux, on Linux) can start a process under the batch policy here. */

@@ -5,8 +5,9 @@
  * Idempotency-Key and option combination per request).
  */
 import {spawn} from 'node:child_process'
-import {readdirSync, readFileSync} from 'node:fs'
-import {join} from 'node:path'
+import {readFileSync} from 'node:fs'
+
+import {serverPids} from '../postgres-server.js'
 
 /**
  * Starts a child (`node ...args`) that prints one JSON line (with `url`) once it listens, and adds it to
@@ -53,16 +54,11 @@ export function cpuMs(pid) {
  * backends that exited), plus its live children's. `data` is the server's data directory.
  */
 export function postgresCpuMs(data) {
-  const postmaster = Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0])
+  const [postmaster, ...children] = serverPids(data)
   const fields = readFileSync(`/proc/${postmaster}/stat`, 'utf8').split(') ')[1].split(' ')
+  // The postmaster's own time and its ended children's (fields 14–17), then each running child's (NaN once gone).
   let total = ((Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) * 1000) / 100
-  for (const pid of readdirSync('/proc').filter((n) => /^\d+$/.test(n))) {
-    try {
-      if (Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')[1]) === postmaster) total += cpuMs(pid)
-    } catch {
-      // gone meanwhile
-    }
-  }
+  for (const pid of children) total += cpuMs(pid) || 0
   return total
 }
 

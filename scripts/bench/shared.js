@@ -193,8 +193,8 @@ export async function benchShared() {
         ['pg1base', 'payapp_base_one', 1, false, BASELINE],
         ['pg3base', 'payapp_base_three', 3, true, BASELINE],
       ]
-      // A row's scheduling policy for the server: set before each of its runs ('row'), the batch one back after ('default').
-      const rowPolicy = (policy) => (policy ? {policy: (when) => pg.schedule(when === 'row' ? policy : 'batch')} : {})
+      // A row with another scheduling policy for the server: set before each of its runs, the batch one back after.
+      const rowPolicy = (policy) => (policy ? {enter: () => pg.schedule(policy), leave: () => pg.schedule('batch')} : {})
       for (const [key, name, processes, balanced, bin, variant, tcp, policy] of rows) {
         if (!ROWS.has(key) || !(key in LABELS)) continue
         const db = database(name, tcp)
@@ -218,23 +218,23 @@ export async function benchShared() {
     // Every server warmed up with as many requests per gateway process, then measured in rounds, reads and writes in turn.
     const readOpts = (t) => ({url: t.url + LIST_PATH, headers: {authorization: `Bearer ${t.reads.token}`}})
     const servers = [
-      ...targets.map((t) => ({key: t.key, processes: t.processes, groups: t.groups, policy: t.policy, reads: () => readOpts(t), writes: () => t.writes.options(t.url)})),
+      ...targets.map((t) => ({key: t.key, processes: t.processes, groups: t.groups, enter: t.enter, leave: t.leave, reads: () => readOpts(t), writes: () => t.writes.options(t.url)})),
       {key: 'bare', processes: 1, groups: {}, reads: () => ({url: bareReads.url + LIST_PATH}), writes: () => base.writes.options(bareWrites.url)},
     ]
     for (const t of servers) {
-      t.policy?.('row')
+      t.enter?.()
       await load({...t.reads(), amount: WARM_READS * t.processes})
       await load({...t.writes(), amount: WARM_WRITES * t.processes})
-      t.policy?.('default')
+      t.leave?.()
     }
     const readRuns = Object.fromEntries(servers.map((t) => [t.key, []]))
     const writeRuns = Object.fromEntries(servers.map((t) => [t.key, []]))
     for (let round = 0; round < ROUNDS; round++) {
       for (const t of servers) {
-        t.policy?.('row')
+        t.enter?.()
         readRuns[t.key].push(await measure(t.reads(), t.groups))
         writeRuns[t.key].push(await measure(t.writes(), t.groups))
-        t.policy?.('default')
+        t.leave?.()
       }
     }
     const reads = Object.fromEntries(servers.map((t) => [t.key, medianRun(readRuns[t.key])]))

@@ -4,7 +4,7 @@
  * doc's URL, free ports in place of 4300 to 4303 and the doc's haproxy.cfg with those ports. Then traffic
  * through the balancer with the CI job's credentials, a backup, and a restore read back by a new process.
  */
-import {execFileSync, spawn, spawnSync, type ChildProcess} from 'node:child_process'
+import {spawn, spawnSync, type ChildProcess} from 'node:child_process'
 import {chmodSync, closeSync, mkdirSync, openSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
@@ -132,12 +132,9 @@ describe('docs/shared-gateway.md: the recipe runs as written', function () {
     // The scheduling block, on the private server while the gateways are connected: the postmaster and every
     // backend (the gateways' pools among them) under the batch policy, and the processes serve on.
     if (data) {
-      const policies = () => {
-        const main = readFileSync(join(data!, 'postmaster.pid'), 'utf8').split('\n')[0]!
-        const pids = [main, ...execFileSync('pgrep', ['-P', main], {encoding: 'utf8'}).split('\n').filter(Boolean)]
-        // A backend that ended since pgrep (an autovacuum worker) has no policy to read.
-        return pids.flatMap((pid) => /policy: (\w+)/.exec(spawnSync('chrt', ['-p', pid], {encoding: 'utf8'}).stdout)?.[1] ?? [])
-      }
+      const {serverPids} = await import('../../scripts/postgres-server.js')
+      // A backend that ended since it was listed (an autovacuum worker) has no policy to read.
+      const policies = () => serverPids(data!).flatMap((pid) => /policy: (\w+)/.exec(spawnSync('chrt', ['-p', pid], {encoding: 'utf8'}).stdout)?.[1] ?? [])
       expect(policies()).to.include('SCHED_OTHER')
       const scheduled = await bash(blocks.get('schedule')!.replaceAll('/var/lib/postgresql/15/main', data), work, env, join(work, 'schedule.log')).done
       expect(scheduled.code, scheduled.output).to.equal(0)
