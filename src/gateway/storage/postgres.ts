@@ -225,6 +225,22 @@ const numeric = (f: string) => `${field(f)}::numeric`
 export const LAST_VARIANT_SORT_ORDER = `SELECT (data->>'sort_order')::numeric AS max FROM objects WHERE COALESCE(parent, '') = $1 AND kind = 'variant'
   AND (data->>'sort_order')::numeric IS NOT NULL ORDER BY (data->>'sort_order')::numeric DESC LIMIT 1`
 
+/** A unit's lock of a document (`lock`), one text per mode. */
+const LOCK_EXCLUSIVE = 'SELECT data FROM objects WHERE id = $1 AND kind = $2 AND merchant = $3 AND env = $4 FOR UPDATE'
+const LOCK_SHARED = 'SELECT data FROM objects WHERE id = $1 AND kind = $2 AND merchant = $3 AND env = $4 FOR KEY SHARE'
+
+/** `getMany`'s statements by kind and number of places (0: a list bound as one array): built once each. */
+const getManyTexts = new Map<string, string>()
+function getManyText(kind: Kind, places: number): string {
+  const key = `${kind}/${places}`
+  let text = getManyTexts.get(key)
+  if (text === undefined) {
+    const list = places ? `id IN (${Array.from({length: places}, (_, i) => `$${i + 3}`).join(', ')})` : 'id = ANY($3::text[])'
+    getManyTexts.set(key, (text = `SELECT data FROM objects WHERE ${list} AND kind = '${name(kind)}' AND merchant = $1 AND env = $2`))
+  }
+  return text
+}
+
 /** Bound values of one statement: `p(value)` adds one and answers its placeholder. */
 class Params {
   readonly values: unknown[] = []
@@ -373,14 +389,33 @@ const combined = (text: string, values: unknown[], parts: Part[]) => ({
   parts,
 })
 
+/** `mergeable`'s verdicts by statement text: a unit asks for each of its statements. */
+const mergeables = new Map<string, boolean>()
 /** A read that may share a statement with the reads issued beside it: a plain SELECT, no row locks, no side effects. */
-const mergeable = (text: string) => text.startsWith('SELECT ') && !/\bFOR (?:UPDATE|NO KEY UPDATE|SHARE|KEY SHARE)\b|\bpg_\w+\(|\bnextval\(/.test(text)
+function mergeable(text: string): boolean {
+  let may = mergeables.get(text)
+  if (may === undefined) mergeables.set(text, (may = text.startsWith('SELECT ') && !/\bFOR (?:UPDATE|NO KEY UPDATE|SHARE|KEY SHARE)\b|\bpg_\w+\(|\bnextval\(/.test(text)))
+  return may
+}
+/** A write joined to a statement (`Unit.join`) by the statement's text, then the write's: the joined text, or false when it may not be. */
+const joinedTexts = new Map<string, Map<string, {text: string | false; by: number}>>()
 /**
  * The columns of each statement prepared on a connection, learnt from its first Describe: a prepared
  * statement's result columns never change (PostgreSQL refuses to run it if they would), so its later runs
  * skip the Describe, and the server's RowDescription and the client's parsing of it.
  */
 const columnsOf = new WeakMap<object, Map<string, Columns>>()
+
+/**
+ * `statement` (with `bound` values) with `write` joined to it as a data-modifying CTE (`Unit.join`), or false: only
+ * a write of a table the statement does not name (one statement must not change a row twice), into a SELECT or a write.
+ */
+function joinedText(statement: string, bound: number, write: string): string | false {
+  const table = WRITE.exec(write)?.[1]
+  if (!table || !/^(?:SELECT|INSERT|UPDATE|DELETE|WITH) /.test(statement) || new RegExp(`\\b${table}\\b`).test(statement)) return false
+  const cte = `deferred_${bound} AS (${shifted(write, bound)})`
+  return statement.startsWith('WITH ') ? `WITH ${cte}, ${statement.slice(5)}` : `WITH ${cte} ${statement}`
+}
 
 /** PostgreSQL's answer to the statements behind a failed one in a transaction (SQLSTATE 25P02). */
 const aborted = () => Object.assign(new Error('current transaction is aborted, commands ignored until end of transaction block'), {code: '25P02'})
@@ -675,16 +710,21 @@ class Unit {
    * after the statement's: PostgreSQL runs it to completion whatever the statement does, with the statement's
    * snapshot, and a failure of either fails the one statement (and so the unit). Only a write of a table the
    * statement does not name (one statement must not change a row twice), into a statement of the same turn.
+   * Decided and built once per pair of texts (`joinedTexts`).
    */
   private join(text: string, values: unknown[]): boolean {
     const held = this.held
-    const table = WRITE.exec(text)?.[1]
-    if (!held || !table || !/^(?:SELECT|INSERT|UPDATE|DELETE|WITH) /.test(held.text) || new RegExp(`\\b${table}\\b`).test(held.text)) return false
-    const cte = `deferred_${held.values.length} AS (${shifted(text, held.values.length)})`
-    held.text = held.text.startsWith('WITH ') ? `WITH ${cte}, ${held.text.slice(5)}` : `WITH ${cte} ${held.text}`
+    if (!held) return false
+    let byWrite = joinedTexts.get(held.text)
+    if (!byWrite) joinedTexts.set(held.text, (byWrite = new Map()))
+    let joined = byWrite.get(text)
+    if (joined?.by !== held.values.length) byWrite.set(text, (joined = {text: joinedText(held.text, held.values.length, text), by: held.values.length}))
+    if (joined.text === false) return false
+    held.text = joined.text
     held.values = [...held.values, ...values]
     return true
   }
+
 
   /**
    * The turn's statements leave in one socket write, with a Flush (the server answers them without waiting
@@ -1148,12 +1188,7 @@ class PgConnection {
   async lock<K extends Kind>(kind: K, scope: Scope, id: string, mode: 'exclusive' | 'shared'): Promise<Documents[K] | undefined> {
     if (!this._unit) return this.get(kind, scope, id)
     // READ COMMITTED: the statements a unit issues after this one read what the unit it waited for committed.
-    const row = await this._one<{data: string}>(`SELECT data FROM objects WHERE id = $1 AND kind = $2 AND merchant = $3 AND env = $4 FOR ${mode === 'exclusive' ? 'UPDATE' : 'KEY SHARE'}`, [
-      id,
-      kind,
-      scope.merchant,
-      scope.env,
-    ])
+    const row = await this._one<{data: string}>(mode === 'exclusive' ? LOCK_EXCLUSIVE : LOCK_SHARED, [id, kind, scope.merchant, scope.env])
     return row ? (JSON.parse(row.data) as Documents[K]) : undefined
   }
 
@@ -1165,16 +1200,10 @@ class PgConnection {
    */
   async getMany<K extends Kind>(kind: K, scope: Scope, ids: readonly string[]): Promise<Documents[K][]> {
     if (ids.length === 0) return []
-    const scoped = `kind = '${name(kind)}' AND merchant = $1 AND env = $2`
     const places = ids.length > 32 ? 0 : 2 ** Math.ceil(Math.log2(ids.length))
     const rows = places
-      ? await this._run<{data: string}>(`SELECT data FROM objects WHERE id IN (${Array.from({length: places}, (_, i) => `$${i + 3}`).join(', ')}) AND ${scoped}`, [
-          scope.merchant,
-          scope.env,
-          ...ids,
-          ...Array.from({length: places - ids.length}, () => null),
-        ])
-      : await this._run<{data: string}>(`SELECT data FROM objects WHERE id = ANY($3::text[]) AND ${scoped}`, [scope.merchant, scope.env, ids])
+      ? await this._run<{data: string}>(getManyText(kind, places), [scope.merchant, scope.env, ...ids, ...Array.from({length: places - ids.length}, () => null)])
+      : await this._run<{data: string}>(getManyText(kind, 0), [scope.merchant, scope.env, ids])
     return rows.map((r) => JSON.parse(r.data) as Documents[K])
   }
 
