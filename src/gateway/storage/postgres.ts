@@ -1089,6 +1089,9 @@ export class PostgresStorage implements Storage {
 }
 
 /** One connection's (or the pool's) statements; `PostgresStorage` serves them through the `Store` facade. */
+/** `PgConnection._insertRow`'s last statement per table (and RETURNING clause), with the columns it names. */
+const insertTexts = new Map<string, {keys: string[]; text: string}>()
+
 class PgConnection {
   constructor(
     readonly _run: Run,
@@ -1110,10 +1113,15 @@ class PgConnection {
     return this._atCommit(write)
   }
 
-  /** `INSERT INTO <table> (<keys>) VALUES ($1, …)` for one row object. */
+  /** `INSERT INTO <table> (<keys>) VALUES ($1, …)` for one row object: the text built again only for other columns than the last row's. */
   async _insertRow(table: string, row: Record<string, unknown>, returning = ''): Promise<QueryResultRow[]> {
     const keys = Object.keys(row)
-    return this._run(`INSERT INTO ${table} (${keys.join(', ')}) VALUES (${keys.map((_, i) => `$${i + 1}`).join(', ')})${returning}`, Object.values(row))
+    const at = returning ? `${table}${returning}` : table
+    let known = insertTexts.get(at)
+    if (!known || known.keys.length !== keys.length || known.keys.some((k, i) => k !== keys[i])) {
+      insertTexts.set(at, (known = {keys, text: `INSERT INTO ${table} (${keys.join(', ')}) VALUES (${keys.map((_, i) => `$${i + 1}`).join(', ')})${returning}`}))
+    }
+    return this._run(known.text, Object.values(row))
   }
 
   async _one<R extends QueryResultRow>(text: string, values: unknown[]): Promise<R | undefined> {
