@@ -306,21 +306,34 @@ function countHeader(rawHeaders: string[], name: string): number {
  * because objects built from it would silently lose it.
  */
 function checkJsonShape(value: unknown): ApiError | undefined {
-  const stack: Array<[unknown, number, readonly PropertyKey[]]> = [[value, 1, []]]
+  // Only objects and arrays are visited (a value of neither kind neither nests nor holds a key), each with its
+  // parent and key: its path is built only for an answer, not copied for every value of every body.
+  type At = {v: object; depth: number; parent?: At; key?: PropertyKey}
+  const pathOf = (at: At, last?: PropertyKey) => {
+    const path: PropertyKey[] = last === undefined ? [] : [last]
+    for (let a: At | undefined = at; a?.parent; a = a.parent) path.unshift(a.key!)
+    return path
+  }
+  if (value === null || typeof value !== 'object') return undefined
+  const stack: At[] = [{v: value, depth: 1}]
   while (stack.length > 0) {
-    const [v, depth, path] = stack.pop()!
-    if (v === null || typeof v !== 'object') continue
-    if (depth > MAX_BODY_DEPTH) return invalid('body_too_deep', `The request body nests deeper than ${MAX_BODY_DEPTH} levels`, paramName(path))
+    const at = stack.pop()!
+    if (at.depth > MAX_BODY_DEPTH) return invalid('body_too_deep', `The request body nests deeper than ${MAX_BODY_DEPTH} levels`, paramName(pathOf(at)))
+    const v = at.v
     if (Array.isArray(v)) {
-      for (let i = 0; i < v.length; i++) stack.push([v[i], depth + 1, [...path, i]])
+      for (let i = 0; i < v.length; i++) {
+        const child: unknown = v[i]
+        if (child !== null && typeof child === 'object') stack.push({v: child, depth: at.depth + 1, parent: at, key: i})
+      }
       continue
     }
     for (const key of Object.keys(v)) {
       if (key === '__proto__') {
-        const param = paramName([...path, key])
+        const param = paramName(pathOf(at, key))
         return invalid('parameter_reserved', `${param}: "__proto__" is reserved and cannot be used as a key`, param)
       }
-      stack.push([(v as Record<string, unknown>)[key], depth + 1, [...path, key]])
+      const child = (v as Record<string, unknown>)[key]
+      if (child !== null && typeof child === 'object') stack.push({v: child, depth: at.depth + 1, parent: at, key})
     }
   }
   return undefined

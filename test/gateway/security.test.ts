@@ -1,6 +1,7 @@
 import {connect} from 'node:net'
 
 import {expect} from 'chai'
+import fc from 'fast-check'
 
 import {sellable} from '../helpers/commerce.js'
 import {expectError, TestGateway, type Account} from '../helpers/gateway.js'
@@ -175,6 +176,39 @@ describe('gateway: hostile clients', function () {
       expect(err.param).to.equal('metadata[__proto__]')
       const list = await acct.app('GET', '/products')
       expect(list.body.data.filter((p: {name: string}) => p.name === 'p')).to.have.length(0)
+    })
+  })
+
+  describe('10. a body nested past 32 levels, or a __proto__ key deep inside it', () => {
+    /** `features` holding `levels` arrays, one inside the other: the body's depth is levels + 1. */
+    const nested = (levels: number) => `{"name":"deep","features":${'['.repeat(levels)}${']'.repeat(levels)}}`
+
+    it('refuses a body deeper than 32 levels with the path of its first level too deep, and writes nothing', async () => {
+      await fc.assert(
+        fc.asyncProperty(fc.integer({min: 20, max: 45}), async (levels) => {
+          const res = await acct.app('POST', '/products', {rawBody: nested(levels), headers: {'content-type': 'application/json'}})
+          expect(res.status, res.text).to.equal(400)
+          if (levels + 1 > 32) {
+            expect(res.body.error.code).to.equal('body_too_deep')
+            // The 33rd level: features, then 31 arrays' first items.
+            expect(res.body.error.param).to.equal(`features${'[0]'.repeat(31)}`)
+          } else {
+            expect(res.body.error.code).to.not.equal('body_too_deep')
+          }
+        }),
+        {numRuns: 30},
+      )
+      const list = await acct.app('GET', '/products')
+      expect(list.body.data.filter((p: {name: string}) => p.name === 'deep')).to.have.length(0)
+    })
+
+    it('names a __proto__ key inside arrays and objects by its whole path', async () => {
+      const res = await acct.app('POST', '/products', {
+        rawBody: '{"name":"p","metadata":{"a":[{"b":"x"},{"c":[1,{"__proto__":"kept"}]}],"z":"y"}}',
+        headers: {'content-type': 'application/json'},
+      })
+      const err = expectError(res, 400, 'parameter_reserved')
+      expect(err.param).to.equal('metadata[a][1][c][1][__proto__]')
     })
   })
 

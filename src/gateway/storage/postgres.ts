@@ -851,7 +851,7 @@ function openError(location: string, error: unknown): StorageOpenError {
 }
 
 /** The `Store` methods of a connection: PgConnection's own, not its `_` helpers. */
-const storeMethods = () => Object.getOwnPropertyNames(PgConnection.prototype).filter((n) => n !== 'constructor' && !n.startsWith('_'))
+const storeMethods = () => Object.getOwnPropertyNames(PgConnection.prototype).filter((n) => n !== 'constructor' && !n.startsWith('_') && !(TABLES as readonly string[]).includes(n))
 
 /** The read handle over the pool: its write methods throw. */
 function readFacade(conn: PgConnection): Store {
@@ -878,7 +878,15 @@ let unitMethods: object | undefined
  * once, cost 15 µs of the gateway's time a keyed create (2.9% of its CPU profile).
  */
 function unitFacade(conn: PgConnection): Store {
-  unitMethods ??= Object.fromEntries(
+  unitMethods ??= unitPrototype()
+  const store = Object.create(unitMethods) as Record<string | symbol, unknown>
+  store[CONNECTION] = conn
+  return store as unknown as Store
+}
+
+/** A unit's store's prototype: each method calls the unit's connection's; each table is a getter, reading it is what makes it (PgConnection). */
+function unitPrototype(): Record<string, unknown> {
+  const proto: Record<string, unknown> = Object.fromEntries(
     storeMethods().map((method) => [
       method,
       function (this: {[CONNECTION]: Record<string, (...args: unknown[]) => unknown>}, ...args: unknown[]) {
@@ -886,10 +894,14 @@ function unitFacade(conn: PgConnection): Store {
       },
     ]),
   )
-  const store = Object.create(unitMethods) as Record<string | symbol, unknown>
-  store[CONNECTION] = conn
-  for (const table of TABLES) store[table] = conn[table]
-  return store as unknown as Store
+  for (const table of TABLES) {
+    Object.defineProperty(proto, table, {
+      get(this: {[CONNECTION]: PgConnection}) {
+        return this[CONNECTION][table]
+      },
+    })
+  }
+  return proto
 }
 
 export class PostgresStorage implements Storage {
@@ -1325,7 +1337,11 @@ class PgConnection {
 
   // ---------------------------------------------------------------- credentials, idempotency, webhooks
 
-  readonly credentials: CredentialTable = {
+  // Each table's methods are made on first use: a unit uses one or two tables, and made with the connection they were
+  // about 30 closures and 3 KB on every unit.
+  private _credentials?: CredentialTable
+  get credentials(): CredentialTable {
+    return (this._credentials ??= {
     insert: async (r) => {
       await this._insertRow('credentials', {
         id: r.id,
@@ -1349,6 +1365,7 @@ class PgConnection {
           "SELECT DISTINCT o.value FROM credentials c, json_array_elements_text(c.origins::json) AS o(value) WHERE c.kind = 'publishable_key' AND c.revoked IS NULL AND c.origins IS NOT NULL",
         )
       ).map((r) => r.value),
+    })
   }
 
   /** An unrevoked credential by its token hash or id, its JSON columns parsed. */
@@ -1360,7 +1377,9 @@ class PgConnection {
     return row ? {...row, scopes: JSON.parse(row.scopes) as string[], origins: row.origins ? (JSON.parse(row.origins) as string[]) : null} : undefined
   }
 
-  readonly idempotency: IdempotencyTable = {
+  private _idempotency?: IdempotencyTable
+  get idempotency(): IdempotencyTable {
+    return (this._idempotency ??= {
     read: (credential, key) => this._one<IdempotencyRecord>('SELECT fingerprint, state, status, body, created FROM idempotency WHERE credential = $1 AND key = $2', [credential, key]),
     // The primary key (credential, key) decides a race: an insert, or the replacement of an expired row only.
     // A concurrent unit's uncommitted claim makes this wait for it, then see its row.
@@ -1383,9 +1402,12 @@ class PgConnection {
     prune: async (before) => {
       await this._run('DELETE FROM idempotency WHERE created <= $1', [before])
     },
+    })
   }
 
-  readonly webhooks: WebhookTable = {
+  private _webhooks?: WebhookTable
+  get webhooks(): WebhookTable {
+    return (this._webhooks ??= {
     insertEndpoint: async (e) => {
       await this._insertRow('webhook_endpoints', {...e, events: JSON.stringify(e.events), previous_secrets: JSON.stringify(e.previous_secrets)})
     },
@@ -1520,9 +1542,12 @@ class PgConnection {
       for (const {event_id, ...c} of rows) counts.set(event_id, c)
       return counts
     },
+    })
   }
 
-  readonly jobs: JobTable = {
+  private _jobs?: JobTable
+  get jobs(): JobTable {
+    return (this._jobs ??= {
     insert: async (job) => {
       await this._insertRow('jobs', {...job})
     },
@@ -1535,8 +1560,11 @@ class PgConnection {
       await this._run('DELETE FROM jobs WHERE ref = $1 AND ($2::text IS NULL OR kind = $2)', [ref, kind ?? null])
     },
     pending: async (refs) => (refs.length === 0 ? [] : this._run<Job>(`SELECT ${JOB} FROM jobs WHERE ref = ANY($1::text[]) ORDER BY due, id`, [refs])),
+    })
   }
-  readonly rates: RateTable = {
+  private _rates?: RateTable
+  get rates(): RateTable {
+    return (this._rates ??= {
     hit: async (key, window, by = 1) =>
       (
         await this._one<{count: number}>(
@@ -1547,9 +1575,12 @@ class PgConnection {
     prune: async (before) => {
       await this._run('DELETE FROM rate_counts WHERE win < $1', [before])
     },
+    })
   }
 
-  readonly faults: FaultTable = {
+  private _faults?: FaultTable
+  get faults(): FaultTable {
+    return (this._faults ??= {
     // In a unit (a strike, a delivery being queued) the rows are locked until it commits: two processes'
     // strikes take turns, each drawing from the generators' state the other stored.
     all: () => this._run<FaultRow>(`SELECT id, rule, draws FROM fault_rules ORDER BY seq${this._unit ? ' FOR UPDATE' : ''}`),
@@ -1561,9 +1592,12 @@ class PgConnection {
     },
     remove: async (id) => (await this._run('DELETE FROM fault_rules WHERE id = $1 RETURNING id', [id])).length > 0,
     clear: async () => (await this._run('DELETE FROM fault_rules RETURNING id')).length,
+    })
   }
 
-  readonly leases: LeaseTable = {
+  private _leases?: LeaseTable
+  get leases(): LeaseTable {
+    return (this._leases ??= {
     acquire: async (name, owner, until, now) =>
       (
         await this._run(
@@ -1584,6 +1618,7 @@ class PgConnection {
       if (this._unit) await this._run('SELECT pg_advisory_xact_lock(hashtext($1))', [`payapp.leases:${prefix}`])
       return (await this._one<{n: number}>('SELECT COUNT(*) AS n FROM leases WHERE starts_with(name, $1) AND until > $2', [prefix, now]))!.n
     },
+    })
   }
 }
 
