@@ -311,9 +311,9 @@ export interface PlatformOptions {
 
 /** The meta key whose value changes (a new random one) whenever credentials, fault rules or clocks change. */
 const SHARED_VERSION = SHARED_VERSION_KEY
-/** The meta key naming the process that counts rate limits in memory (alone on the database), if one does. */
 /** A unit's context's store (`Platform.contextClass`). */
 const STORE = Symbol('store')
+/** The meta key naming the process that counts rate limits in memory (alone on the database), if one does. */
 const RATES_IN_MEMORY = 'rates:in-memory'
 /** How often a process counting rate limits in memory looks for one that joins (ms): what a join may wait. */
 const JOIN_WATCH_MS = 50

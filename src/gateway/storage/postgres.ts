@@ -725,7 +725,6 @@ class Unit {
     return true
   }
 
-
   /**
    * The turn's statements leave in one socket write, with a Flush (the server answers them without waiting
    * for a Sync): uncorked once the microtasks of the turn ran (a microtask's `nextTick` runs when the queue
@@ -873,9 +872,9 @@ const CONNECTION = Symbol('connection')
 let unitMethods: object | undefined
 
 /**
- * A unit's handle (one per unit): the methods through a prototype made once, the tables as the connection has
- * them (their functions are its own). Binding each method of each table per unit, as the read handle is made
- * once, cost 15 µs of the gateway's time a keyed create (2.9% of its CPU profile).
+ * A unit's handle (one per unit): the methods and the tables through a prototype made once (`unitPrototype`), the
+ * tables as the connection makes them (their functions are its own). Binding each method of each table per unit, as
+ * the read handle is made once, cost 15 µs of the gateway's time a keyed create (2.9% of its CPU profile).
  */
 function unitFacade(conn: PgConnection): Store {
   unitMethods ??= unitPrototype()
@@ -1100,10 +1099,10 @@ export class PostgresStorage implements Storage {
   }
 }
 
-/** One connection's (or the pool's) statements; `PostgresStorage` serves them through the `Store` facade. */
 /** `PgConnection._insertRow`'s last statement per table (and RETURNING clause), with the columns it names. */
 const insertTexts = new Map<string, {keys: string[]; text: string}>()
 
+/** One connection's (or the pool's) statements; `PostgresStorage` serves them through the `Store` facade. */
 class PgConnection {
   constructor(
     readonly _run: Run,
@@ -1342,29 +1341,29 @@ class PgConnection {
   private _credentials?: CredentialTable
   get credentials(): CredentialTable {
     return (this._credentials ??= {
-    insert: async (r) => {
-      await this._insertRow('credentials', {
-        id: r.id,
-        token_hash: r.tokenHash,
-        kind: r.kind,
-        merchant: r.merchant,
-        env: r.env,
-        scopes: JSON.stringify(r.scopes),
-        hint: r.hint,
-        app_name: r.appName,
-        created: r.created,
-        origins: r.origins ? JSON.stringify(r.origins) : null,
-      })
-    },
-    revoke: async (id, kind, at) => (await this._run('UPDATE credentials SET revoked = $1 WHERE id = $2 AND kind = $3 AND revoked IS NULL RETURNING id', [at, id, kind])).length > 0,
-    byTokenHash: (tokenHash) => this._credential('token_hash', tokenHash),
-    byId: (id) => this._credential('id', id),
-    browserOrigins: async () =>
-      (
-        await this._run<{value: string}>(
-          "SELECT DISTINCT o.value FROM credentials c, json_array_elements_text(c.origins::json) AS o(value) WHERE c.kind = 'publishable_key' AND c.revoked IS NULL AND c.origins IS NOT NULL",
-        )
-      ).map((r) => r.value),
+      insert: async (r) => {
+        await this._insertRow('credentials', {
+          id: r.id,
+          token_hash: r.tokenHash,
+          kind: r.kind,
+          merchant: r.merchant,
+          env: r.env,
+          scopes: JSON.stringify(r.scopes),
+          hint: r.hint,
+          app_name: r.appName,
+          created: r.created,
+          origins: r.origins ? JSON.stringify(r.origins) : null,
+        })
+      },
+      revoke: async (id, kind, at) => (await this._run('UPDATE credentials SET revoked = $1 WHERE id = $2 AND kind = $3 AND revoked IS NULL RETURNING id', [at, id, kind])).length > 0,
+      byTokenHash: (tokenHash) => this._credential('token_hash', tokenHash),
+      byId: (id) => this._credential('id', id),
+      browserOrigins: async () =>
+        (
+          await this._run<{value: string}>(
+            "SELECT DISTINCT o.value FROM credentials c, json_array_elements_text(c.origins::json) AS o(value) WHERE c.kind = 'publishable_key' AND c.revoked IS NULL AND c.origins IS NOT NULL",
+          )
+        ).map((r) => r.value),
     })
   }
 
@@ -1380,244 +1379,244 @@ class PgConnection {
   private _idempotency?: IdempotencyTable
   get idempotency(): IdempotencyTable {
     return (this._idempotency ??= {
-    read: (credential, key) => this._one<IdempotencyRecord>('SELECT fingerprint, state, status, body, created FROM idempotency WHERE credential = $1 AND key = $2', [credential, key]),
-    // The primary key (credential, key) decides a race: an insert, or the replacement of an expired row only.
-    // A concurrent unit's uncommitted claim makes this wait for it, then see its row.
-    claim: async (credential, key, fingerprint, now, expiredBefore) =>
-      (
-        await this._run(
-          `INSERT INTO idempotency (credential, key, fingerprint, state, created) VALUES ($1, $2, $3, 'in_flight', $4)
-           ON CONFLICT (credential, key) DO UPDATE SET fingerprint = excluded.fingerprint, state = 'in_flight', status = NULL, body = NULL, created = excluded.created
-           WHERE idempotency.created <= $5 RETURNING key`,
-          [credential, key, fingerprint, now, expiredBefore],
-        )
-      ).length > 0,
-    // Sent with the unit's COMMIT: the answer to store is the unit's last write.
-    finish: async (credential, key, status, body) => {
-      await this._defer(`UPDATE idempotency SET state = 'done', status = $1, body = $2 WHERE credential = $3 AND key = $4`, [status, body, credential, key])
-    },
-    releaseInFlight: async () => {
-      await this._run("DELETE FROM idempotency WHERE state = 'in_flight'")
-    },
-    prune: async (before) => {
-      await this._run('DELETE FROM idempotency WHERE created <= $1', [before])
-    },
+      read: (credential, key) => this._one<IdempotencyRecord>('SELECT fingerprint, state, status, body, created FROM idempotency WHERE credential = $1 AND key = $2', [credential, key]),
+      // The primary key (credential, key) decides a race: an insert, or the replacement of an expired row only.
+      // A concurrent unit's uncommitted claim makes this wait for it, then see its row.
+      claim: async (credential, key, fingerprint, now, expiredBefore) =>
+        (
+          await this._run(
+            `INSERT INTO idempotency (credential, key, fingerprint, state, created) VALUES ($1, $2, $3, 'in_flight', $4)
+             ON CONFLICT (credential, key) DO UPDATE SET fingerprint = excluded.fingerprint, state = 'in_flight', status = NULL, body = NULL, created = excluded.created
+             WHERE idempotency.created <= $5 RETURNING key`,
+            [credential, key, fingerprint, now, expiredBefore],
+          )
+        ).length > 0,
+      // Sent with the unit's COMMIT: the answer to store is the unit's last write.
+      finish: async (credential, key, status, body) => {
+        await this._defer(`UPDATE idempotency SET state = 'done', status = $1, body = $2 WHERE credential = $3 AND key = $4`, [status, body, credential, key])
+      },
+      releaseInFlight: async () => {
+        await this._run("DELETE FROM idempotency WHERE state = 'in_flight'")
+      },
+      prune: async (before) => {
+        await this._run('DELETE FROM idempotency WHERE created <= $1', [before])
+      },
     })
   }
 
   private _webhooks?: WebhookTable
   get webhooks(): WebhookTable {
     return (this._webhooks ??= {
-    insertEndpoint: async (e) => {
-      await this._insertRow('webhook_endpoints', {...e, events: JSON.stringify(e.events), previous_secrets: JSON.stringify(e.previous_secrets)})
-    },
-    endpoint: async (id) => endpointRecord(await this._one<EndpointRow>(`SELECT ${ENDPOINT} FROM webhook_endpoints WHERE id = $1`, [id])),
-    endpointsOf: async (merchant) =>
-      (await this._run<EndpointRow>(`SELECT ${ENDPOINT} FROM webhook_endpoints WHERE merchant = $1 ORDER BY created DESC, seq DESC`, [merchant])).map((row) => endpointRecord(row)!),
-    endpointsIn: async (scope) =>
-      (await this._run<EndpointRow>(`SELECT ${ENDPOINT} FROM webhook_endpoints WHERE merchant = $1 AND env = $2 ORDER BY seq`, [scope.merchant, scope.env])).map(
-        (row) => endpointRecord(row)!,
-      ),
-    removeEndpoint: async (id) => (await this._run('DELETE FROM webhook_endpoints WHERE id = $1 RETURNING id', [id])).length > 0,
-    setSecrets: async (id, secret, previous) => {
-      await this._run('UPDATE webhook_endpoints SET secret = $1, previous_secrets = $2 WHERE id = $3', [secret, JSON.stringify(previous), id])
-    },
-    enqueue: async (endpoint, event, body, at, fault) => {
-      const [row] = await this._insertRow(
-        'webhook_deliveries',
-        {
-          endpoint,
-          event_id: event.id,
-          event_type: event.type,
-          body,
-          next_attempt: at,
-          created: at,
-          fault: fault?.rule ?? null,
-          fail_attempts: fault?.failAttempts ?? 0,
-          effects: fault && fault.effects.length > 0 ? JSON.stringify(fault.effects) : null,
-          duplicate_of: fault?.duplicateOf ?? null,
-          held_until: fault?.heldUntil ?? null,
-          ord: fault?.ord ?? null,
-        },
-        ' RETURNING id',
-      )
-      return (row as {id: number}).id
-    },
-    nextDue: async (merchant) =>
-      (
-        await this._one<{due: number | null}>(
-          `SELECT MIN(d.next_attempt) AS due FROM webhook_endpoints e JOIN webhook_deliveries d ON d.endpoint = e.id AND d.next_attempt IS NOT NULL WHERE e.merchant = $1`,
-          [merchant],
+      insertEndpoint: async (e) => {
+        await this._insertRow('webhook_endpoints', {...e, events: JSON.stringify(e.events), previous_secrets: JSON.stringify(e.previous_secrets)})
+      },
+      endpoint: async (id) => endpointRecord(await this._one<EndpointRow>(`SELECT ${ENDPOINT} FROM webhook_endpoints WHERE id = $1`, [id])),
+      endpointsOf: async (merchant) =>
+        (await this._run<EndpointRow>(`SELECT ${ENDPOINT} FROM webhook_endpoints WHERE merchant = $1 ORDER BY created DESC, seq DESC`, [merchant])).map((row) => endpointRecord(row)!),
+      endpointsIn: async (scope) =>
+        (await this._run<EndpointRow>(`SELECT ${ENDPOINT} FROM webhook_endpoints WHERE merchant = $1 AND env = $2 ORDER BY seq`, [scope.merchant, scope.env])).map(
+          (row) => endpointRecord(row)!,
+        ),
+      removeEndpoint: async (id) => (await this._run('DELETE FROM webhook_endpoints WHERE id = $1 RETURNING id', [id])).length > 0,
+      setSecrets: async (id, secret, previous) => {
+        await this._run('UPDATE webhook_endpoints SET secret = $1, previous_secrets = $2 WHERE id = $3', [secret, JSON.stringify(previous), id])
+      },
+      enqueue: async (endpoint, event, body, at, fault) => {
+        const [row] = await this._insertRow(
+          'webhook_deliveries',
+          {
+            endpoint,
+            event_id: event.id,
+            event_type: event.type,
+            body,
+            next_attempt: at,
+            created: at,
+            fault: fault?.rule ?? null,
+            fail_attempts: fault?.failAttempts ?? 0,
+            effects: fault && fault.effects.length > 0 ? JSON.stringify(fault.effects) : null,
+            duplicate_of: fault?.duplicateOf ?? null,
+            held_until: fault?.heldUntil ?? null,
+            ord: fault?.ord ?? null,
+          },
+          ' RETURNING id',
         )
-      )?.due ?? undefined,
-    pendingEndpoints: (merchant) =>
-      this._run<{endpoint: string; merchant: string; due: number}>(
-        `SELECT d.endpoint, e.merchant, MIN(d.next_attempt) AS due FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint
-         WHERE d.next_attempt IS NOT NULL AND ($1::text IS NULL OR e.merchant = $1) GROUP BY d.endpoint, e.merchant`,
-        [merchant ?? null],
-      ),
-    dueFor: (endpoint, now, limit) =>
-      this._run<DueDelivery>(
-        `SELECT id, endpoint, event_id, event_type, body, attempts, fault, fail_attempts FROM webhook_deliveries
-         WHERE endpoint = $1 AND next_attempt IS NOT NULL AND next_attempt <= $2 ORDER BY COALESCE(ord, id) LIMIT $3`,
-        [endpoint, now, limit],
-      ),
-    /**
-     * The endpoint's first due delivery is the gate: locked or skipped, never passed over for a later one
-     * (`SKIP LOCKED` on that row alone: a process claiming the endpoint right now makes this one claim
-     * nothing, so one process sends to an endpoint at a time, in order), and claimable on its newest
-     * version (READ COMMITTED re-checks a locking SELECT's WHERE on a row changed since this statement's
-     * snapshot: another process may have claimed or sent it since). Then the batch, each row checked again
-     * on its newest version (the UPDATE); the other rows' leases as of the snapshot.
-     */
-    claim: async (endpoint, owner, now, wallNow, leaseUntil, limit) =>
-      (
-        await this._run<DueDelivery & {rank: number}>(
-          `WITH gate AS (
-             SELECT id FROM webhook_deliveries WHERE id = (
-               SELECT id FROM webhook_deliveries WHERE endpoint = $3 AND next_attempt IS NOT NULL AND next_attempt <= $4 ORDER BY COALESCE(ord, id) LIMIT 1)
-             AND next_attempt IS NOT NULL AND next_attempt <= $4 AND (owner IS NULL OR owner = $1 OR lease_until <= $5)
-             FOR UPDATE SKIP LOCKED),
-           batch AS (
-             SELECT id FROM webhook_deliveries WHERE endpoint = $3 AND next_attempt IS NOT NULL AND next_attempt <= $4 AND EXISTS (SELECT 1 FROM gate)
-             ORDER BY COALESCE(ord, id) LIMIT $6)
-           UPDATE webhook_deliveries SET owner = $1, lease_until = $2
-           WHERE id IN (SELECT id FROM batch)
-             AND next_attempt IS NOT NULL AND next_attempt <= $4 AND (owner IS NULL OR owner = $1 OR lease_until <= $5)
-             AND NOT EXISTS (SELECT 1 FROM webhook_deliveries WHERE endpoint = $3 AND owner IS NOT NULL AND owner <> $1 AND lease_until > $5)
-           RETURNING id, endpoint, event_id, event_type, body, attempts, fault, fail_attempts, COALESCE(ord, id) AS rank`,
-          [owner, leaseUntil, endpoint, now, wallNow, limit],
+        return (row as {id: number}).id
+      },
+      nextDue: async (merchant) =>
+        (
+          await this._one<{due: number | null}>(
+            `SELECT MIN(d.next_attempt) AS due FROM webhook_endpoints e JOIN webhook_deliveries d ON d.endpoint = e.id AND d.next_attempt IS NOT NULL WHERE e.merchant = $1`,
+            [merchant],
+          )
+        )?.due ?? undefined,
+      pendingEndpoints: (merchant) =>
+        this._run<{endpoint: string; merchant: string; due: number}>(
+          `SELECT d.endpoint, e.merchant, MIN(d.next_attempt) AS due FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint
+           WHERE d.next_attempt IS NOT NULL AND ($1::text IS NULL OR e.merchant = $1) GROUP BY d.endpoint, e.merchant`,
+          [merchant ?? null],
+        ),
+      dueFor: (endpoint, now, limit) =>
+        this._run<DueDelivery>(
+          `SELECT id, endpoint, event_id, event_type, body, attempts, fault, fail_attempts FROM webhook_deliveries
+           WHERE endpoint = $1 AND next_attempt IS NOT NULL AND next_attempt <= $2 ORDER BY COALESCE(ord, id) LIMIT $3`,
+          [endpoint, now, limit],
+        ),
+      /**
+       * The endpoint's first due delivery is the gate: locked or skipped, never passed over for a later one
+       * (`SKIP LOCKED` on that row alone: a process claiming the endpoint right now makes this one claim
+       * nothing, so one process sends to an endpoint at a time, in order), and claimable on its newest
+       * version (READ COMMITTED re-checks a locking SELECT's WHERE on a row changed since this statement's
+       * snapshot: another process may have claimed or sent it since). Then the batch, each row checked again
+       * on its newest version (the UPDATE); the other rows' leases as of the snapshot.
+       */
+      claim: async (endpoint, owner, now, wallNow, leaseUntil, limit) =>
+        (
+          await this._run<DueDelivery & {rank: number}>(
+            `WITH gate AS (
+               SELECT id FROM webhook_deliveries WHERE id = (
+                 SELECT id FROM webhook_deliveries WHERE endpoint = $3 AND next_attempt IS NOT NULL AND next_attempt <= $4 ORDER BY COALESCE(ord, id) LIMIT 1)
+               AND next_attempt IS NOT NULL AND next_attempt <= $4 AND (owner IS NULL OR owner = $1 OR lease_until <= $5)
+               FOR UPDATE SKIP LOCKED),
+             batch AS (
+               SELECT id FROM webhook_deliveries WHERE endpoint = $3 AND next_attempt IS NOT NULL AND next_attempt <= $4 AND EXISTS (SELECT 1 FROM gate)
+               ORDER BY COALESCE(ord, id) LIMIT $6)
+             UPDATE webhook_deliveries SET owner = $1, lease_until = $2
+             WHERE id IN (SELECT id FROM batch)
+               AND next_attempt IS NOT NULL AND next_attempt <= $4 AND (owner IS NULL OR owner = $1 OR lease_until <= $5)
+               AND NOT EXISTS (SELECT 1 FROM webhook_deliveries WHERE endpoint = $3 AND owner IS NOT NULL AND owner <> $1 AND lease_until > $5)
+             RETURNING id, endpoint, event_id, event_type, body, attempts, fault, fail_attempts, COALESCE(ord, id) AS rank`,
+            [owner, leaseUntil, endpoint, now, wallNow, limit],
+          )
         )
-      )
-        .sort((x, y) => x.rank - y.rank)
-        .map(({rank: _, ...row}) => row),
-    release: async (owner) => {
-      await this._run('UPDATE webhook_deliveries SET owner = NULL, lease_until = NULL WHERE owner = $1', [owner])
-    },
-    dueCount: async (merchant, upTo) =>
-      (
-        await this._one<{n: number}>(
-          `SELECT COUNT(*) AS n FROM webhook_endpoints e JOIN webhook_deliveries d ON d.endpoint = e.id
-           WHERE e.merchant = $1 AND d.next_attempt IS NOT NULL AND d.next_attempt <= $2`,
-          [merchant, upTo],
+          .sort((x, y) => x.rank - y.rank)
+          .map(({rank: _, ...row}) => row),
+      release: async (owner) => {
+        await this._run('UPDATE webhook_deliveries SET owner = NULL, lease_until = NULL WHERE owner = $1', [owner])
+      },
+      dueCount: async (merchant, upTo) =>
+        (
+          await this._one<{n: number}>(
+            `SELECT COUNT(*) AS n FROM webhook_endpoints e JOIN webhook_deliveries d ON d.endpoint = e.id
+             WHERE e.merchant = $1 AND d.next_attempt IS NOT NULL AND d.next_attempt <= $2`,
+            [merchant, upTo],
+          )
+        )?.n ?? 0,
+      recordAttempt: async (delivery, attempt, at, outcome, owner) => {
+        const held = await this._run(
+          'UPDATE webhook_deliveries SET attempts = $1, next_attempt = $2, delivered = $3, owner = NULL, lease_until = NULL WHERE id = $4 AND ($5::text IS NULL OR owner = $5) RETURNING id',
+          [attempt, outcome.next, outcome.delivered ? at : null, delivery, owner ?? null],
         )
-      )?.n ?? 0,
-    recordAttempt: async (delivery, attempt, at, outcome, owner) => {
-      const held = await this._run(
-        'UPDATE webhook_deliveries SET attempts = $1, next_attempt = $2, delivered = $3, owner = NULL, lease_until = NULL WHERE id = $4 AND ($5::text IS NULL OR owner = $5) RETURNING id',
-        [attempt, outcome.next, outcome.delivered ? at : null, delivery, owner ?? null],
-      )
-      // The lease ran out and another process took the delivery over: its attempt is the one logged.
-      if (held.length === 0) return false
-      await this._insertRow('webhook_attempts', {
-        delivery,
-        attempt,
-        attempted: at,
-        status: outcome.status,
-        error: outcome.error,
-        next_attempt: outcome.next,
-        injected: outcome.injected ?? false,
-      })
-      return true
-    },
-    attempts: async (endpoint) =>
-      (
-        await this._run<Omit<DeliveryAttempt, 'effects'> & {effects: string | null}>(
-          `SELECT a.delivery, d.event_id, d.event_type, a.attempt, a.attempted, a.status, a.error, a.next_attempt, a.injected,
-                d.fault, d.effects, d.duplicate_of, d.held_until
-           FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery WHERE d.endpoint = $1 ORDER BY a.seq`,
-          [endpoint],
+        // The lease ran out and another process took the delivery over: its attempt is the one logged.
+        if (held.length === 0) return false
+        await this._insertRow('webhook_attempts', {
+          delivery,
+          attempt,
+          attempted: at,
+          status: outcome.status,
+          error: outcome.error,
+          next_attempt: outcome.next,
+          injected: outcome.injected ?? false,
+        })
+        return true
+      },
+      attempts: async (endpoint) =>
+        (
+          await this._run<Omit<DeliveryAttempt, 'effects'> & {effects: string | null}>(
+            `SELECT a.delivery, d.event_id, d.event_type, a.attempt, a.attempted, a.status, a.error, a.next_attempt, a.injected,
+                  d.fault, d.effects, d.duplicate_of, d.held_until
+             FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery WHERE d.endpoint = $1 ORDER BY a.seq`,
+            [endpoint],
+          )
+        ).map((row) => ({...row, effects: row.effects ? (JSON.parse(row.effects) as DeliveryAttempt['effects']) : []})),
+      deliveryCounts: async (eventIds) => {
+        const counts = new Map<string, {delivered: number; failing: number; unattempted: number}>()
+        const rows = await this._run<{event_id: string; delivered: number; failing: number; unattempted: number}>(
+          `SELECT event_id, COUNT(*) FILTER (WHERE ok) AS delivered, COUNT(*) FILTER (WHERE NOT ok AND tried) AS failing,
+                  COUNT(*) FILTER (WHERE NOT ok AND NOT tried) AS unattempted
+           FROM (SELECT event_id, bool_or(delivered IS NOT NULL) AS ok, bool_or(attempts > 0) AS tried FROM webhook_deliveries
+                 WHERE event_id = ANY($1::text[]) GROUP BY event_id, endpoint) AS per_endpoint
+           GROUP BY event_id`,
+          [eventIds],
         )
-      ).map((row) => ({...row, effects: row.effects ? (JSON.parse(row.effects) as DeliveryAttempt['effects']) : []})),
-    deliveryCounts: async (eventIds) => {
-      const counts = new Map<string, {delivered: number; failing: number; unattempted: number}>()
-      const rows = await this._run<{event_id: string; delivered: number; failing: number; unattempted: number}>(
-        `SELECT event_id, COUNT(*) FILTER (WHERE ok) AS delivered, COUNT(*) FILTER (WHERE NOT ok AND tried) AS failing,
-                COUNT(*) FILTER (WHERE NOT ok AND NOT tried) AS unattempted
-         FROM (SELECT event_id, bool_or(delivered IS NOT NULL) AS ok, bool_or(attempts > 0) AS tried FROM webhook_deliveries
-               WHERE event_id = ANY($1::text[]) GROUP BY event_id, endpoint) AS per_endpoint
-         GROUP BY event_id`,
-        [eventIds],
-      )
-      for (const {event_id, ...c} of rows) counts.set(event_id, c)
-      return counts
-    },
+        for (const {event_id, ...c} of rows) counts.set(event_id, c)
+        return counts
+      },
     })
   }
 
   private _jobs?: JobTable
   get jobs(): JobTable {
     return (this._jobs ??= {
-    insert: async (job) => {
-      await this._insertRow('jobs', {...job})
-    },
-    next: (merchant, now) => this._one<Job>(`SELECT ${JOB} FROM jobs WHERE merchant = $1 AND due <= $2 ORDER BY due, id LIMIT 1`, [merchant, now]),
-    earliest: async (merchant) => (await this._one<{due: number | null}>('SELECT MIN(due) AS due FROM jobs WHERE merchant = $1', [merchant]))?.due ?? undefined,
-    merchants: async () => (await this._run<{merchant: string}>('SELECT DISTINCT merchant FROM jobs')).map((row) => row.merchant),
-    // A DELETE that another unit's DELETE of the same row committed first finds nothing: a job runs once.
-    remove: async (id) => (await this._run('DELETE FROM jobs WHERE id = $1 RETURNING id', [id])).length > 0,
-    cancel: async (ref, kind) => {
-      await this._run('DELETE FROM jobs WHERE ref = $1 AND ($2::text IS NULL OR kind = $2)', [ref, kind ?? null])
-    },
-    pending: async (refs) => (refs.length === 0 ? [] : this._run<Job>(`SELECT ${JOB} FROM jobs WHERE ref = ANY($1::text[]) ORDER BY due, id`, [refs])),
+      insert: async (job) => {
+        await this._insertRow('jobs', {...job})
+      },
+      next: (merchant, now) => this._one<Job>(`SELECT ${JOB} FROM jobs WHERE merchant = $1 AND due <= $2 ORDER BY due, id LIMIT 1`, [merchant, now]),
+      earliest: async (merchant) => (await this._one<{due: number | null}>('SELECT MIN(due) AS due FROM jobs WHERE merchant = $1', [merchant]))?.due ?? undefined,
+      merchants: async () => (await this._run<{merchant: string}>('SELECT DISTINCT merchant FROM jobs')).map((row) => row.merchant),
+      // A DELETE that another unit's DELETE of the same row committed first finds nothing: a job runs once.
+      remove: async (id) => (await this._run('DELETE FROM jobs WHERE id = $1 RETURNING id', [id])).length > 0,
+      cancel: async (ref, kind) => {
+        await this._run('DELETE FROM jobs WHERE ref = $1 AND ($2::text IS NULL OR kind = $2)', [ref, kind ?? null])
+      },
+      pending: async (refs) => (refs.length === 0 ? [] : this._run<Job>(`SELECT ${JOB} FROM jobs WHERE ref = ANY($1::text[]) ORDER BY due, id`, [refs])),
     })
   }
   private _rates?: RateTable
   get rates(): RateTable {
     return (this._rates ??= {
-    hit: async (key, window, by = 1) =>
-      (
-        await this._one<{count: number}>(
-          'INSERT INTO rate_counts (key, win, count) VALUES ($1, $2, $3) ON CONFLICT (key, win) DO UPDATE SET count = rate_counts.count + excluded.count RETURNING count',
-          [key, window, by],
-        )
-      )!.count,
-    prune: async (before) => {
-      await this._run('DELETE FROM rate_counts WHERE win < $1', [before])
-    },
+      hit: async (key, window, by = 1) =>
+        (
+          await this._one<{count: number}>(
+            'INSERT INTO rate_counts (key, win, count) VALUES ($1, $2, $3) ON CONFLICT (key, win) DO UPDATE SET count = rate_counts.count + excluded.count RETURNING count',
+            [key, window, by],
+          )
+        )!.count,
+      prune: async (before) => {
+        await this._run('DELETE FROM rate_counts WHERE win < $1', [before])
+      },
     })
   }
 
   private _faults?: FaultTable
   get faults(): FaultTable {
     return (this._faults ??= {
-    // In a unit (a strike, a delivery being queued) the rows are locked until it commits: two processes'
-    // strikes take turns, each drawing from the generators' state the other stored.
-    all: () => this._run<FaultRow>(`SELECT id, rule, draws FROM fault_rules ORDER BY seq${this._unit ? ' FOR UPDATE' : ''}`),
-    insert: async (row) => {
-      await this._insertRow('fault_rules', {...row})
-    },
-    update: async (row) => {
-      await this._run('UPDATE fault_rules SET rule = $1, draws = $2 WHERE id = $3', [row.rule, row.draws, row.id])
-    },
-    remove: async (id) => (await this._run('DELETE FROM fault_rules WHERE id = $1 RETURNING id', [id])).length > 0,
-    clear: async () => (await this._run('DELETE FROM fault_rules RETURNING id')).length,
+      // In a unit (a strike, a delivery being queued) the rows are locked until it commits: two processes'
+      // strikes take turns, each drawing from the generators' state the other stored.
+      all: () => this._run<FaultRow>(`SELECT id, rule, draws FROM fault_rules ORDER BY seq${this._unit ? ' FOR UPDATE' : ''}`),
+      insert: async (row) => {
+        await this._insertRow('fault_rules', {...row})
+      },
+      update: async (row) => {
+        await this._run('UPDATE fault_rules SET rule = $1, draws = $2 WHERE id = $3', [row.rule, row.draws, row.id])
+      },
+      remove: async (id) => (await this._run('DELETE FROM fault_rules WHERE id = $1 RETURNING id', [id])).length > 0,
+      clear: async () => (await this._run('DELETE FROM fault_rules RETURNING id')).length,
     })
   }
 
   private _leases?: LeaseTable
   get leases(): LeaseTable {
     return (this._leases ??= {
-    acquire: async (name, owner, until, now) =>
-      (
-        await this._run(
-          `INSERT INTO leases (name, owner, until) VALUES ($1, $2, $3)
-           ON CONFLICT (name) DO UPDATE SET owner = excluded.owner, until = excluded.until WHERE leases.owner = excluded.owner OR leases.until < $4 RETURNING name`,
-          [name, owner, until, now],
-        )
-      ).length > 0,
-    release: async (name, owner) => {
-      await this._run('DELETE FROM leases WHERE name = $1 AND owner = $2', [name, owner])
-    },
-    /**
-     * In a unit, counting takes a transaction-level advisory lock on the prefix first (a statement of its
-     * own, so the count's snapshot is taken after it): units that count, then acquire a lease of that
-     * prefix (processes starting at once: "am I alone?") run one after another, as on SQLite.
-     */
-    live: async (prefix, now) => {
-      if (this._unit) await this._run('SELECT pg_advisory_xact_lock(hashtext($1))', [`payapp.leases:${prefix}`])
-      return (await this._one<{n: number}>('SELECT COUNT(*) AS n FROM leases WHERE starts_with(name, $1) AND until > $2', [prefix, now]))!.n
-    },
+      acquire: async (name, owner, until, now) =>
+        (
+          await this._run(
+            `INSERT INTO leases (name, owner, until) VALUES ($1, $2, $3)
+             ON CONFLICT (name) DO UPDATE SET owner = excluded.owner, until = excluded.until WHERE leases.owner = excluded.owner OR leases.until < $4 RETURNING name`,
+            [name, owner, until, now],
+          )
+        ).length > 0,
+      release: async (name, owner) => {
+        await this._run('DELETE FROM leases WHERE name = $1 AND owner = $2', [name, owner])
+      },
+      /**
+       * In a unit, counting takes a transaction-level advisory lock on the prefix first (a statement of its
+       * own, so the count's snapshot is taken after it): units that count, then acquire a lease of that
+       * prefix (processes starting at once: "am I alone?") run one after another, as on SQLite.
+       */
+      live: async (prefix, now) => {
+        if (this._unit) await this._run('SELECT pg_advisory_xact_lock(hashtext($1))', [`payapp.leases:${prefix}`])
+        return (await this._one<{n: number}>('SELECT COUNT(*) AS n FROM leases WHERE starts_with(name, $1) AND until > $2', [prefix, now]))!.n
+      },
     })
   }
 }
