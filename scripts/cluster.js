@@ -37,7 +37,7 @@ function track(child) {
  * @param {number} port
  * @param {number[]} backends
  */
-export function haproxyConfig(port, backends, {balance, server = ''} = {}) {
+export function haproxyConfig(port, backends, {balance, server = '', threads} = {}) {
   const lines = readFileSync(HAPROXY_CONFIG, 'utf8').split('\n')
   const serverLine = /^(\s*)server gw\d+ 127\.0\.0\.1:\d+(.*)$/
   const model = lines.find((l) => serverLine.test(l))
@@ -46,7 +46,13 @@ export function haproxyConfig(port, backends, {balance, server = ''} = {}) {
   const out = []
   for (const line of lines) {
     if (line === model) out.push(...backends.map((p, i) => `${indent}server gw${i + 1} 127.0.0.1:${p}${rest}${server ? ` ${server}` : ''}`))
-    else if (!serverLine.test(line)) out.push(line.replace(/^(\s*bind 127\.0\.0\.1:)\d+/, `$1${port}`).replace(/^(\s*balance )\S+/, (all, head) => (balance ? head + balance : all)))
+    else if (!serverLine.test(line))
+      out.push(
+        line
+          .replace(/^(\s*bind 127\.0\.0\.1:)\d+/, `$1${port}`)
+          .replace(/^(\s*balance )\S+/, (all, head) => (balance ? head + balance : all))
+          .replace(/^(\s*nbthread )\d+/, (all, head) => (threads ? head + threads : all)),
+      )
   }
   return out.join('\n')
 }
@@ -127,8 +133,8 @@ async function balancerReady(url, haproxy, output) {
  * HAProxy on a free port with the doc's config over `backends` (ports on 127.0.0.1), in the foreground as a
  * child; resolves once it routes a request to one of them.
  * @param {number[]} backends
- * @param {{balance?: string, server?: string}} [opts] a benchmark's variant of the config: another `balance`
- *   algorithm, more options on each `server` line (e.g. `maxconn 8`)
+ * @param {{balance?: string, server?: string, threads?: number}} [opts] a benchmark's variant of the config:
+ *   another `balance` algorithm, more options on each `server` line (e.g. `maxconn 8`), another `nbthread`
  */
 export async function startBalancer(backends, opts = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'payapp-haproxy-'))
@@ -156,9 +162,9 @@ export async function startBalancer(backends, opts = {}) {
 
 /**
  * Starts `processes` gateway processes on `db` with one admin key, and HAProxy in front of them.
- * @param {{db: string, processes?: number, args?: string[], adminKey?: string, env?: Record<string, string>, bin?: string, balance?: string, server?: string}} opts
+ * @param {{db: string, processes?: number, args?: string[], adminKey?: string, env?: Record<string, string>, bin?: string, balance?: string, server?: string, threads?: number}} opts
  */
-export async function startCluster({db, processes: count = 3, args = ['--rate-limit', 'off'], adminKey = `adm_cluster_${randomBytes(12).toString('hex')}`, env = {}, bin = BIN, balance, server}) {
+export async function startCluster({db, processes: count = 3, args = ['--rate-limit', 'off'], adminKey = `adm_cluster_${randomBytes(12).toString('hex')}`, env = {}, bin = BIN, balance, server, threads}) {
   const home = mkdtempSync(join(tmpdir(), 'payapp-cluster-'))
   const processes = []
   const others = []
@@ -177,7 +183,7 @@ export async function startCluster({db, processes: count = 3, args = ['--rate-li
     if (failed) throw failed.reason
     balancer = await startBalancer(
       processes.map((p) => Number(new URL(p.url).port)),
-      {balance, server},
+      {balance, server, threads},
     )
     return {
       url: balancer.url,

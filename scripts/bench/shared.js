@@ -24,8 +24,9 @@
  * Env: BENCH_SECONDS (default 5), BENCH_ROUNDS (3), BENCH_CONNECTIONS (50); BENCH_SHARED_ROWS, a comma list of
  * the rows to measure (keys of LABELS; default all); BENCH_BASELINE_BIN, another build's bin/run.js, adds its
  * PostgreSQL rows (1 process, 3 behind HAProxy) beside this build's, measured in the same rounds; BENCH_BALANCE,
- * another HAProxy `balance` algorithm (e.g. roundrobin), and BENCH_HAPROXY_SERVER, more options for its `server`
- * lines (e.g. `maxconn 8`), add a row of three processes behind that variant.
+ * another HAProxy `balance` algorithm (e.g. roundrobin), BENCH_HAPROXY_SERVER, more options for its `server`
+ * lines (e.g. `maxconn 8`), and BENCH_HAPROXY_THREADS, another `nbthread`, add a row of three processes behind
+ * that variant.
  */
 import {execFileSync, spawn} from 'node:child_process'
 import {existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs'
@@ -48,10 +49,11 @@ const WARM_READS = 3000
 const WARM_WRITES = 1000
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50)
 const BASELINE = process.env.BENCH_BASELINE_BIN
-/** A variant of the balancer's config: another `balance` algorithm, options for its `server` lines. */
+/** A variant of the balancer's config: another `balance` algorithm, options for its `server` lines, its threads. */
 const BALANCE = process.env.BENCH_BALANCE
 const SERVER_OPTIONS = process.env.BENCH_HAPROXY_SERVER
-const VARIANT = [BALANCE, SERVER_OPTIONS].filter(Boolean).join(', ')
+const THREADS = Number(process.env.BENCH_HAPROXY_THREADS) || undefined
+const VARIANT = [BALANCE, SERVER_OPTIONS, THREADS && `nbthread ${THREADS}`].filter(Boolean).join(', ')
 const LABELS = {
   sqlite: 'SQLite, 1 process',
   sqlite3: 'SQLite file, 3 behind HAProxy',
@@ -189,7 +191,7 @@ export async function benchShared() {
         ['pg1lb', 'payapp_one_lb', 1, true],
         ['pg3', 'payapp_three', 3, true],
         ['pg3normal', 'payapp_three_normal', 3, true, undefined, undefined, false, 'normal'],
-        ['pg3alt', 'payapp_three_alt', 3, true, undefined, {balance: BALANCE, server: SERVER_OPTIONS}],
+        ['pg3alt', 'payapp_three_alt', 3, true, undefined, {balance: BALANCE, server: SERVER_OPTIONS, threads: THREADS}],
         ['pg1base', 'payapp_base_one', 1, false, BASELINE],
         ['pg3base', 'payapp_base_three', 3, true, BASELINE],
       ]

@@ -40,6 +40,19 @@ describe('cluster harness', function () {
     execFileSync(HAPROXY, ['-c', '-q', '-f', file])
   })
 
+  it('a benchmark’s variant of the config replaces the doc’s balance algorithm, threads and server options', () => {
+    const doc = haproxyConfig(14300, [14301])
+    expect(doc).to.match(/^\s*nbthread 1$/m)
+    expect(doc).to.match(/^\s*balance leastconn$/m)
+    const variant = haproxyConfig(14300, [14301, 14302], {balance: 'roundrobin', threads: 2, server: 'maxconn 8'})
+    expect(variant).to.match(/^\s*nbthread 2$/m)
+    expect(variant).to.match(/^\s*balance roundrobin$/m)
+    expect(variant.match(/^\s*server gw\d 127\.0\.0\.1:1430\d maxconn 8$/gm) ?? [], variant).to.have.length(2)
+    const file = join(mkdtempSync(join(tmpdir(), 'payapp-haproxy-')), 'haproxy.cfg')
+    writeFileSync(file, variant)
+    execFileSync(HAPROXY, ['-c', '-q', '-f', file])
+  })
+
   it('stop() leaves no gateway process and no balancer running', async () => {
     const cluster = await startCluster({processes: 2})
     const pids = [cluster.balancerPid, ...cluster.processes.map((p) => p.pid)]
