@@ -539,3 +539,63 @@ describe('PostgreSQL storage: two storages on one database', function () {
     expect(redactUrl('postgresql://u:p%40ss@h/db?password=x&sslmode=require')).to.equal('postgresql://u:***@h/db?password=***&sslmode=require')
   })
 })
+
+describe("PostgreSQL storage: the planner's statistics, kept by several storages on one database", function () {
+  this.timeout(60_000)
+  let own: {url: string; stop: () => void} | undefined
+  let storages: Storage[] = []
+  let admin: Pool
+
+  before(async function () {
+    own = await postgresForSuite()
+    if (!own) return this.skip()
+    storages = await Promise.all([1, 2, 3].map(() => PostgresStorage.open(own!.url, {max: 2})))
+    admin = new pg.Pool({connectionString: own.url, max: 1})
+    // Only the storages' analyses: autovacuum's would move the statistics at moments of its own.
+    await admin.query('ALTER TABLE objects SET (autovacuum_enabled = false)')
+  })
+  after(async () => {
+    await Promise.all(storages.map((s) => s.close()))
+    await admin?.end()
+    own?.stop()
+  })
+
+  let next = 0
+  /** `n` variants of about 1 KB inserted by `storage`, in one unit (sizes as a catalogue's, so that the empty pages PostgreSQL adds to a table at once are a small part of it). */
+  const insert = (storage: Storage, n: number) =>
+    storage.write(async (tx) => {
+      for (let i = 0; i < n; i++) {
+        const k = next++
+        await tx.insert('variant', scope, {id: `var_pg_stats_${k}`, object: 'variant', title: `Stats ${k}`, description: 'd'.repeat(1000)} as never, {parent: 'prod_pg_stats', created: k})
+      }
+    })
+  /** Each storage's last request to analyze, answered. */
+  const settled = () => Promise.all(storages.map((s) => (s as unknown as {analyzing?: Promise<void>}).analyzing))
+  const stats = async () => {
+    const {rows} = await admin.query<{analyses: string; rows: number}>(
+      `SELECT s.analyze_count AS analyses, c.reltuples AS rows FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid WHERE s.relid = 'objects'::regclass`,
+    )
+    return {analyses: Number(rows[0]!.analyses), rows: rows[0]!.rows}
+  }
+
+  it('three storages that pass their first 200 inserts together analyze the table once, then again only once it has doubled', async () => {
+    const [a, b, c] = storages as [Storage, Storage, Storage]
+    for (const s of storages) await insert(s, 199)
+    expect(await stats()).to.deep.equal({analyses: 0, rows: -1})
+    // Each passes 200 at once: each asks, the server analyzes once, with every storage's rows.
+    await Promise.all(storages.map((s) => insert(s, 1)))
+    await settled()
+    expect(await stats()).to.deep.equal({analyses: 1, rows: 600})
+    // Short of their next count (1,000), b and c add 1,400 rows; a passes its 1,000 with the table at 2,800 rows,
+    // more than twice what was analyzed: analyzed again.
+    await insert(b, 700)
+    await insert(c, 700)
+    await insert(a, 800)
+    await settled()
+    expect(await stats()).to.deep.equal({analyses: 2, rows: 2800})
+    // b passes its 1,000 with the table at 2,900 rows, not twice 2,800: the statistics stand.
+    await insert(b, 100)
+    await settled()
+    expect(await stats()).to.deep.equal({analyses: 2, rows: 2800})
+  })
+})
