@@ -36,6 +36,7 @@ function track(child) {
  * doc's lines are the model: their options are kept).
  * @param {number} port
  * @param {number[]} backends
+ * @param {{balance?: string, server?: string, threads?: number}} [opts] a variant (see `startBalancer`)
  */
 export function haproxyConfig(port, backends, {balance, server = '', threads} = {}) {
   const lines = readFileSync(HAPROXY_CONFIG, 'utf8').split('\n')
