@@ -33,6 +33,8 @@ export interface Cluster {
 /** One `payapp gateway start --port 0 --json` process on `db` (default flags: `--rate-limit off`). */
 export function startGateway(opts: {db: string; adminKey: string; args?: string[]; home?: string; name?: string; port?: number; env?: Record<string, string>}): Promise<ClusterProcess>
 /** HAProxy with the doc's config over `backends` (ports on 127.0.0.1), ready to route. */
-export function startBalancer(backends: number[], opts?: {balance?: string; server?: string; threads?: number}): Promise<{url: string; pid: number; stop(): Promise<void>}>
+export function startBalancer(backends: number[], opts?: {balance?: string; server?: string; threads?: number; nice?: number}): Promise<{url: string; pid: number; stop(): Promise<void>}>
 export function haproxyConfig(port: number, backends: number[], opts?: {balance?: string; server?: string; threads?: number}): string
 export function startCluster(opts: {db: string; processes?: number; args?: string[]; adminKey?: string; env?: Record<string, string>}): Promise<Cluster>
+/** The niceness docs/shared-gateway.md runs HAProxy at. */
+export const HAPROXY_NICE: number

@@ -17,6 +17,8 @@ import {freePort} from './postgres-server.js'
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 const BIN = join(ROOT, 'bin', 'run.js')
 export const HAPROXY = '/usr/sbin/haproxy'
+/** The niceness docs/shared-gateway.md runs HAProxy at on a machine it shares with the gateway processes. */
+export const HAPROXY_NICE = 5
 export const HAPROXY_CONFIG = join(ROOT, 'docs', 'shared-gateway', 'haproxy.cfg')
 
 /** Every child any cluster started, killed if this process exits without stopping them. */
@@ -134,16 +136,19 @@ async function balancerReady(url, haproxy, output) {
  * HAProxy on a free port with the doc's config over `backends` (ports on 127.0.0.1), in the foreground as a
  * child; resolves once it routes a request to one of them.
  * @param {number[]} backends
- * @param {{balance?: string, server?: string, threads?: number}} [opts] a benchmark's variant of the config:
- *   another `balance` algorithm, more options on each `server` line (e.g. `maxconn 8`), another `nbthread`
+ * @param {{balance?: string, server?: string, threads?: number, nice?: number}} [opts] a benchmark's variant of
+ *   the config: another `balance` algorithm, more options on each `server` line (e.g. `maxconn 8`), another
+ *   `nbthread`; and another niceness than the doc's (`nice -n 5`)
  */
 export async function startBalancer(backends, opts = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'payapp-haproxy-'))
   const port = await freePort()
   const config = join(dir, 'haproxy.cfg')
   writeFileSync(config, haproxyConfig(port, backends, opts))
-  // -db: stay in the foreground, as a child this process can stop.
-  const child = track(spawn(HAPROXY, ['-db', '-f', config], {stdio: ['ignore', 'pipe', 'pipe']}))
+  // -db: stay in the foreground, as a child this process can stop. `nice` execs HAProxy: the child's pid is its.
+  const nice = opts.nice ?? HAPROXY_NICE
+  const command = [...(nice ? ['nice', '-n', String(nice)] : []), HAPROXY, '-db', '-f', config]
+  const child = track(spawn(command[0], command.slice(1), {stdio: ['ignore', 'pipe', 'pipe']}))
   let output = ''
   child.stdout.on('data', (d) => (output += d))
   child.stderr.on('data', (d) => (output += d))
@@ -163,9 +168,9 @@ export async function startBalancer(backends, opts = {}) {
 
 /**
  * Starts `processes` gateway processes on `db` with one admin key, and HAProxy in front of them.
- * @param {{db: string, processes?: number, args?: string[], adminKey?: string, env?: Record<string, string>, bin?: string, balance?: string, server?: string, threads?: number}} opts
+ * @param {{db: string, processes?: number, args?: string[], adminKey?: string, env?: Record<string, string>, bin?: string, balance?: string, server?: string, threads?: number, nice?: number}} opts
  */
-export async function startCluster({db, processes: count = 3, args = ['--rate-limit', 'off'], adminKey = `adm_cluster_${randomBytes(12).toString('hex')}`, env = {}, bin = BIN, balance, server, threads}) {
+export async function startCluster({db, processes: count = 3, args = ['--rate-limit', 'off'], adminKey = `adm_cluster_${randomBytes(12).toString('hex')}`, env = {}, bin = BIN, balance, server, threads, nice}) {
   const home = mkdtempSync(join(tmpdir(), 'payapp-cluster-'))
   const processes = []
   const others = []
@@ -184,7 +189,7 @@ export async function startCluster({db, processes: count = 3, args = ['--rate-li
     if (failed) throw failed.reason
     balancer = await startBalancer(
       processes.map((p) => Number(new URL(p.url).port)),
-      {balance, server, threads},
+      {balance, server, threads, nice},
     )
     return {
       url: balancer.url,

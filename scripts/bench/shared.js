@@ -25,8 +25,8 @@
  * the rows to measure (keys of LABELS; default all); BENCH_BASELINE_BIN, another build's bin/run.js, adds its
  * PostgreSQL rows (1 process, 3 behind HAProxy) beside this build's, measured in the same rounds; BENCH_BALANCE,
  * another HAProxy `balance` algorithm (e.g. roundrobin), BENCH_HAPROXY_SERVER, more options for its `server`
- * lines (e.g. `maxconn 8`), and BENCH_HAPROXY_THREADS, another `nbthread`, add a row of three processes behind
- * that variant.
+ * lines (e.g. `maxconn 8`), BENCH_HAPROXY_THREADS, another `nbthread`, and BENCH_HAPROXY_NICE, another niceness
+ * for HAProxy (the doc's is 5), add a row of three processes behind that variant.
  */
 import {execFileSync, spawn} from 'node:child_process'
 import {existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs'
@@ -49,11 +49,12 @@ const WARM_READS = 3000
 const WARM_WRITES = 1000
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50)
 const BASELINE = process.env.BENCH_BASELINE_BIN
-/** A variant of the balancer's config: another `balance` algorithm, options for its `server` lines, its threads. */
+/** A variant of the balancer: another `balance` algorithm, options for its `server` lines, its threads, its niceness. */
 const BALANCE = process.env.BENCH_BALANCE
 const SERVER_OPTIONS = process.env.BENCH_HAPROXY_SERVER
 const THREADS = Number(process.env.BENCH_HAPROXY_THREADS) || undefined
-const VARIANT = [BALANCE, SERVER_OPTIONS, THREADS && `nbthread ${THREADS}`].filter(Boolean).join(', ')
+const NICE = process.env.BENCH_HAPROXY_NICE ? Number(process.env.BENCH_HAPROXY_NICE) : undefined
+const VARIANT = [BALANCE, SERVER_OPTIONS, THREADS && `nbthread ${THREADS}`, NICE !== undefined && `nice ${NICE}`].filter(Boolean).join(', ')
 const LABELS = {
   sqlite: 'SQLite, 1 process',
   sqlite3: 'SQLite file, 3 behind HAProxy',
@@ -191,7 +192,7 @@ export async function benchShared() {
         ['pg1lb', 'payapp_one_lb', 1, true],
         ['pg3', 'payapp_three', 3, true],
         ['pg3normal', 'payapp_three_normal', 3, true, undefined, undefined, false, 'normal'],
-        ['pg3alt', 'payapp_three_alt', 3, true, undefined, {balance: BALANCE, server: SERVER_OPTIONS, threads: THREADS}],
+        ['pg3alt', 'payapp_three_alt', 3, true, undefined, {balance: BALANCE, server: SERVER_OPTIONS, threads: THREADS, nice: NICE}],
         ['pg1base', 'payapp_base_one', 1, false, BASELINE],
         ['pg3base', 'payapp_base_three', 3, true, BASELINE],
       ]

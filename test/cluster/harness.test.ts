@@ -6,13 +6,14 @@
 import {execFileSync, spawnSync} from 'node:child_process'
 import {createServer, type IncomingMessage, type ServerResponse} from 'node:http'
 import type {AddressInfo} from 'node:net'
-import {mkdtempSync, writeFileSync} from 'node:fs'
+import {mkdtempSync, readFileSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
 import {expect} from 'chai'
 
-import {HAPROXY, startBalancer} from '../../scripts/cluster.js'
+import {HAPROXY, HAPROXY_NICE, startBalancer} from '../../scripts/cluster.js'
+import {ROOT} from '../helpers/cli.js'
 import {haproxyConfig, startCluster} from '../helpers/cluster.js'
 
 const alive = (pid: number) => {
@@ -51,6 +52,30 @@ describe('cluster harness', function () {
     const file = join(mkdtempSync(join(tmpdir(), 'payapp-haproxy-')), 'haproxy.cfg')
     writeFileSync(file, variant)
     execFileSync(HAPROXY, ['-c', '-q', '-f', file])
+  })
+
+  it('runs HAProxy at the niceness the doc starts it with, its pid HAProxy’s own; a variant at another', async () => {
+    expect(readFileSync(join(ROOT, 'docs', 'shared-gateway.md'), 'utf8')).to.include(`nice -n ${HAPROXY_NICE} haproxy -db -f docs/shared-gateway/haproxy.cfg`)
+    const server = createServer((req: IncomingMessage, res: ServerResponse) => void res.writeHead(401).end())
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    /** The process's name and niceness (/proc/PID/stat: its 2nd and 19th fields). */
+    const stat = (pid: number) => {
+      const text = readFileSync(`/proc/${pid}/stat`, 'utf8')
+      return {name: text.slice(text.indexOf('(') + 1, text.lastIndexOf(')')), nice: Number(text.slice(text.lastIndexOf(') ') + 2).split(' ')[16])}
+    }
+    const ours = stat(process.pid).nice
+    try {
+      for (const [opts, nice] of [[{}, ours + HAPROXY_NICE], [{nice: 0}, ours]] as const) {
+        const balancer = await startBalancer([(server.address() as AddressInfo).port], opts)
+        try {
+          expect(stat(balancer.pid), JSON.stringify(opts)).to.deep.equal({name: 'haproxy', nice: Math.min(nice, 19)})
+        } finally {
+          await balancer.stop()
+        }
+      }
+    } finally {
+      await new Promise((resolve) => server.close(resolve))
+    }
   })
 
   it('stop() leaves no gateway process and no balancer running', async () => {
