@@ -11,7 +11,7 @@ import type {Pool, PoolClient, QueryResultRow} from 'pg'
 
 import type {Documents, Kind, MerchantDoc, Scope} from './documents.js'
 import {VersionWatch} from './pg-watch.js'
-import {endpointRecord, type EndpointRow, name, objectRow, refuseWrite, TABLES, WRITES} from './sql.js'
+import {CREDENTIAL_COLUMNS, credentialRecord, type CredentialRow, credentialRow, endpointRecord, type EndpointRow, name, objectRow, refuseWrite, TABLES, WRITES} from './sql.js'
 import {SHARED_VERSION_KEY, UniqueViolation} from './storage.js'
 import type {
   Condition,
@@ -1362,18 +1362,7 @@ class PgConnection {
   get credentials(): CredentialTable {
     return (this._credentials ??= {
       insert: async (r) => {
-        await this._insertRow('credentials', {
-          id: r.id,
-          token_hash: r.tokenHash,
-          kind: r.kind,
-          merchant: r.merchant,
-          env: r.env,
-          scopes: JSON.stringify(r.scopes),
-          hint: r.hint,
-          app_name: r.appName,
-          created: r.created,
-          origins: r.origins ? JSON.stringify(r.origins) : null,
-        })
+        await this._insertRow('credentials', credentialRow(r))
       },
       revoke: async (id, kind, at) => (await this._run('UPDATE credentials SET revoked = $1 WHERE id = $2 AND kind = $3 AND revoked IS NULL RETURNING id', [at, id, kind])).length > 0,
       byTokenHash: (tokenHash) => this._credential('token_hash', tokenHash),
@@ -1389,11 +1378,7 @@ class PgConnection {
 
   /** An unrevoked credential by its token hash or id, its JSON columns parsed. */
   async _credential(by: 'token_hash' | 'id', value: string): Promise<CredentialRecord | undefined> {
-    const row = await this._one<Omit<CredentialRecord, 'scopes' | 'origins'> & {scopes: string; origins: string | null}>(
-      `SELECT id, kind, merchant, env, scopes, hint, origins FROM credentials WHERE ${by} = $1 AND revoked IS NULL`,
-      [value],
-    )
-    return row ? {...row, scopes: JSON.parse(row.scopes) as string[], origins: row.origins ? (JSON.parse(row.origins) as string[]) : null} : undefined
+    return credentialRecord(await this._one<CredentialRow>(`SELECT ${CREDENTIAL_COLUMNS} FROM credentials WHERE ${by} = $1 AND revoked IS NULL`, [value]))
   }
 
   private _idempotency?: IdempotencyTable

@@ -2,7 +2,7 @@
  * What both SQL backends (sqlite.ts, postgres.ts) share: the guard on names spliced into SQL, and which
  * methods of each table write (a read handle refuses them), the webhook endpoint row's parsing, and an objects row.
  */
-import type {InsertOptions, Kind, Scope, WebhookEndpointRecord} from './storage.js'
+import type {CredentialRecord, CredentialTable, InsertOptions, Kind, Scope, WebhookEndpointRecord} from './storage.js'
 
 /** Field names and kinds come from code, never from a request; checked anyway since they are spliced into SQL. */
 const NAME = /^[a-z_.]+$/
@@ -32,6 +32,27 @@ export type EndpointRow = Omit<WebhookEndpointRecord, 'events' | 'previous_secre
 
 export const endpointRecord = (row: EndpointRow | undefined): WebhookEndpointRecord | undefined =>
   row && {...row, events: JSON.parse(row.events) as string[], previous_secrets: row.previous_secrets ? (JSON.parse(row.previous_secrets) as WebhookEndpointRecord['previous_secrets']) : []}
+
+/** A `credentials` row as both engines insert it: the scopes and origins as JSON text. */
+export const credentialRow = (r: Parameters<CredentialTable['insert']>[0]) => ({
+  id: r.id,
+  token_hash: r.tokenHash,
+  kind: r.kind,
+  merchant: r.merchant,
+  env: r.env,
+  scopes: JSON.stringify(r.scopes),
+  hint: r.hint,
+  app_name: r.appName,
+  created: r.created,
+  origins: r.origins ? JSON.stringify(r.origins) : null,
+})
+
+/** The columns of a `credentials` row that make its record (`credentialRecord`), as both engines select them. */
+export const CREDENTIAL_COLUMNS = 'id, kind, merchant, env, scopes, hint, origins'
+export type CredentialRow = Omit<CredentialRecord, 'scopes' | 'origins'> & {scopes: string; origins: string | null}
+
+export const credentialRecord = (row: CredentialRow | undefined): CredentialRecord | undefined =>
+  row && {...row, scopes: JSON.parse(row.scopes) as string[], origins: row.origins ? (JSON.parse(row.origins) as string[]) : null}
 
 /** An `objects` row as both engines insert it: the document as JSON text, its scope, parent and unique key. */
 export const objectRow = (kind: Kind, scope: Scope, doc: {id: string}, opts: InsertOptions) => ({

@@ -14,7 +14,7 @@ import type Database from 'better-sqlite3'
 import type {Documents, Kind, MerchantDoc, Scope} from './documents.js'
 import {Checkpoints} from './checkpoints.js'
 import {openDatabase} from './sqlite-driver.js'
-import {endpointRecord, type EndpointRow, name, objectRow, refuseWrite, TABLES, WRITES} from './sql.js'
+import {CREDENTIAL_COLUMNS, credentialRecord, type CredentialRow, credentialRow, endpointRecord, type EndpointRow, name, objectRow, refuseWrite, TABLES, WRITES} from './sql.js'
 import {combinationKey, UniqueViolation} from './storage.js'
 import type {
   Condition,
@@ -811,19 +811,7 @@ class SqliteConnection {
   // ---------------------------------------------------------------- credentials, idempotency, webhooks
 
   readonly credentials: Sync<CredentialTable> = {
-    insert: (r) =>
-      this._insertRow('credentials', {
-        id: r.id,
-        token_hash: r.tokenHash,
-        kind: r.kind,
-        merchant: r.merchant,
-        env: r.env,
-        scopes: JSON.stringify(r.scopes),
-        hint: r.hint,
-        app_name: r.appName,
-        created: r.created,
-        origins: r.origins ? JSON.stringify(r.origins) : null,
-      }),
+    insert: (r) => this._insertRow('credentials', credentialRow(r)),
     revoke: (id, kind, at) => this._sql('UPDATE credentials SET revoked = ? WHERE id = ? AND kind = ? AND revoked IS NULL').run(at, id, kind).changes > 0,
     byTokenHash: (tokenHash) => this._credential('token_hash', tokenHash),
     byId: (id) => this._credential('id', id),
@@ -837,10 +825,7 @@ class SqliteConnection {
 
   /** An unrevoked credential by its token hash or id, its JSON columns parsed. */
   _credential(by: 'token_hash' | 'id', value: string): CredentialRecord | undefined {
-    const row = this._sql<Omit<CredentialRecord, 'scopes' | 'origins'> & {scopes: string; origins: string | null}>(
-      `SELECT id, kind, merchant, env, scopes, hint, origins FROM credentials WHERE ${by} = ? AND revoked IS NULL`,
-    ).get(value)
-    return row ? {...row, scopes: JSON.parse(row.scopes) as string[], origins: row.origins ? (JSON.parse(row.origins) as string[]) : null} : undefined
+    return credentialRecord(this._sql<CredentialRow>(`SELECT ${CREDENTIAL_COLUMNS} FROM credentials WHERE ${by} = ? AND revoked IS NULL`).get(value))
   }
 
   readonly idempotency: Sync<IdempotencyTable> = {
