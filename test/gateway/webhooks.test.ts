@@ -16,9 +16,23 @@ describe('gateway: webhooks', () => {
   })
   after(() => gw.close())
 
+  /** The endpoints the running test made: a failed test prints their delivery logs (what was sent, when, and why not). */
+  let made: string[] = []
+  beforeEach(() => {
+    made = []
+  })
+  afterEach(async function () {
+    if (this.currentTest?.state !== 'failed') return
+    for (const id of made) {
+      const log = await gw.admin('GET', `/webhook_endpoints/${id}/deliveries`).catch((error: Error) => ({text: String(error)}))
+      console.log(`    deliveries of ${id} at ${new Date().toISOString()}: ${log.text}`)
+    }
+  })
+
   async function endpoint(body: Record<string, unknown>) {
     const res = await gw.admin('POST', '/webhook_endpoints', body)
     expect(res.status, res.text).to.equal(201)
+    made.push(res.body.id)
     return res.body
   }
 
