@@ -4,11 +4,13 @@
  * (git-ignored) the first time a test needs them, again only when the lock changes. Node 20 is the one running
  * the suite.
  */
-import {execFileSync, spawn} from 'node:child_process'
-import {copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {execFile, spawn} from 'node:child_process'
+import {copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
+import {cp, mkdir, rm} from 'node:fs/promises'
 import type {Socket} from 'node:net'
 import {dirname, join} from 'node:path'
 import {fileURLToPath} from 'node:url'
+import {promisify} from 'node:util'
 
 const HERE = dirname(fileURLToPath(import.meta.url))
 export const ROOT = join(HERE, '..', '..')
@@ -69,10 +71,11 @@ async function buildAddon(node: 'node22' | 'node24'): Promise<string> {
   const stamp = join(pkg, 'built-for.json')
   const want = JSON.stringify({version, node: RUNTIMES[node]})
   if (existsSync(stamp) && readFileSync(stamp, 'utf8') === want && existsSync(join(pkg, 'build/Release/better_sqlite3.node'))) return modules
-  rmSync(pkg, {recursive: true, force: true})
-  mkdirSync(pkg, {recursive: true})
-  for (const entry of ['binding.gyp', 'deps', 'lib', 'package.json', 'src']) cpSync(join(source, entry), join(pkg, entry), {recursive: true})
-  const npmRoot = execFileSync('npm', ['root', '-g'], {encoding: 'utf8'}).trim()
+  // Asynchronous: the suite running meanwhile keeps its event loop (SQLite's source is megabytes; npm starts in a second).
+  await rm(pkg, {recursive: true, force: true})
+  await mkdir(pkg, {recursive: true})
+  for (const entry of ['binding.gyp', 'deps', 'lib', 'package.json', 'src']) await cp(join(source, entry), join(pkg, entry), {recursive: true})
+  const npmRoot = (await promisify(execFile)('npm', ['root', '-g'], {encoding: 'utf8'})).stdout.trim()
   const nodeDir = dirname(dirname(RUNTIMES[node]))
   await background(RUNTIMES[node], [join(npmRoot, 'npm/node_modules/node-gyp/bin/node-gyp.js'), 'rebuild', '--release', `--nodedir=${nodeDir}`, '-j', 'max'], {
     cwd: pkg,
