@@ -12,7 +12,10 @@ import {chmodSync, mkdtempSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
+import {minimatch} from 'minimatch'
 import type {Context, Suite, Test} from 'mocha'
+
+import {prepareRuntimes} from '../runtimes/runtimes.js'
 
 import {takeViolations} from './openapi-conformance.js'
 import {stopTestDatabase} from './test-db.js'
@@ -42,14 +45,48 @@ function wrapTests(suite: Suite) {
   for (const child of suite.suites) wrapTests(child)
 }
 
+/** Removes the run's temporary directory (PAYAPP_KEEP_TMP=1: says where it is instead). */
+function removeRunTmp() {
+  if (process.env.PAYAPP_KEEP_TMP) console.log(`temporary files of the run kept in ${runTmp}`)
+  else rmSync(runTmp, {recursive: true, force: true})
+}
+
+/**
+ * In mocha's parallel mode (`npm test`) each worker process runs this file's hooks once per test file, so what is
+ * per run happens elsewhere there: a worker's directory (made as it loads this file, inside the main process's,
+ * whose TMPDIR it inherits) goes when the worker exits, and the main process's, with whatever a killed worker
+ * left in it, in the global teardown after every worker is done.
+ */
+const inWorker = process.env.MOCHA_WORKER_ID !== undefined
+if (inWorker) process.once('exit', () => rmSync(runTmp, {recursive: true, force: true}))
+
 export const mochaHooks = {
   beforeAll(this: Context) {
     wrapTests(this.test!.parent!)
   },
   // PAYAPP_TEST_DB=postgres: the run's one private PostgreSQL server (started as test-db.ts loads) stops here.
+  // (`npm run test:pg` runs serially: then this is the end of the run.)
   async afterAll() {
+    if (inWorker) return
     await stopTestDatabase()
-    if (process.env.PAYAPP_KEEP_TMP) console.log(`temporary files of the run kept in ${runTmp}`)
-    else rmSync(runTmp, {recursive: true, force: true})
+    removeRunTmp()
   },
+}
+
+/**
+ * The start of a run, in the main process. In parallel mode only the workers load the test files, and a worker loads
+ * the runtime matrix's file when it comes to it, minutes into the run: the main process starts the matrix's
+ * installs and addon builds here instead (runtimes.ts), at the start, when the run's files include the matrix's,
+ * and the matrix's tests in a worker wait for them. (A serial run has already loaded the matrix's file, which
+ * started them.)
+ */
+export function mochaGlobalSetup() {
+  const matrix = 'test/runtimes/matrix.test.ts'
+  const specs = process.argv.slice(2).filter((arg) => !arg.startsWith('-'))
+  if (specs.some((spec) => minimatch(matrix, spec) || matrix.startsWith(`${spec.replace(/\/$/, '')}/`))) prepareRuntimes()
+}
+
+/** The end of a parallel run, in the main process (and of a serial one, after `afterAll`: then there is nothing left to remove). */
+export function mochaGlobalTeardown() {
+  if (!inWorker && !process.env.PAYAPP_KEEP_TMP) rmSync(runTmp, {recursive: true, force: true})
 }

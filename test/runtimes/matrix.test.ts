@@ -20,7 +20,8 @@ import {TestGateway, type Account} from '../helpers/gateway.js'
 import {ROOT, RUNTIMES, ensureAddon, ensureRuntimes, prepareRuntimes} from './runtimes.js'
 
 const run = promisify(execFile)
-// As mocha loads this file, before the run's first test: a first run's installs and builds go on meanwhile.
+// As mocha loads this file, before the run's first test: a first run's installs and builds go on meanwhile (in a
+// parallel run the main process has started them, and this worker waits for them: runtimes.ts).
 prepareRuntimes()
 const HERE = join(ROOT, 'test', 'runtimes')
 

@@ -5,8 +5,9 @@
  * the suite.
  */
 import {execFile, spawn} from 'node:child_process'
-import {copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
+import {copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync} from 'node:fs'
 import {cp, mkdir, rm} from 'node:fs/promises'
+import {setTimeout as sleep} from 'node:timers/promises'
 import type {Socket} from 'node:net'
 import {dirname, join} from 'node:path'
 import {fileURLToPath} from 'node:url'
@@ -44,17 +45,65 @@ function background(cmd: string, args: string[], opts: {cwd: string; env?: NodeJ
   })
 }
 
+/**
+ * Does `work` unless `done()` says it is done, in one process at a time: mocha's parallel mode loads this file in
+ * its main process (which starts the work, root-hooks.ts) and in each worker (whose matrix tests await it), and two
+ * runs may share a checkout. The process that puts the lock directory in place (an atomic rename) does the work; the
+ * others wait until it is done, or take over when its process is gone (killed, or ended without the work).
+ */
+async function once<T>(name: string, done: () => T | undefined, work: () => Promise<T>): Promise<T> {
+  const lock = join(CACHE, `.${name}.lock`)
+  const mine = `${lock}.${process.pid}`
+  mkdirSync(CACHE, {recursive: true})
+  for (;;) {
+    const result = done()
+    if (result !== undefined) return result
+    // The lock is a directory holding its process's pid, made aside and renamed into place: atomic, and never without its pid.
+    mkdirSync(mine, {recursive: true})
+    writeFileSync(join(mine, 'pid'), String(process.pid))
+    try {
+      renameSync(mine, lock)
+    } catch {
+      rmSync(mine, {recursive: true, force: true})
+      let holder = 0
+      try {
+        holder = Number(readFileSync(join(lock, 'pid'), 'utf8'))
+        process.kill(holder, 0)
+      } catch (error) {
+        // Released meanwhile (no pid file): look again at once. Its process gone: a stale lock, taken over.
+        if ((error as NodeJS.ErrnoException).code === 'ESRCH') rmSync(lock, {recursive: true, force: true})
+        continue
+      }
+      await sleep(1000)
+      continue
+    }
+    // Moved aside before it is removed: emptied in place, it could be replaced by another process's (a rename onto an empty directory succeeds) and then removed with it.
+    const release = () => {
+      renameSync(lock, mine)
+      rmSync(mine, {recursive: true, force: true})
+    }
+    process.once('exit', release)
+    try {
+      return await work()
+    } finally {
+      process.off('exit', release)
+      release()
+    }
+  }
+}
+
 /** Installs the runtimes unless the cache already holds this lock's install; resolves to the seconds it took (0 when cached). */
-async function installRuntimes(): Promise<number> {
+function installRuntimes(): Promise<number> {
   const lock = readFileSync(join(HERE, 'install', 'package-lock.json'), 'utf8')
   const stamp = join(CACHE, 'installed-lock.json')
-  if (existsSync(stamp) && readFileSync(stamp, 'utf8') === lock && Object.values(RUNTIMES).every((bin) => existsSync(bin))) return 0
-  const started = performance.now()
-  mkdirSync(CACHE, {recursive: true})
-  for (const file of ['package.json', 'package-lock.json']) copyFileSync(join(HERE, 'install', file), join(CACHE, file))
-  await background('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], {cwd: CACHE})
-  writeFileSync(stamp, lock)
-  return Math.round((performance.now() - started) / 1000)
+  const installed = () => (existsSync(stamp) && readFileSync(stamp, 'utf8') === lock && Object.values(RUNTIMES).every((bin) => existsSync(bin)) ? 0 : undefined)
+  return once('install', installed, async () => {
+    const started = performance.now()
+    for (const file of ['package.json', 'package-lock.json']) copyFileSync(join(HERE, 'install', file), join(CACHE, file))
+    await background('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], {cwd: CACHE})
+    writeFileSync(stamp, lock)
+    return Math.round((performance.now() - started) / 1000)
+  })
 }
 
 /**
@@ -63,37 +112,40 @@ async function installRuntimes(): Promise<number> {
  * .cache/runtimes/addons/<node>/node_modules. Minutes the first time (SQLite's C source), cached after.
  * Resolves to that node_modules folder, for addon-preload.cjs.
  */
-async function buildAddon(node: 'node22' | 'node24'): Promise<string> {
+function buildAddon(node: 'node22' | 'node24'): Promise<string> {
   const modules = join(CACHE, 'addons', node, 'node_modules')
   const pkg = join(modules, 'better-sqlite3')
   const source = join(ROOT, 'node_modules', 'better-sqlite3')
   const version = (JSON.parse(readFileSync(join(source, 'package.json'), 'utf8')) as {version: string}).version
   const stamp = join(pkg, 'built-for.json')
   const want = JSON.stringify({version, node: RUNTIMES[node]})
-  if (existsSync(stamp) && readFileSync(stamp, 'utf8') === want && existsSync(join(pkg, 'build/Release/better_sqlite3.node'))) return modules
-  // Asynchronous: the suite running meanwhile keeps its event loop (SQLite's source is megabytes; npm starts in a second).
-  await rm(pkg, {recursive: true, force: true})
-  await mkdir(pkg, {recursive: true})
-  for (const entry of ['binding.gyp', 'deps', 'lib', 'package.json', 'src']) await cp(join(source, entry), join(pkg, entry), {recursive: true})
-  const npmRoot = (await promisify(execFile)('npm', ['root', '-g'], {encoding: 'utf8'})).stdout.trim()
-  const nodeDir = dirname(dirname(RUNTIMES[node]))
-  await background(RUNTIMES[node], [join(npmRoot, 'npm/node_modules/node-gyp/bin/node-gyp.js'), 'rebuild', '--release', `--nodedir=${nodeDir}`, '-j', 'max'], {
-    cwd: pkg,
-    // Under `npm test`, npm exports its config (this machine's npmrc sets nodedir=/usr, Node 20's headers) as
-    // npm_config_* variables, which node-gyp would take over --nodedir: the addon must build for this Node.
-    env: {...Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_config_/i.test(k))), PATH: `${dirname(RUNTIMES[node])}:${process.env.PATH}`},
+  const built = () => (existsSync(stamp) && readFileSync(stamp, 'utf8') === want && existsSync(join(pkg, 'build/Release/better_sqlite3.node')) ? modules : undefined)
+  return once(`addon-${node}`, built, async () => {
+    // Asynchronous: the suite running meanwhile keeps its event loop (SQLite's source is megabytes; npm starts in a second).
+    await rm(pkg, {recursive: true, force: true})
+    await mkdir(pkg, {recursive: true})
+    for (const entry of ['binding.gyp', 'deps', 'lib', 'package.json', 'src']) await cp(join(source, entry), join(pkg, entry), {recursive: true})
+    const npmRoot = (await promisify(execFile)('npm', ['root', '-g'], {encoding: 'utf8'})).stdout.trim()
+    const nodeDir = dirname(dirname(RUNTIMES[node]))
+    await background(RUNTIMES[node], [join(npmRoot, 'npm/node_modules/node-gyp/bin/node-gyp.js'), 'rebuild', '--release', `--nodedir=${nodeDir}`, '-j', 'max'], {
+      cwd: pkg,
+      // Under `npm test`, npm exports its config (this machine's npmrc sets nodedir=/usr, Node 20's headers) as
+      // npm_config_* variables, which node-gyp would take over --nodedir: the addon must build for this Node.
+      env: {...Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_config_/i.test(k))), PATH: `${dirname(RUNTIMES[node])}:${process.env.PATH}`},
+    })
+    writeFileSync(stamp, want)
+    return modules
   })
-  writeFileSync(stamp, want)
-  return modules
 }
 
 let prepared: {runtimes: Promise<number>; addons: Record<'node22' | 'node24', Promise<string>>} | undefined
 
 /**
  * Starts, once per process, what the matrix needs and the cache lacks: the runtimes' install, then the two addons'
- * builds one after the other, in the background at niceness 10. matrix.test.ts calls it as mocha loads it, before
- * the first test of the run: a first run's builds (minutes of a core each) then overlap the suites that run before
- * the matrix, which keep about one of two cores busy, instead of adding their minutes to the run's.
+ * builds one after the other, in the background at niceness 10. Called before the first test of a run that includes
+ * the matrix (by root-hooks.ts's global setup in mocha's main process, and by matrix.test.ts as it loads): a first
+ * run's builds (minutes of a core each) then overlap the other suites instead of adding their minutes to the run's.
+ * A worker of a parallel run calls it too, and waits for the main process's builds (`once`).
  */
 export function prepareRuntimes(): NonNullable<typeof prepared> {
   if (prepared) return prepared
