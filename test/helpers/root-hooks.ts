@@ -45,8 +45,11 @@ function wrapTests(suite: Suite) {
   for (const child of suite.suites) wrapTests(child)
 }
 
-/** Removes the run's temporary directory (PAYAPP_KEEP_TMP=1: says where it is instead). */
+let removed = false
+/** Removes the run's temporary directory, once (PAYAPP_KEEP_TMP=1: says where it is instead). */
 function removeRunTmp() {
+  if (removed) return
+  removed = true
   if (process.env.PAYAPP_KEEP_TMP) console.log(`temporary files of the run kept in ${runTmp}`)
   else rmSync(runTmp, {recursive: true, force: true})
 }
@@ -58,7 +61,7 @@ function removeRunTmp() {
  * left in it, in the global teardown after every worker is done.
  */
 const inWorker = process.env.MOCHA_WORKER_ID !== undefined
-if (inWorker) process.once('exit', () => rmSync(runTmp, {recursive: true, force: true}))
+if (inWorker && !process.env.PAYAPP_KEEP_TMP) process.once('exit', () => rmSync(runTmp, {recursive: true, force: true}))
 
 export const mochaHooks = {
   beforeAll(this: Context) {
@@ -86,7 +89,7 @@ export function mochaGlobalSetup() {
   if (specs.some((spec) => minimatch(matrix, spec) || matrix.startsWith(`${spec.replace(/\/$/, '')}/`))) prepareRuntimes()
 }
 
-/** The end of a parallel run, in the main process (and of a serial one, after `afterAll`: then there is nothing left to remove). */
+/** The end of a parallel run, in the main process (and of a serial one, after `afterAll` did it). */
 export function mochaGlobalTeardown() {
-  if (!inWorker && !process.env.PAYAPP_KEEP_TMP) rmSync(runTmp, {recursive: true, force: true})
+  if (!inWorker) removeRunTmp()
 }
