@@ -225,20 +225,27 @@ describe('gateway account reads: merchant, payouts, balance, invoices, subscript
 
   describe('GET /analytics/summary', () => {
     it('sums the window’s payments per currency, leaving out what is just outside it', async () => {
-      const acct = await gw.account('live')
-      const m = acct.merchant.id
-      const t = now()
-      await pay(m, 'live', {amount: 10000, created: t - 7 * DAY}) // the window's first second
-      await pay(m, 'live', {amount: 6000, amount_refunded: 1000, status: 'partially_refunded', created: t - 3 * DAY})
-      await pay(m, 'live', {amount: 2000, amount_refunded: 2000, status: 'refunded', created: t - 2 * DAY})
-      await pay(m, 'live', {amount: 4000, status: 'disputed', created: t - DAY})
-      await pay(m, 'live', {amount: 5000, status: 'failed', created: t - DAY})
-      await pay(m, 'live', {amount: 3000, currency: 'usd', created: t - DAY})
-      await pay(m, 'live', {amount: 50000, created: t - 7 * DAY - 1}) // one second too old
-      await pay(m, 'test', {amount: 70000, created: t - DAY})
-
-      const res = await acct.app('GET', '/analytics/summary?days=7')
+      // The window ends at the second of the request, and the clock runs with real time: the payments are placed
+      // against the second read before them, so a scene whose request fell into a later second (a slow machine) is
+      // placed again, for a new merchant.
+      const scene = async () => {
+        const acct = await gw.account('live')
+        const m = acct.merchant.id
+        const t = now()
+        await pay(m, 'live', {amount: 10000, created: t - 7 * DAY}) // the window's first second
+        await pay(m, 'live', {amount: 6000, amount_refunded: 1000, status: 'partially_refunded', created: t - 3 * DAY})
+        await pay(m, 'live', {amount: 2000, amount_refunded: 2000, status: 'refunded', created: t - 2 * DAY})
+        await pay(m, 'live', {amount: 4000, status: 'disputed', created: t - DAY})
+        await pay(m, 'live', {amount: 5000, status: 'failed', created: t - DAY})
+        await pay(m, 'live', {amount: 3000, currency: 'usd', created: t - DAY})
+        await pay(m, 'live', {amount: 50000, created: t - 7 * DAY - 1}) // one second too old
+        await pay(m, 'test', {amount: 70000, created: t - DAY})
+        return {acct, t, res: await acct.app('GET', '/analytics/summary?days=7')}
+      }
+      let {acct, t, res} = await scene()
+      for (let again = 0; again < 5 && res.body.until !== t; again++) ({acct, t, res} = await scene())
       expect(res.status).to.equal(200)
+      expect(res.body.until, 'a scene placed within one second').to.equal(t)
       expect(res.body).to.include({object: 'analytics_summary', livemode: true, days: 7})
       expect(res.body.until - res.body.since).to.equal(7 * DAY)
       expect(res.body.currencies).to.deep.equal([
