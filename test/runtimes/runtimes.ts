@@ -45,6 +45,23 @@ function background(cmd: string, args: string[], opts: {cwd: string; env?: NodeJ
   })
 }
 
+/** Who holds a lock of `once`: gone meanwhile, a live process, or none alive (a killed run's, or an unreadable pid). */
+function lockHolder(lock: string): 'released' | 'alive' | 'stale' {
+  let pid: number
+  try {
+    pid = Number(readFileSync(join(lock, 'pid'), 'utf8'))
+  } catch {
+    return 'released'
+  }
+  if (!Number.isInteger(pid) || pid <= 0) return 'stale'
+  try {
+    process.kill(pid, 0)
+    return 'alive'
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM' ? 'alive' : 'stale'
+  }
+}
+
 /**
  * Does `work` unless `done()` says it is done, in one process at a time: mocha's parallel mode loads this file in
  * its main process (which starts the work, root-hooks.ts) and in each worker (whose matrix tests await it), and two
@@ -65,21 +82,22 @@ async function once<T>(name: string, done: () => T | undefined, work: () => Prom
       renameSync(mine, lock)
     } catch {
       rmSync(mine, {recursive: true, force: true})
-      let holder = 0
-      try {
-        holder = Number(readFileSync(join(lock, 'pid'), 'utf8'))
-        process.kill(holder, 0)
-      } catch (error) {
-        // Released meanwhile (no pid file): look again at once. Its process gone: a stale lock, taken over.
-        if ((error as NodeJS.ErrnoException).code === 'ESRCH') rmSync(lock, {recursive: true, force: true})
+      const holder = lockHolder(lock)
+      if (holder === 'released') continue
+      if (holder === 'alive') {
+        await sleep(1000)
         continue
       }
-      await sleep(1000)
+      rmSync(lock, {recursive: true, force: true}) // its process is gone: a stale lock, taken over
       continue
     }
     // Moved aside before it is removed: emptied in place, it could be replaced by another process's (a rename onto an empty directory succeeds) and then removed with it.
     const release = () => {
-      renameSync(lock, mine)
+      try {
+        renameSync(lock, mine)
+      } catch {
+        return // already taken over as stale: not this process's to remove
+      }
       rmSync(mine, {recursive: true, force: true})
     }
     process.once('exit', release)
