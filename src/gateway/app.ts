@@ -161,8 +161,9 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
       return done(unauthenticated('Send one Authorization header, not several', 'invalid_authorization_header'))
     }
     // Other processes on the database may have revoked a credential, changed a fault rule or moved a
-    // clock: one read of the shared version before anything else (nothing on :memory:, which no other process can open).
-    if (!platform.shared) return done()
+    // clock: one read of the shared version before anything else (nothing on :memory:, which no other process
+    // can open, nor while this process is alone on the database: see Platform.start).
+    if (!platform.mustSync) return done()
     platform.sync().then(() => done(), done)
   })
 

@@ -313,10 +313,19 @@ export interface PlatformOptions {
 const SHARED_VERSION = SHARED_VERSION_KEY
 /** A unit's context's store (`Platform.contextClass`). */
 const STORE = Symbol('store')
-/** The meta key naming the process that counts rate limits in memory (alone on the database), if one does. */
-const RATES_IN_MEMORY = 'rates:in-memory'
-/** How often a process counting rate limits in memory looks for one that joins (ms): what a join may wait. */
+/**
+ * The meta key naming the process that runs alone on the database, if one does: it skips the per-request
+ * comparison of the shared version (`mustSync`) and counts rate limits in memory.
+ */
+const ALONE = 'process:alone'
+/** How often a process alone on the database looks for one that joins (ms): what a join may wait. */
 const JOIN_WATCH_MS = 50
+/**
+ * How long before its lease ends a process alone stops trusting that it still is (ms): an event loop stalled
+ * past its lease may have let another process start alone meanwhile, so from then on each request compares
+ * the shared version again, until a renewal finds the process still named alone.
+ */
+const ALONE_MARGIN_MS = 1000
 
 /** Everything a route may use besides its own request. */
 export class Platform {
@@ -338,13 +347,17 @@ export class Platform {
 
   /**
    * Whether other processes may share the database (any but `:memory:`): then each request first
-   * compares the shared version (`sync`), and rate limits are counted in storage once another process
-   * joins (in memory while this one is alone: `rateCounters`).
+   * compares the shared version (`sync`), unless this process is alone on it (`mustSync`), and rate
+   * limits are counted in storage once another process joins (in memory while this one is alone: `rateCounters`).
    */
   readonly shared: boolean
   /** A shared database's rate counts: in memory while this process is alone on it, else in storage. */
   private readonly rateCounters?: HandoverRateCounters
-  /** While counting in memory: the timer that looks for a joining process between requests. */
+  /** Whether this process started alone on the database and no other process has joined since (`start`). */
+  private alone = false
+  /** While alone: until when (ms) its lease, last renewed, vouches that no other process started meanwhile. */
+  private aloneUntil = 0
+  /** While alone: the timer that looks for a joining process between requests. */
   private watch?: NodeJS.Timeout
   /** This process among those on the database: the owner of its delivery claims and clock leases. */
   readonly processId = newId('proc', 16)
@@ -398,29 +411,32 @@ export class Platform {
    * what an earlier run left and adding `faults` (`gateway start --faults`); one that joins running
    * processes keeps the gateway's rules and adds none, so N processes started with one file strike once.
    *
-   * Rate limits: the first process counts them in memory while it is alone (no storage write per
+   * Alone: the first process is named alone in storage. While it is, nothing but it commits to the
+   * database, so its requests skip the comparison of the shared version (`mustSync`; on SQLite that read
+   * was a sixth of a cached read's CPU), and it counts rate limits in memory (no storage write per
    * request). One that joins bumps the shared version in its joining unit and waits until the first has
-   * seen it (on its next request's `sync`, or within `JOIN_WATCH_MS` between requests) and added the
-   * window's counts to storage; from then on every process counts in storage, so no request of the
-   * window is counted apart from the others.
+   * seen it (within `JOIN_WATCH_MS`), compares the shared version on every request from then on, and
+   * added the window's rate counts to storage: so no request of either process misses a change the
+   * other made, and no request of the window is counted apart from the others.
    */
   async start(faults: readonly FaultInput[] = []): Promise<void> {
     const name = `process:${this.processId}`
     // Short (at most 5 s), so a process restarted soon after a kill -9 finds itself alone again.
     const leaseMs = Math.min(this.leaseMs, 5000)
-    const join = (tx: Store) => tx.leases.acquire(name, this.processId, Date.now() + leaseMs, Date.now())
+    const join = (tx: Store, at: number) => tx.leases.acquire(name, this.processId, at + leaseMs, at)
     const countsRates = this.shared && this.rateLimiter.enabled
     let holder: string | undefined
+    const at = Date.now()
     const alone = await this.write(async (tx) => {
       const alone = (await tx.leases.live('process:', Date.now())) === 0
-      await join(tx)
+      await join(tx, at)
       if (!alone) {
-        // A process alone until now counts in memory: it must hand its counts over before this one counts.
-        holder = (await tx.meta(RATES_IN_MEMORY)) || undefined
+        // A process alone until now trusts that nothing else commits: it must stop before this one serves.
+        holder = (await tx.meta(ALONE)) || undefined
         if (holder) await this.changed(tx)
         return false
       }
-      if (countsRates) await tx.setMeta(RATES_IN_MEMORY, this.processId)
+      if (this.shared) await tx.setMeta(ALONE, this.processId)
       if (this.shared) await this.faults.clear(tx)
       for (const rule of faults) await this.faults.add(tx, rule)
       // This unit's own change of the shared version is no other process's.
@@ -428,55 +444,73 @@ export class Platform {
       return true
     })
     if (!this.shared) return
-    if (alone && countsRates) {
-      this.rateCounters!.alone()
+    if (alone) {
+      this.alone = true
+      this.aloneUntil = at + leaseMs - ALONE_MARGIN_MS
+      if (countsRates) this.rateCounters!.alone()
       this.watch = setInterval(() => void this.sync().catch(() => {}), JOIN_WATCH_MS)
       this.watch.unref()
     }
     if (holder) await this.handedOver(holder)
-    this.heartbeat = setInterval(() => void this.beat(join).catch(() => {}), Math.max(50, leaseMs / 3))
+    this.heartbeat = setInterval(() => void this.beat(join, leaseMs).catch(() => {}), Math.max(50, leaseMs / 3))
     this.heartbeat.unref()
   }
 
-  /** Renews this process's lease; one counting in memory that finds itself no longer the only one to, stops. */
-  private async beat(join: (tx: Store) => Promise<boolean>): Promise<void> {
+  /**
+   * Whether a request must first compare the shared version (`sync`): on a database other processes may
+   * share, unless this process is alone on it and its lease still vouches that no other has started.
+   */
+  get mustSync(): boolean {
+    return this.shared && !(this.alone && this.aloneUntil > Date.now())
+  }
+
+  /** Renews this process's lease; one alone that finds itself no longer named alone leaves that state. */
+  private async beat(join: (tx: Store, at: number) => Promise<boolean>, leaseMs: number): Promise<void> {
     let lost = false
+    const at = Date.now()
     await this.storage.write(async (tx) => {
-      await join(tx)
-      // Its lease ran out (a stalled event loop) and a process that started meanwhile counts in memory too:
-      // both go to storage (the other through the shared version).
-      if (this.rateCounters?.inMemory && (await tx.meta(RATES_IN_MEMORY)) !== this.processId) {
+      await join(tx, at)
+      // Its lease ran out (a stalled event loop) and a process that started meanwhile is alone too:
+      // both leave that state (the other through the shared version).
+      const named = await tx.meta(ALONE)
+      if (this.alone && named !== this.processId) {
         lost = true
         await this.changed(tx)
       }
+      // It left the state but its unit that clears the name failed: a joining process waits for the name.
+      if (!this.alone && named === this.processId) await tx.setMeta(ALONE, '')
     })
-    if (lost) await this.shareRates(true)
+    if (lost) await this.leaveAlone(true)
+    else if (this.alone) this.aloneUntil = at + leaseMs - ALONE_MARGIN_MS
   }
 
-  /** Waits until `holder` has added its in-memory counts to storage, or is gone (its lease ran out). */
+  /** Waits until `holder` has left the alone state, or is gone (its lease ran out). */
   private async handedOver(holder: string): Promise<void> {
     for (;;) {
-      if ((await this.storage.reads.meta(RATES_IN_MEMORY)) !== holder) return
+      if ((await this.storage.reads.meta(ALONE)) !== holder) return
       if ((await this.storage.reads.leases.live(`process:${holder}`, Date.now())) === 0) return
       await new Promise((resolve) => setTimeout(resolve, 10))
     }
   }
 
   /**
-   * Counts rate limits in storage from now on, adding what memory counted in the window, once another
-   * process runs on the database (or `force`). The switch is synchronous: a request counted after it is
-   * counted in storage, one before it is in the carried counts.
+   * Leaves the alone state once another process runs on the database (or `force`): each request compares
+   * the shared version from now on, and rate limits are counted in storage, with what memory counted in
+   * the window added. The switch is synchronous: a request after it syncs and is counted in storage, one
+   * before it is in the carried counts. The name is cleared last, which lets the joining process go on.
    */
-  private async shareRates(force = false): Promise<void> {
-    if (!this.rateCounters?.inMemory) return
+  private async leaveAlone(force = false): Promise<void> {
+    if (!this.alone) return
     // The shared version also moves for this process's own changes (on PostgreSQL it is the sync token).
-    if (!force && (await this.storage.reads.leases.live('process:', Date.now())) <= 1 && (await this.storage.reads.meta(RATES_IN_MEMORY)) === this.processId) return
-    const carried = this.rateCounters.share()
+    if (!force && (await this.storage.reads.leases.live('process:', Date.now())) <= 1 && (await this.storage.reads.meta(ALONE)) === this.processId) return
+    if (!this.alone) return
+    this.alone = false
+    this.aloneUntil = 0
     clearInterval(this.watch)
-    if (!carried) return
+    const carried = this.rateCounters?.share()
     await this.storage.write(async (tx) => {
-      for (const [key, count] of carried.counts) await tx.rates.hit(key, carried.window, count)
-      if ((await tx.meta(RATES_IN_MEMORY)) === this.processId) await tx.setMeta(RATES_IN_MEMORY, '')
+      for (const [key, count] of carried?.counts ?? []) await tx.rates.hit(key, carried!.window, count)
+      if ((await tx.meta(ALONE)) === this.processId) await tx.setMeta(ALONE, '')
     })
   }
 
@@ -527,8 +561,8 @@ export class Platform {
         this.credentials.forget()
         await this.faults.refresh()
         await this.scheduler.loadOffsets()
-        // A process that joined bumped the version: this one's rate counts go to storage before it counts more.
-        await this.shareRates()
+        // A process that joined bumped the version: this one leaves the alone state before it serves more.
+        await this.leaveAlone()
         this.seen = version
       })().finally(() => (this.syncing = undefined))
       await this.syncing

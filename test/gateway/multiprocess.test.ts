@@ -146,6 +146,27 @@ describe('gateway: several processes on one database', function () {
     }
   })
 
+  it("sees on the very next request what a process that joined it changed, though it ran alone and compared nothing before (rate limits off)", async () => {
+    const cluster = await startCluster(1, {args: ['--rate-limit', 'off']})
+    try {
+      const [p1] = cluster.procs
+      const acct = await p1!.gw.account()
+      const key = await p1!.gw.secretKey(acct.merchant.id)
+      const orders = () => p1!.gw.request('GET', '/v1/store/orders', {token: key.secret_key})
+      // Alone, p1 caches the key and the product list.
+      expect((await orders()).status).to.equal(200)
+      expect((await acct.app('GET', '/products')).body.data).to.have.length(0)
+      const p2 = await cluster.add()
+      // Through the process that joined: a product, then the key revoked; each seen by p1's next request.
+      expect((await via(p2.gw, acct).store('POST', '/products', {body: {name: 'Mug'}})).status).to.equal(201)
+      expect((await acct.app('GET', '/products')).body.data.map((p: {name: string}) => p.name)).to.deep.equal(['Mug'])
+      expect((await p2.gw.admin('DELETE', `/keys/${key.id}`)).status).to.equal(200)
+      expectError(await orders(), 401, 'invalid_api_key')
+    } finally {
+      await cluster.close()
+    }
+  })
+
   describe('catalogue uniqueness under concurrent writes through both processes', () => {
     let cluster: Cluster
     // No rate limit: its shared count would space the requests out.
