@@ -1037,7 +1037,8 @@ export class PostgresStorage implements Storage {
    * A new database fills up faster than autovacuum (a one-minute nap) analyzes it, and until then the
    * planner, which knows nothing of the expression indexes' values, scans the objects table for lookups
    * such as a variant's option combination. So at 200, 1,000, 5,000, … of its inserts this process asks the
-   * server to analyze it (`ANALYZE_IF_GROWN`, outside any unit, non-blocking), which the server does once for
+   * server to analyze it (`ANALYZE_IF_GROWN`, outside any unit, non-blocking, once the unit that made the
+   * count has committed: asked mid-unit, the analysis could count none of that unit's rows), which the server does once for
    * all the processes: when the table has doubled since its last analysis, whoever made it, and no other
    * process is analyzing it. Each process analyzing on its own count analyzed the table as many times as
    * there were processes, each reading and parsing a sample of up to 30,000 documents: in a 6 s run of keyed
@@ -1046,7 +1047,14 @@ export class PostgresStorage implements Storage {
   private readonly inserted = () => {
     if (++this.inserts < this.nextAnalyze) return
     this.nextAnalyze *= 5
-    if (!this.ended) this.analyzing = this.pool.query(ANALYZE_IF_GROWN).then(() => {}, () => {})
+    this.analyzeDue = true
+  }
+  /** A count was reached: the next unit to commit asks for the analysis (`inserted`). */
+  private analyzeDue = false
+  private analyze(): void {
+    if (!this.analyzeDue || this.ended) return
+    this.analyzeDue = false
+    this.analyzing = this.pool.query(ANALYZE_IF_GROWN).then(() => {}, () => {})
   }
   /** The last `ANALYZE_IF_GROWN` this process sent, answered or not (tests wait for it). */
   private analyzing?: Promise<void>
@@ -1068,6 +1076,7 @@ export class PostgresStorage implements Storage {
         announced = this.watch.inUnit(store, unit.run)
         const result = await fn(store)
         await unit.commit()
+        this.analyze()
         await announced.committed()
         return result
       } catch (error) {
