@@ -2,7 +2,7 @@
 /**
  * Only the read workload of `npm run bench` (25 full products, GET /v1/app/products?limit=25, a cached read)
  * beside the bare node:http server answering the captured bytes: each server warmed up for 3 s, then
- * measured in ROUNDS (3) rounds of BENCH_SECONDS (6) at 50 connections, every server in turn, with each
+ * measured in BENCH_ROUNDS (3) rounds of BENCH_SECONDS (6) at 50 connections, every server in turn, with each
  * process's CPU per request (/proc). For work on the read path without the whole bench.
  * Env: GATEWAYS=dirA,dirB compares checkouts (each with bin/ and a built dist/) side by side, one process
  * each on its own SQLite file; GATEWAY_NODE_OPTIONS="--cpu-prof --cpu-prof-dir=DIR" profiles them.
@@ -18,7 +18,7 @@ import {LIST_PATH, call, cpuMs, seedReads, startJsonServer} from './gateway-work
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 6)
-const ROUNDS = Number(process.env.ROUNDS ?? 3)
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
 const work = mkdtempSync(join(tmpdir(), 'payapp-bench-reads-'))
 const children = []
 const load = (opts) =>
