@@ -135,16 +135,12 @@ export class StoredRateCounters implements RateCounters {
  * The rate-limit counts of a file or server database, which other processes may join: kept in memory
  * while this process is alone on it (no storage write per request), in storage from the moment another
  * process joins. `share()` switches at once and hands back what memory counted in the current window,
- * for the caller to add to storage before the joining process counts (Platform: `start`, `shareRates`).
+ * for the caller to add to storage before the joining process counts (Platform: `start`, `leaveAlone`).
  */
 export class HandoverRateCounters implements RateCounters {
   private memory: MemoryRateCounters | undefined
 
   constructor(private readonly stored: StoredRateCounters) {}
-
-  get inMemory(): boolean {
-    return this.memory !== undefined
-  }
 
   /** Counts in memory from now on (this process is alone on the database). */
   alone(): void {
