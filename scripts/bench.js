@@ -14,7 +14,8 @@
  * 5. The gateway inside a test suite (scripts/bench/testing.js): in-process and process start, a suite workload.
  * 6. The SDK's load cost (scripts/bench/sdk.js): import of @payapp/sdk (ESM) and require (CommonJS) beside `node -e 0`.
  * 7. The shared gateway (scripts/bench/shared.js): reads and idempotent writes on SQLite and PostgreSQL with one
- *    process, and with three behind HAProxy, beside the bare server.
+ *    process, and with three behind HAProxy, beside the bare server; then the writes' p99 at 0.5 and 0.8 of the
+ *    PostgreSQL rows' rate, sent evenly.
  *
  * Each server runs in its own process; autocannon drives it from this one (50 connections).
  * Env: BENCH_SECONDS (default 8), BENCH_CONNECTIONS (50), BENCH_RUNS (CLI runs per command, 21).

@@ -20,8 +20,11 @@
  * each row, the CPU time per request (µs, from /proc) of its gateway processes, of HAProxy and of the
  * PostgreSQL server: on 2 busy cores that says where a row's time goes better than its rate does.
  *
+ * Then the keyed writes again at 0.5 and 0.8 of the slowest PostgreSQL row's rate, sent evenly (pacedWrites): the p99
+ * a busy but not saturated gateway answers with, where the saturated p99 above is the connections over the rate.
+ *
  * From scripts/bench.js: `await benchShared()`. Alone: `npm run build && node scripts/bench/shared.js`.
- * Env: BENCH_SECONDS (default 5), BENCH_ROUNDS (3), BENCH_CONNECTIONS (50); BENCH_SHARED_ROWS, a comma list of
+ * Env: BENCH_SECONDS (default 5), BENCH_ROUNDS (3), BENCH_CONNECTIONS (50), BENCH_PACED_SHARES (0.5,0.8); BENCH_SHARED_ROWS, a comma list of
  * the rows to measure (keys of LABELS; default all); BENCH_BASELINE_BIN, another build's bin/run.js, adds its
  * PostgreSQL rows (1 process, 3 behind HAProxy) beside this build's, measured in the same rounds; BENCH_BALANCE,
  * another HAProxy `balance` algorithm (e.g. roundrobin), BENCH_HAPROXY_SERVER, more options for its `server`
@@ -30,6 +33,7 @@
  */
 import {execFileSync, spawn} from 'node:child_process'
 import {existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs'
+import http from 'node:http'
 import {tmpdir} from 'node:os'
 import {dirname, join} from 'node:path'
 import {createInterface} from 'node:readline'
@@ -48,6 +52,8 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
 const WARM_READS = 3000
 const WARM_WRITES = 1000
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50)
+/** The paced writes' rates, as shares of the slowest PostgreSQL row's (pacedWrites). */
+const PACED_SHARES = (process.env.BENCH_PACED_SHARES ?? '0.5,0.8').split(',').map(Number)
 const BASELINE = process.env.BENCH_BASELINE_BIN
 /** A variant of the balancer: another `balance` algorithm, options for its `server` lines, its threads, its niceness. */
 const BALANCE = process.env.BENCH_BALANCE
@@ -135,6 +141,77 @@ function printTable(title, rows, base, bare) {
       `  ${r.label.padEnd(46)} ${fmt(s.rps).padStart(8)} ${fmt(s.p50, 1).padStart(7)} ${fmt(s.p99, 1).padStart(7)} ${String(s.errors).padStart(7)} ${(s.rps / base.rps).toFixed(2).padStart(8)} ${(s.rps / bare.rps).toFixed(2).padStart(6)}  ${cpuText(s.cpu)}; ${s.rounds.map((x) => fmt(x)).join(' / ')}`,
     )
   }
+}
+
+/**
+ * Requests at `rate` a second for SECONDS, each sent at its own time (open loop: one every 1/rate s, whatever the
+ * answers before it do) over at most CONNECTIONS keep-alive connections; a request's latency counts from the time
+ * it was due, so one that waited for a free connection counts its wait (no coordinated omission). autocannon's
+ * `overallRate` sends each connection's share at the start of every second instead, a burst. Answers the p99 in
+ * ms; throws on an answer that is not 2xx.
+ */
+async function pacedLoad({url, method, headers, requests}, rate) {
+  const agent = new http.Agent({keepAlive: true, maxSockets: CONNECTIONS})
+  const total = Math.round(rate * SECONDS)
+  const latencies = []
+  try {
+    await new Promise((resolve, reject) => {
+      const start = performance.now()
+      let sent = 0
+      const due = (i) => start + (i * 1000) / rate
+      const send = () => {
+        while (sent < total && due(sent) <= performance.now()) {
+          const intended = due(sent++)
+          const {body, headers: sentHeaders} = requests[0].setupRequest({method, headers})
+          const req = http.request(url, {method, headers: sentHeaders, agent}, (res) => {
+            res.resume()
+            res.on('end', () => {
+              if (res.statusCode >= 300) return reject(new Error(`${method} ${new URL(url).pathname}: ${res.statusCode}`))
+              latencies.push(performance.now() - intended)
+              if (latencies.length === total) resolve()
+            })
+          })
+          req.on('error', reject)
+          req.end(body)
+        }
+        if (sent < total) setTimeout(send, Math.max(0, due(sent) - performance.now()))
+      }
+      send()
+    })
+  } finally {
+    agent.destroy()
+  }
+  latencies.sort((a, b) => a - b)
+  return latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * 0.99))]
+}
+
+/**
+ * At saturation, 50 connections' latency is their count over the rate (Little's law): on a machine where PostgreSQL
+ * writes about 1,000 a second, 50 ms at the mean whatever the gateway does. So the same keyed writes again at a
+ * rate every PostgreSQL row sustains, each of PACED_SHARES of the slowest one's, sent evenly (pacedLoad), over the same connections, on SQLite with one process and on the PostgreSQL
+ * rows with one and three processes: the latency a team's jobs see when the shared gateway is busy but not
+ * saturated. Medians of the rounds' p99; undefined without a PostgreSQL row.
+ */
+async function pacedWrites(servers, writes) {
+  const keys = ['pg1', 'pg3', 'pg3alt'].filter((k) => writes[k])
+  if (keys.length === 0) return undefined
+  const slowest = Math.min(...keys.map((k) => writes[k].rps))
+  const paced = servers.filter((t) => t.key === 'sqlite' || keys.includes(t.key))
+  const results = []
+  for (const share of PACED_SHARES) {
+    const rate = Math.max(1, Math.round(share * slowest))
+    const runs = Object.fromEntries(paced.map((t) => [t.key, []]))
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const t of paced) {
+        t.enter?.()
+        runs[t.key].push(await pacedLoad(t.writes(), rate))
+        t.leave?.()
+      }
+    }
+    const median = (xs) => xs.slice().sort((a, b) => a - b)[Math.floor(xs.length / 2)]
+    results.push({share, rate, p99: Object.fromEntries(paced.map((t) => [t.key, median(runs[t.key])]))})
+  }
+  return results
 }
 
 /** `gateway 210 + HAProxy 60 + PostgreSQL 150 = 420`, for the groups measured. */
@@ -242,6 +319,7 @@ export async function benchShared() {
     }
     const reads = Object.fromEntries(servers.map((t) => [t.key, medianRun(readRuns[t.key])]))
     const writes = Object.fromEntries(servers.map((t) => [t.key, medianRun(writeRuns[t.key])]))
+    const paced = await pacedWrites(servers, writes)
 
     const rows = (results) => [
       ...Object.entries(LABELS).map(([key, label]) => ({label, result: results[key]})),
@@ -285,6 +363,13 @@ export async function benchShared() {
       const p99 = Math.max(...measured.flatMap((k) => [reads[k].p99, writes[k].p99]))
       results.postgres_p99 = p99
       console.log(`  PostgreSQL p99, worst of reads and writes: ${fmt(p99, 1)} ms (target < 50 ms)`)
+    }
+    if (paced) {
+      results.paced_writes = paced
+      for (const {share, rate, p99} of paced) {
+        const rows = Object.entries(p99).map(([k, v]) => `${LABELS[k]} ${fmt(v, 1)} ms`)
+        console.log(`  Keyed writes offered at ${fmt(rate)} req/s (${share} of the slowest PostgreSQL row's rate) over ${CONNECTIONS} connections, p99 (medians of ${ROUNDS} rounds): ${rows.join(', ')}`)
+      }
     }
     return results
   } finally {
