@@ -92,10 +92,11 @@ export async function seedReads(url, adminKey) {
 
 /**
  * A product with 3 option groups of 50 values (125,000 distinct combinations) and its first variant created;
+ * `tag` names its SKUs and Idempotency-Keys (one per product seeded with one token);
  * `options(target)` gives autocannon's options for keyed creates against `target` (the gateway, or a bare
  * server answering `first`'s bytes), `created()` how many bodies were handed out.
  */
-export async function seedWrites(url, token) {
+export async function seedWrites(url, token, tag = 'bench') {
   const product = (await call(url, 'POST', '/v1/app/products', token, {name: 'Bench variants', price: {currency: 'eur', unit_amount: 2500}})).json
   const groups = []
   for (const name of ['A', 'B', 'C']) {
@@ -108,11 +109,11 @@ export async function seedWrites(url, token) {
   const body = (i) =>
     JSON.stringify({
       options: groups.map((g, gi) => ({group: g.id, value: g.values[Math.floor(i / 50 ** gi) % 50].id})),
-      sku: `BENCH-${i}`,
+      sku: `${tag.toUpperCase()}-${i}`,
       title: `Variant ${i}`,
       features: ['fast', 'light'],
     })
-  const first = await call(url, 'POST', `/v1/app/products/${product.id}/variants`, token, JSON.parse(body(n++)), {'idempotency-key': 'bench-0'})
+  const first = await call(url, 'POST', `/v1/app/products/${product.id}/variants`, token, JSON.parse(body(n++)), {'idempotency-key': `${tag}-0`})
   const options = (target) => ({
     url: `${target}/v1/app/products/${product.id}/variants`,
     method: 'POST',
@@ -121,7 +122,7 @@ export async function seedWrites(url, token) {
       {
         setupRequest(req) {
           const i = target === url ? n++ : bareN++
-          return {...req, body: body(i % 125_000), headers: {...req.headers, 'idempotency-key': `bench-${i}`}}
+          return {...req, body: body(i % 125_000), headers: {...req.headers, 'idempotency-key': `${tag}-${i}`}}
         },
       },
     ],

@@ -54,6 +54,8 @@ const WARM_WRITES = 1000
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50)
 /** The paced writes' rates, as shares of the slowest PostgreSQL row's (pacedWrites). */
 const PACED_SHARES = (process.env.BENCH_PACED_SHARES ?? '0.5,0.8').split(',').map(Number)
+/** The rows measured again at those rates: SQLite with one process and the PostgreSQL rows of the doc's setups. */
+const PACED_ROWS = ['sqlite', 'pg1', 'pg3', 'pg3alt']
 const BASELINE = process.env.BENCH_BASELINE_BIN
 /** A variant of the balancer: another `balance` algorithm, options for its `server` lines, its threads, its niceness. */
 const BALANCE = process.env.BENCH_BALANCE
@@ -148,14 +150,20 @@ function printTable(title, rows, base, bare) {
  * answers before it do) over at most CONNECTIONS keep-alive connections; a request's latency counts from the time
  * it was due, so one that waited for a free connection counts its wait (no coordinated omission). autocannon's
  * `overallRate` sends each connection's share at the start of every second instead, a burst. Answers the p99 in
- * ms; throws on an answer that is not 2xx.
+ * ms, and prints the answers that were not 2xx.
  */
 async function pacedLoad({url, method, headers, requests}, rate) {
   const agent = new http.Agent({keepAlive: true, maxSockets: CONNECTIONS})
   const total = Math.round(rate * SECONDS)
   const latencies = []
+  /** Answers other than 2xx by status, and connection errors by code: printed as `measure` prints them. */
+  const failed = new Map()
   try {
-    await new Promise((resolve, reject) => {
+    await new Promise((resolve) => {
+      const answered = (ms) => {
+        latencies.push(ms)
+        if (latencies.length === total) resolve()
+      }
       const start = performance.now()
       let sent = 0
       const due = (i) => start + (i * 1000) / rate
@@ -166,12 +174,14 @@ async function pacedLoad({url, method, headers, requests}, rate) {
           const req = http.request(url, {method, headers: sentHeaders, agent}, (res) => {
             res.resume()
             res.on('end', () => {
-              if (res.statusCode >= 300) return reject(new Error(`${method} ${new URL(url).pathname}: ${res.statusCode}`))
-              latencies.push(performance.now() - intended)
-              if (latencies.length === total) resolve()
+              if (res.statusCode >= 300) failed.set(res.statusCode, (failed.get(res.statusCode) ?? 0) + 1)
+              answered(performance.now() - intended)
             })
           })
-          req.on('error', reject)
+          req.on('error', (error) => {
+            failed.set(error.code ?? error.message, (failed.get(error.code ?? error.message) ?? 0) + 1)
+            answered(performance.now() - intended)
+          })
           req.end(body)
         }
         if (sent < total) setTimeout(send, Math.max(0, due(sent) - performance.now()))
@@ -181,6 +191,7 @@ async function pacedLoad({url, method, headers, requests}, rate) {
   } finally {
     agent.destroy()
   }
+  if (failed.size > 0) console.log(`  (paced ${method} ${new URL(url).pathname}: ${[...failed].map(([what, count]) => `${count}× ${what}`).join(', ')})`)
   latencies.sort((a, b) => a - b)
   return latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * 0.99))]
 }
@@ -193,10 +204,10 @@ async function pacedLoad({url, method, headers, requests}, rate) {
  * saturated. Medians of the rounds' p99; undefined without a PostgreSQL row.
  */
 async function pacedWrites(servers, writes) {
-  const keys = ['pg1', 'pg3', 'pg3alt'].filter((k) => writes[k])
+  const keys = PACED_ROWS.filter((k) => k !== 'sqlite' && writes[k])
   if (keys.length === 0) return undefined
   const slowest = Math.min(...keys.map((k) => writes[k].rps))
-  const paced = servers.filter((t) => t.key === 'sqlite' || keys.includes(t.key))
+  const paced = servers.filter((t) => PACED_ROWS.includes(t.key))
   const results = []
   for (const share of PACED_SHARES) {
     const rate = Math.max(1, Math.round(share * slowest))
@@ -204,7 +215,7 @@ async function pacedWrites(servers, writes) {
     for (let round = 0; round < ROUNDS; round++) {
       for (const t of paced) {
         t.enter?.()
-        runs[t.key].push(await pacedLoad(t.writes(), rate))
+        runs[t.key].push(await pacedLoad(t.paced(), rate))
         t.leave?.()
       }
     }
@@ -235,7 +246,10 @@ export async function benchShared() {
     /** A server to measure: its URL and, for the CPU columns, its processes (`{gateway, balancer?, postgres?}`). */
     const add = async (key, url, groups, extra = {}) => {
       const reads = await seedReads(url, adminKey)
-      targets.push({key, label: LABELS[key], url, groups, processes: groups.gateway.length, reads, writes: await seedWrites(url, reads.token), ...extra})
+      const writes = await seedWrites(url, reads.token)
+      // The paced writes' own product: its 125,000 combinations are not used up by the rounds before them.
+      const paced = PACED_ROWS.includes(key) ? await seedWrites(url, reads.token, 'paced') : undefined
+      targets.push({key, label: LABELS[key], url, groups, processes: groups.gateway.length, reads, writes, paced, ...extra})
     }
     const cluster = (c) => ({gateway: c.processes.map((p) => p.pid), balancer: [c.balancerPid]})
     const home = (name) => {
@@ -298,7 +312,16 @@ export async function benchShared() {
     // Every server warmed up with as many requests per gateway process, then measured in rounds, reads and writes in turn.
     const readOpts = (t) => ({url: t.url + LIST_PATH, headers: {authorization: `Bearer ${t.reads.token}`}})
     const servers = [
-      ...targets.map((t) => ({key: t.key, processes: t.processes, groups: t.groups, enter: t.enter, leave: t.leave, reads: () => readOpts(t), writes: () => t.writes.options(t.url)})),
+      ...targets.map((t) => ({
+        key: t.key,
+        processes: t.processes,
+        groups: t.groups,
+        enter: t.enter,
+        leave: t.leave,
+        reads: () => readOpts(t),
+        writes: () => t.writes.options(t.url),
+        paced: () => t.paced.options(t.url),
+      })),
       {key: 'bare', processes: 1, groups: {}, reads: () => ({url: bareReads.url + LIST_PATH}), writes: () => base.writes.options(bareWrites.url)},
     ]
     for (const t of servers) {
