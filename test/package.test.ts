@@ -12,7 +12,7 @@ import {promisify} from 'node:util'
 import {expect} from 'chai'
 import semver from 'semver'
 
-import {ROOT, tempHome} from './helpers/cli.js'
+import {pendingInstallScripts, ROOT, tempHome} from './helpers/cli.js'
 import {TestGateway} from './helpers/gateway.js'
 
 const run = promisify(execFile)
@@ -74,6 +74,11 @@ describe('the payapp package', () => {
     const packages = productionPackages(ROOT)
     expect(packages.length).to.be.above(50)
     expect(refusingEngines(packages, pkg.engines.node), `engines.node ${pkg.engines.node}`).to.deep.equal([])
+  })
+
+  it('names every dependency whose install script it needs in allowScripts, which npm 12 enforces (better-sqlite3 built, not skipped)', async function () {
+    this.timeout(60_000)
+    expect(await pendingInstallScripts(this, ROOT)).to.deep.equal([])
   })
 
   it('loads payapp/sdk with require() as well as import, and payapp/sdk/webhooks alone', () => {

@@ -3,7 +3,7 @@ import {cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync} from '
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
-import {appEnv, localSqlitePrebuilds, ROOT, runCli, runProcess} from '../helpers/cli.js'
+import {appEnv, localSqlitePrebuilds, pendingInstallScripts, ROOT, runCli, runProcess} from '../helpers/cli.js'
 
 /**
  * What a CI runner gets: an app made by `payapp init` (default: payapp and its SDK packed into vendor/), copied
@@ -19,7 +19,7 @@ describe('payapp init: the app installs and passes its tests away from the machi
   })
   after(() => tmp && rmSync(tmp, {recursive: true, force: true}))
 
-  it('catalog-sync: scaffold, copy the app alone, install as its workflow does, npm test', async () => {
+  it('catalog-sync: scaffold, copy the app alone, install as its workflow does, npm test', async function () {
     const made = join(tmp, 'made')
     const init = await runCli(['init', 'shop-catalog', '--template', 'catalog-sync', '--dir', made, '--json'])
     expect(init.code, init.stderr).to.equal(0)
@@ -50,5 +50,8 @@ describe('payapp init: the app installs and passes its tests away from the machi
     expect(test.code, test.output).to.equal(0)
     expect(test.output).to.match(/# pass [1-9]/)
     expect(test.output).to.match(/# fail 0/)
+    // Last (an npm without the policy skips this check): the app's allowScripts covers its tree's install scripts, so
+    // an npm that enforces it (12) still builds better-sqlite3.
+    expect(await pendingInstallScripts(this, runner, env)).to.deep.equal([])
   })
 })

@@ -157,6 +157,19 @@ export function runProcess(cmd: string, args: string[], cwd: string, env: NodeJS
   })
 }
 
+/**
+ * The installed packages in `dir`'s tree whose install scripts its package.json's `allowScripts` does not cover
+ * (`npm install-scripts ls --json`): npm 11.16+ warns of them at every install and npm 12 skips their scripts, so a
+ * native module such as better-sqlite3 is left unbuilt. Skips the test with an npm that has no such policy.
+ */
+export async function pendingInstallScripts(test: Mocha.Context, dir: string, env: NodeJS.ProcessEnv = process.env): Promise<string[]> {
+  const {code, output} = await runProcess('npm', ['install-scripts', 'ls', '--json'], dir, {...env, npm_config_update_notifier: 'false'}, 60_000)
+  if (code !== 0 && /Unknown command/i.test(output)) test.skip()
+  if (code !== 0) throw new Error(`npm install-scripts ls exited ${code}: ${output}`)
+  const listed = JSON.parse(output.slice(output.indexOf('{'))) as {allowScripts: Array<{changes: Array<{key: string; change: string}>}>}
+  return listed.allowScripts.flatMap((p) => p.changes.filter((c) => c.change === 'pending').map((c) => c.key))
+}
+
 /** The environment for a generated app's npm runs: a private config, no keychain, none of the developer's PAYAPP_* settings. */
 export function appEnv(home: string): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {...process.env, XDG_CONFIG_HOME: join(home, 'config'), XDG_DATA_HOME: join(home, 'data'), PAYAPP_KEYCHAIN: 'off', NO_COLOR: '1'}
