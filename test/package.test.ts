@@ -191,7 +191,7 @@ describe('npm pack of each package, installed offline into an empty project', fu
     expect(edge.stdout.trim()).to.equal('function')
   })
 
-  it('payapp with its SDK: payapp --help and --version, payapp gateway start, and payapp/sdk from import and require', async () => {
+  it('payapp with its SDK: payapp --help and --version, payapp gateway start, payapp/sdk from import and require, and the allowScripts README shows', async function () {
     const dir = emptyProject('cli')
     // Users download better-sqlite3's prebuilt binary; offline, this checkout's build of the same version
     // stands in for it (prebuild-install's local-prebuilds directory), so nothing compiles for minutes.
@@ -238,5 +238,12 @@ describe('npm pack of each package, installed offline into an empty project', fu
     expect(JSON.parse((await run(process.execPath, ['suite.mjs'], {cwd: dir})).stdout)).to.deep.equal({listed: true})
 
     await useSdk(dir, 'payapp/sdk')
+
+    // Last (an npm without the install-script policy skips this): README's allowScripts block, added to the
+    // project's package.json, covers every install script npm finds unreviewed in what payapp brought.
+    const block = /```json\n("allowScripts": \{[^\n]*\})\n```/.exec(readFileSync(join(ROOT, 'README.md'), 'utf8'))
+    expect(block, "README.md's allowScripts block").to.not.equal(null)
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({...readJson(join(dir, 'package.json')), ...JSON.parse(`{${block![1]}}`)}))
+    expect(await pendingInstallScripts(this, dir)).to.deep.equal([])
   })
 })
