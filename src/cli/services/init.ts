@@ -122,6 +122,10 @@ export function templateVariables(pjson: {version: string; engines?: unknown; de
     payappDependencies: dependencies,
     // payapp and its SDK are tarballs in the app's vendor/ (READMEs say to commit them).
     vendored: dependencies.payapp.startsWith(`file:${VENDOR_DIR}/`),
+    // npm's install-script policy for what payapp brings (npm 11.16+ warns of the scripts it does not name, npm 12
+    // skips them): the native builds run; payapp's `prepare`, which npm counts for a file: dependency, builds only
+    // in payapp's own checkout.
+    payappAllowScripts: {'better-sqlite3': true, keytar: true, payapp: false},
     nodeEngine: (pjson.engines as Record<string, string> | undefined)?.node ?? '>=20',
     tsxVersion: dev.tsx ?? '^4.0.0',
     typescriptVersion: dev.typescript ?? '^5.0.0',
