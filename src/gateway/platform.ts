@@ -55,6 +55,12 @@ const TOKEN_SHAPE = /^(app|sk|pk)_(live|test)_[0-9A-Za-z]{24,64}$/
 export class Credentials {
   /** The origins of every unrevoked publishable key (CORS reads it on browser routes), and when they were read. */
   private origins: {set: ReadonlySet<string>; readAt: number} | undefined
+  /**
+   * Counts `forget()`s. A read that began before one may have read a credential as it was before the
+   * change, so its answer serves its own request but is not cached: a token revoked while a request
+   * for it was reading storage must fail on the next one.
+   */
+  private forgotten = 0
 
   constructor(
     private readonly storage: Storage,
@@ -90,6 +96,7 @@ export class Credentials {
 
   /** Forgets every cached answer (a credential was revoked, here or by another process). */
   forget(): void {
+    this.forgotten += 1
     this.cache.invalidate()
     this.origins = undefined
   }
@@ -102,8 +109,10 @@ export class Credentials {
   async listsOrigin(origin: string): Promise<boolean> {
     const known = this.origins
     if (known && (known.set.has(origin) || performance.now() - known.readAt < 1000)) return known.set.has(origin)
-    this.origins = {set: new Set(await this.storage.reads.credentials.browserOrigins()), readAt: performance.now()}
-    return this.origins.set.has(origin)
+    const forgotten = this.forgotten
+    const origins = {set: new Set(await this.storage.reads.credentials.browserOrigins()), readAt: performance.now()}
+    if (forgotten === this.forgotten) this.origins = origins
+    return origins.set.has(origin)
   }
 
   /** The credential behind an `Authorization` header for a door, or a 401 that says why. */
@@ -114,8 +123,9 @@ export class Credentials {
     const token = match[1]
     let cred = this.cache.get(token)
     if (cred === undefined) {
+      const forgotten = this.forgotten
       cred = TOKEN_SHAPE.test(token) ? await this.load(token) : null
-      this.cache.set(token, cred)
+      if (forgotten === this.forgotten) this.cache.set(token, cred)
     }
     if (!cred) throw unauthenticated('Invalid, revoked or unknown credential', 'invalid_api_key')
     // The merchant API also takes publishable keys; admit() confines them to their one route.
@@ -521,7 +531,23 @@ export class Platform {
    * this version on its next request (`sync`) and re-reads what it keeps of them.
    */
   async changed(store: Store): Promise<void> {
+    this.changing.add(store)
     if (this.shared) await store.setMeta(SHARED_VERSION, randomText(16))
+  }
+
+  /** The units (their contexts) that changed credentials, fault rules or clocks (`changed`), until they settle (`write`). */
+  private readonly changing = new WeakSet<object>()
+
+  /**
+   * After a unit of this process changed shared state and settled (committed or rolled back): what this
+   * process keeps of that state is read again from committed data. The unit's own updates of it ran before
+   * its commit, so a request reading storage meanwhile may have cached what was there before (a credential
+   * then revoked), and a rolled-back unit's leave what never committed. Other processes catch up through
+   * the shared version (`sync`).
+   */
+  private async reread(): Promise<void> {
+    this.credentials.forget()
+    await this.faults.refresh().catch(() => {})
   }
 
   /**
@@ -574,9 +600,19 @@ export class Platform {
    * webhook deliveries commit together when it resolves, or none when it throws. Never nest one.
    */
   async write<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
-    const result = await this.storage.write((store) => fn(this.context(store, true)))
-    this.webhooks.committed()
-    return result
+    // Each run of `fn` (an engine may run a unit again) gets a context of its own.
+    const units: Tx[] = []
+    try {
+      const result = await this.storage.write((store) => {
+        const tx = this.context(store, true)
+        units.push(tx)
+        return fn(tx)
+      })
+      this.webhooks.committed()
+      return result
+    } finally {
+      if (units.some((tx) => this.changing.delete(tx))) await this.reread()
+    }
   }
 
   /** A read: `fn` gets the domain's context over committed data; it never waits for a unit of work. */
@@ -596,8 +632,9 @@ export class Platform {
       pendingJobs: (refs) => store.jobs.pending(refs),
       cachedRead: (key, kinds, compute) => this.cachedRead(key, kinds, compute),
       readsCached: this.storage.readsCached === true,
-      issueCredential: (kind, merchant, env, scopes, more) => this.credentials.issue(store, kind, merchant, env, scopes, more),
-      revokeCredential: (id, kinds) => this.credentials.revoke(store, id, kinds),
+      // Given the unit's context, not its store: a change of shared state is marked on the unit (`changed`).
+      issueCredential: (kind, merchant, env, scopes, more) => this.credentials.issue(tx, kind, merchant, env, scopes, more),
+      revokeCredential: (id, kinds) => this.credentials.revoke(tx, id, kinds),
       endpoints: {
         create: (input) => this.webhooks.create(store, input),
         get: (id) => this.webhooks.get(store, id),

@@ -1,6 +1,6 @@
 import {expect} from 'chai'
 
-import {expectError, TestGateway, type Account} from '../helpers/gateway.js'
+import {expectError, holdNextRead, TestGateway, type Account} from '../helpers/gateway.js'
 
 /**
  * Fault injection (`/_admin/faults`): rules that make API requests fail or answer late, over real
@@ -63,6 +63,18 @@ describe('gateway: fault injection', function () {
     await gw.admin('POST', '/faults', {merchant: other.merchant.id, status: 500})
     expectError(await other.app('GET', '/products'), 500, 'internal_error')
     expect((await acct.app('GET', '/products')).status).to.equal(200)
+  })
+
+  it('strikes the next request with a rule added while a re-read of the rules (another process changed them) was under way', async () => {
+    const {platform} = gw.gw
+    // The re-read a process makes when the shared version moved: it reads before the rule exists and answers after.
+    const held = holdNextRead(platform.storage.reads.faults, 'all')
+    const rereading = platform.faults.refresh()
+    await held.read
+    expect((await gw.admin('POST', '/faults', {merchant: other.merchant.id, status: 500})).status).to.equal(201)
+    held.release()
+    await rereading
+    expectError(await other.app('GET', '/products'), 500, 'internal_error')
   })
 
   it('matches "METHOD /path" under both doors, with {param} patterns', async () => {

@@ -1,6 +1,6 @@
 import {expect} from 'chai'
 
-import {expectError, TestGateway} from '../helpers/gateway.js'
+import {expectError, holdNextRead, TestGateway} from '../helpers/gateway.js'
 
 describe('gateway platform rules', () => {
   let gw: TestGateway
@@ -41,6 +41,18 @@ describe('gateway platform rules', () => {
     expect((await acct.app('GET', '/store')).status).to.equal(200)
     expect((await gw.admin('DELETE', `/installations/${acct.installation.id}`)).status).to.equal(200)
     expectError(await acct.app('GET', '/store'), 401, 'invalid_api_key')
+  })
+
+  it('fails a key revoked while a request with it was reading it from storage, on the next request', async () => {
+    const acct = await gw.account()
+    // The key is not cached yet: the request reads it, as it was before the revocation, and answers after it.
+    const held = holdNextRead(gw.gw.platform.storage.reads.credentials, 'byTokenHash')
+    const first = acct.store('GET', '/store')
+    await held.read
+    expect((await gw.admin('DELETE', `/keys/${acct.secretKeyId}`)).status).to.equal(200)
+    held.release()
+    expect((await first).status, 'began before the revocation').to.equal(200)
+    expectError(await acct.store('GET', '/store'), 401, 'invalid_api_key')
   })
 
   it('answers a missing scope with 403 insufficient_scope', async () => {

@@ -164,3 +164,25 @@ export function gatewayForSuite(): {gw: TestGateway; acct: Account; requests: st
   after(() => suite.gw?.close())
   return suite
 }
+
+/**
+ * Holds the next call of `table[method]`, a read of an in-process gateway's storage: it reads at once
+ * (`read` settles then) and answers only on `release()`. So a test can have a request or re-read that
+ * began before a change answer after it, as a busy process would, and check what the gateway keeps of it.
+ */
+export function holdNextRead(table: object, method: string): {read: Promise<void>; release: () => void} {
+  const calls = table as Record<string, (...args: unknown[]) => Promise<unknown>>
+  const original = calls[method]!
+  let release!: () => void
+  const released = new Promise<void>((resolve) => (release = resolve))
+  let readDone!: () => void
+  const read = new Promise<void>((resolve) => (readDone = resolve))
+  calls[method] = async (...args: unknown[]) => {
+    calls[method] = original
+    const result = await original(...args)
+    readDone()
+    await released
+    return result
+  }
+  return {read, release}
+}
