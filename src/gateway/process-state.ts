@@ -168,11 +168,14 @@ export class HandoverRateCounters implements RateCounters {
 export class StoredFaults implements FaultRules {
   private kinds = {api: false, merchant: false, webhooks: false}
   /**
-   * Counts this process's changes of the rules (`add`, `remove`, `clear`). A read that began before one
-   * and answers after it may miss the change, so it leaves the kinds as the change set them: a re-read
-   * running in the background while a rule is added must not hide the rule from the next request.
+   * Numbers the reads of the rules in the order they began (`began`), and the one the kinds come from
+   * (`kindsFrom`). A read that answers after a later one was taken leaves the kinds alone: it may have
+   * missed a change the later one saw (a re-read running in the background while a rule is added must not
+   * hide the rule from the next request). A read sees every commit made before it began, so the kinds
+   * always hold all of those of the read they come from.
    */
-  private changes = 0
+  private began = 0
+  private kindsFrom = 0
 
   constructor(
     private readonly storage: Storage,
@@ -189,17 +192,18 @@ export class StoredFaults implements FaultRules {
     return this.kinds.merchant
   }
 
-  private async load(store: Store, changing = false): Promise<Faults> {
-    return (await this.rows(store, changing)).faults
+  private async load(store: Store): Promise<Faults> {
+    return (await this.rows(store)).faults
   }
 
-  /** The rules as `store` sees them; `changing`: read by the unit that changed them, after its change. */
-  private async rows(store: Store, changing = false): Promise<{faults: Faults; draws: Map<string, number>}> {
-    const changes = this.changes
+  private async rows(store: Store): Promise<{faults: Faults; draws: Map<string, number>}> {
+    const read = ++this.began
     const rows = await store.faults.all()
     const faults = Faults.from(rows, this.now)
-    if (changing) this.changes += 1
-    if (changing || changes === this.changes) this.kinds = {api: faults.forApi, merchant: faults.byMerchant, webhooks: faults.forWebhooks}
+    if (read > this.kindsFrom) {
+      this.kindsFrom = read
+      this.kinds = {api: faults.forApi, merchant: faults.byMerchant, webhooks: faults.forWebhooks}
+    }
     return {faults, draws: new Map(rows.map((r) => [r.id, r.draws]))}
   }
 
@@ -220,7 +224,7 @@ export class StoredFaults implements FaultRules {
     const rule = faults.add(input)
     await store.faults.insert(faults.stored(rule.id))
     await this.changed(store)
-    await this.load(store, true)
+    await this.load(store)
     return rule
   }
 
@@ -235,14 +239,14 @@ export class StoredFaults implements FaultRules {
   async remove(store: Store, id: string): Promise<boolean> {
     const removed = await store.faults.remove(id)
     await this.changed(store)
-    await this.load(store, true)
+    await this.load(store)
     return removed
   }
 
   async clear(store: Store): Promise<number> {
     const n = await store.faults.clear()
     await this.changed(store)
-    await this.load(store, true)
+    await this.load(store)
     return n
   }
 
