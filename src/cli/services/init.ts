@@ -114,8 +114,13 @@ export function payappDependencies(choice: SdkChoice, tarballs?: {payapp: string
  * payapp itself is built with (so a TypeScript app installs from the same versions, offline from npm's cache
  * where payapp was installed).
  */
-export function templateVariables(pjson: {version: string; engines?: unknown; devDependencies?: unknown}, dependencies: PayappDependencies): Record<string, unknown> {
+export function templateVariables(
+  pjson: {version: string; engines?: unknown; dependencies?: unknown; optionalDependencies?: unknown; devDependencies?: unknown; allowScripts?: unknown},
+  dependencies: PayappDependencies,
+): Record<string, unknown> {
   const dev = (pjson.devDependencies ?? {}) as Record<string, string>
+  const brought = new Set(Object.keys({...(pjson.dependencies as object), ...(pjson.optionalDependencies as object)}))
+  const allowed = Object.entries((pjson.allowScripts ?? {}) as Record<string, boolean>).filter(([name]) => brought.has(name))
   return {
     payappVersion: pjson.version,
     payappDependency: dependencies.payapp,
@@ -123,9 +128,9 @@ export function templateVariables(pjson: {version: string; engines?: unknown; de
     // payapp and its SDK are tarballs in the app's vendor/ (READMEs say to commit them).
     vendored: dependencies.payapp.startsWith(`file:${VENDOR_DIR}/`),
     // npm's install-script policy for what payapp brings (npm 11.16+ warns of the scripts it does not name, npm 12
-    // skips them): the native builds run; payapp's `prepare`, which npm counts for a file: dependency, builds only
-    // in payapp's own checkout.
-    payappAllowScripts: {'better-sqlite3': true, keytar: true, payapp: false},
+    // skips them): payapp's own allowScripts for its runtime dependencies (the native builds run); payapp's
+    // `prepare`, which npm counts for a file: dependency, builds only in payapp's own checkout.
+    payappAllowScripts: {...Object.fromEntries(allowed), payapp: false},
     nodeEngine: (pjson.engines as Record<string, string> | undefined)?.node ?? '>=20',
     tsxVersion: dev.tsx ?? '^4.0.0',
     typescriptVersion: dev.typescript ?? '^5.0.0',
