@@ -65,7 +65,7 @@ export class Credentials {
   constructor(
     private readonly storage: Storage,
     private readonly clock: Clock,
-    /** Tells the other processes on the database that credentials changed (the shared version), in the changing unit. */
+    /** Marks credentials changed, in the changing unit: for the other processes (the shared version) and this one (`Platform.write`). */
     private readonly changed: (store: Store) => Promise<void> = async () => {},
     /** token → credential; the hot path of every request, so lookups never touch storage twice. */
     private readonly cache: CredentialCache<Credential> = new MemoryCredentialCache(),
@@ -77,19 +77,16 @@ export class Credentials {
     const hint = token.slice(-4)
     const origins = kind === 'publishable_key' ? [...new Set(extra.origins ?? [])] : null
     await store.credentials.insert({id, tokenHash: sha256(token), kind, merchant, env, scopes: [...new Set(scopes)], hint, origins, appName: extra.appName ?? null, created: this.clock.now(merchant)})
-    if (origins?.length) {
-      this.origins = undefined
-      await this.changed(store)
-    }
+    // The origins this process keeps are forgotten once the unit settled (`Platform.write`).
+    if (origins?.length) await this.changed(store)
     return {id, token}
   }
 
   async revoke(store: Store, id: string, kinds: readonly Credential['kind'][]): Promise<boolean> {
     let revoked = false
     for (const kind of kinds) if (await store.credentials.revoke(id, kind, this.clock.now())) revoked = true
-    // A revoked token must fail on its very next request, in this process and (through the shared
-    // version) every other, so every cached answer is forgotten.
-    this.forget()
+    // A revoked token must fail on its very next request: this process forgets every cached answer once the
+    // unit settled (`Platform.write`), every other through the shared version.
     if (revoked) await this.changed(store)
     return revoked
   }
@@ -535,15 +532,15 @@ export class Platform {
     if (this.shared) await store.setMeta(SHARED_VERSION, randomText(16))
   }
 
-  /** The units (their contexts) that changed credentials, fault rules or clocks (`changed`), until they settle (`write`). */
+  /** The units (their contexts) of `write` that changed credentials or fault rules (`changed`), until they settle. */
   private readonly changing = new WeakSet<object>()
 
   /**
-   * After a unit of this process changed shared state and settled (committed or rolled back): what this
-   * process keeps of that state is read again from committed data. The unit's own updates of it ran before
-   * its commit, so a request reading storage meanwhile may have cached what was there before (a credential
-   * then revoked), and a rolled-back unit's leave what never committed. Other processes catch up through
-   * the shared version (`sync`).
+   * After a unit of this process changed credentials or fault rules and settled (committed or rolled back):
+   * what this process keeps of them is read again from committed data, before the unit answers. Not inside
+   * the unit: a request reading storage before its commit would cache what was there before (a credential
+   * then revoked), and a rolled-back unit would leave what never committed. Other processes catch up
+   * through the shared version (`sync`).
    */
   private async reread(): Promise<void> {
     this.credentials.forget()

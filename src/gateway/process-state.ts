@@ -163,7 +163,8 @@ export class HandoverRateCounters implements RateCounters {
  * The fault rules in storage (`faults`): a rule added through one process strikes on every process's
  * next request, and a rule's count, hits and seeded draws are one sequence for the whole gateway (a
  * strike reads and updates the rules in one unit). Which kinds of rules exist is kept here, so a
- * request costs nothing while there are none; `refresh` re-reads it when another process changed them.
+ * request costs nothing while there are none; `refresh` re-reads it when they changed (through another
+ * process, or in a unit of this one once it settled).
  */
 export class StoredFaults implements FaultRules {
   private kinds = {api: false, merchant: false, webhooks: false}
@@ -180,7 +181,10 @@ export class StoredFaults implements FaultRules {
   constructor(
     private readonly storage: Storage,
     private readonly now: () => number,
-    /** Marks the rules changed for the other processes (the shared version), in the changing unit. */
+    /**
+     * Marks the rules changed, in the changing unit: for the other processes (the shared version) and for this
+     * one, which re-reads their kinds once the unit settled (`Platform.write`).
+     */
     private readonly changed: (store: Store) => Promise<void>,
   ) {}
 
@@ -224,7 +228,6 @@ export class StoredFaults implements FaultRules {
     const rule = faults.add(input)
     await store.faults.insert(faults.stored(rule.id))
     await this.changed(store)
-    await this.load(store)
     return rule
   }
 
@@ -239,14 +242,12 @@ export class StoredFaults implements FaultRules {
   async remove(store: Store, id: string): Promise<boolean> {
     const removed = await store.faults.remove(id)
     await this.changed(store)
-    await this.load(store)
     return removed
   }
 
   async clear(store: Store): Promise<number> {
     const n = await store.faults.clear()
     await this.changed(store)
-    await this.load(store)
     return n
   }
 
