@@ -1,11 +1,13 @@
 /**
  * How one PostgreSQL storage learns of another's change to the shared version (src/gateway/storage/pg-watch.ts):
  * by the time the changing unit is answered, every other storage's `external()` token has moved, with no
- * query of its own; storages on another schema of the database (another platform) are not waited for.
+ * query of its own; storages on another schema of the database (another platform) are not waited for, nor is
+ * one that began listening after the change committed.
  */
 import {expect} from 'chai'
 import pg from 'pg'
 
+import {VersionWatch} from '../../src/gateway/storage/pg-watch.js'
 import {PostgresStorage} from '../../src/gateway/storage/postgres.js'
 import {SHARED_VERSION_KEY} from '../../src/gateway/storage/storage.js'
 import {postgresForSuite} from '../helpers/test-db.js'
@@ -60,6 +62,37 @@ describe('PostgreSQL storage: another process’s change of the shared version',
     const after = await Promise.all([b.external(), other.external()])
     expect(after[0]).to.not.equal(before[0])
     expect(after[1]).to.equal(before[1])
+  })
+
+  it('does not hold a change’s answer for a watch that began listening after it committed (a process starting meanwhile)', async function () {
+    // Without the new watch's hello, the change waits the minute below for its acknowledgement: past this timeout.
+    this.timeout(20_000)
+    const unit = new pg.Client({connectionString: url})
+    const pool = new pg.Pool({connectionString: url, max: 2})
+    let joined: PostgresStorage | undefined
+    const watch = new VersionWatch(
+      () => new pg.Client({connectionString: url}),
+      async (text, values) => {
+        // The watches are listed once the change committed: a storage opened right then listens after it, yet is listed.
+        if (text.includes('pg_stat_activity') && !joined) joined = await open()
+        return (await pool.query(text, values)).rows
+      },
+      60_000,
+    )
+    try {
+      await unit.connect()
+      await watch.start()
+      const store = {setMeta: async (_key: string, _value: string) => {}}
+      await unit.query('BEGIN')
+      const announced = watch.inUnit(store, (text, values) => unit.query(text, values))
+      await store.setMeta(SHARED_VERSION_KEY, 'while-one-starts')
+      await unit.query('COMMIT')
+      await announced.committed()
+      expect(joined, 'a storage opened between the commit and the list of watches').to.not.equal(undefined)
+    } finally {
+      await watch.close()
+      await Promise.all([unit.end(), pool.end()])
+    }
   })
 
   it('does not move the token for a unit that changes nothing shared', async () => {
