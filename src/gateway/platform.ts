@@ -364,6 +364,8 @@ export class Platform {
   private alone = false
   /** While alone: until when (ms) its lease, last renewed, vouches that no other process started meanwhile. */
   private aloneUntil = 0
+  /** Since when (ms) this process is alone: any process lease live after it is one that joined (`leaveAlone`). */
+  private aloneSince = 0
   /** While alone: the timer that looks for a joining process between requests. */
   private watch?: NodeJS.Timeout
   /** This process among those on the database: the owner of its delivery claims and clock leases. */
@@ -434,8 +436,10 @@ export class Platform {
     const countsRates = this.shared && this.rateLimiter.enabled
     let holder: string | undefined
     const at = Date.now()
+    let since = 0
     const alone = await this.write(async (tx) => {
-      const alone = (await tx.leases.live('process:', Date.now())) === 0
+      since = Date.now()
+      const alone = (await tx.leases.live('process:', since)) === 0
       await join(tx, at)
       if (!alone) {
         // A process alone until now trusts that nothing else commits: it must stop before this one serves.
@@ -453,14 +457,17 @@ export class Platform {
     if (!this.shared) return
     if (alone) {
       this.alone = true
+      this.aloneSince = since
       this.aloneUntil = at + leaseMs - ALONE_MARGIN_MS
       if (countsRates) this.rateCounters!.alone()
       this.watch = setInterval(() => void this.sync().catch(() => {}), JOIN_WATCH_MS)
       this.watch.unref()
     }
-    if (holder) await this.handedOver(holder)
+    // Renewed from now on, also while this one waits for the hand-over: a lease that ran out meanwhile would
+    // let a process starting next believe itself alone.
     this.heartbeat = setInterval(() => void this.beat(join, leaseMs).catch(() => {}), Math.max(50, leaseMs / 3))
     this.heartbeat.unref()
+    if (holder) await this.handedOver(holder)
   }
 
   /**
@@ -508,8 +515,10 @@ export class Platform {
    */
   private async leaveAlone(force = false): Promise<void> {
     if (!this.alone) return
-    // The shared version also moves for this process's own changes (on PostgreSQL it is the sync token).
-    if (!force && (await this.storage.reads.leases.live('process:', Date.now())) <= 1 && (await this.storage.reads.meta(ALONE)) === this.processId) return
+    // The shared version also moves for this process's own changes (on PostgreSQL it is the sync token). Another
+    // process is one whose lease was live at any time since this one went alone, not only now: every lease may
+    // have run out meanwhile (a start-up that stalled before its first renewal), and one that joined still counts.
+    if (!force && (await this.storage.reads.leases.live('process:', this.aloneSince)) <= 1 && (await this.storage.reads.meta(ALONE)) === this.processId) return
     if (!this.alone) return
     this.alone = false
     this.aloneUntil = 0

@@ -351,7 +351,7 @@ export interface LeaseTable {
   /** Takes or renews the lease until `until` (ms): true when it is free, ran out before `now`, or is already the owner's. */
   acquire(name: string, owner: string, until: number, now: number): Promise<boolean>
   release(name: string, owner: string): Promise<void>
-  /** How many leases whose name starts with `prefix` are live at `now` (the running processes: `process:`). */
+  /** How many leases whose name starts with `prefix` run until after `now`: live then, or since (the running processes: `process:`). */
   live(prefix: string, now: number): Promise<number>
 }
 
