@@ -440,7 +440,8 @@ export class Platform {
     const alone = await this.write(async (tx) => {
       since = Date.now()
       const alone = (await tx.leases.live('process:', since)) === 0
-      await join(tx, at)
+      // From the count on, so that `leaveAlone` counts this process's own lease among those since `since` too.
+      await join(tx, since)
       if (!alone) {
         // A process alone until now trusts that nothing else commits: it must stop before this one serves.
         holder = (await tx.meta(ALONE)) || undefined
