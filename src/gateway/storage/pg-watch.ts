@@ -104,7 +104,8 @@ export class VersionWatch {
     await client.connect()
     await client.query(`LISTEN ${this.channel}`)
     await client.query(`LISTEN ${this.acksChannel}`)
-    // After the LISTEN committed: every change whose notification a changer's watch took in before this one missed none.
+    // Once listening: a changer whose watch takes this hello in after its change's notification knows that this
+    // connection began listening after the change committed (no notice of it, and none needed); before it, one came.
     await client.query('SELECT pg_notify($1, $2)', [this.acksChannel, HELLO])
     // Named only once it listens: a changer that finds it will get its acknowledgement.
     await client.query(`SET application_name = '${this.name}'`)
