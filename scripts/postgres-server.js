@@ -35,9 +35,10 @@ export const freePort = () =>
  * Starts a server and creates the database `payapp`; resolves with its URL (TCP on 127.0.0.1), `socketUrl` (the
  * same database through the server's Unix socket), `database(name, {tcp})` (creates another, answers its URL) and a
  * `schedule(policy)` (puts its processes under the `batch` or the `normal` scheduling policy) and a `stop()` that
- * shuts it down and deletes its data directory. It starts under the batch policy unless `schedule` is 'normal'.
+ * shuts it down and deletes its data directory; `pause()` and `resume()` stop it and start it again on the same data
+ * (a restart as its clients see it). It starts under the batch policy unless `schedule` is 'normal'.
  * @param {{maxConnections?: number, settings?: string[], schedule?: 'batch' | 'normal'}} [opts] `settings`: more `name=value` server settings (a bench's profiling)
- * @returns {Promise<{url: string, socketUrl: string, database: (name: string, opts?: {tcp?: boolean}) => string, port: number, dir: string, data: string, schedule: (policy: 'batch' | 'normal') => void, stop: () => void}>}
+ * @returns {Promise<{url: string, socketUrl: string, database: (name: string, opts?: {tcp?: boolean}) => string, port: number, dir: string, data: string, schedule: (policy: 'batch' | 'normal') => void, pause: () => void, resume: () => void, stop: () => void}>}
  */
 export async function startPostgres(opts = {}) {
   const bin = postgresBin()
@@ -71,13 +72,16 @@ export async function startPostgres(opts = {}) {
   ].join(' ')
   // Under the batch scheduling policy (docs/shared-gateway.md, "Scheduling"): the server's processes inherit it,
   // backends included, so a backend woken by a gateway's query does not preempt that gateway mid-turn.
-  as('pg_ctl', ['-D', data, '-o', settings, '-l', join(dir, 'log'), '-w', 'start'], {stdio: 'ignore'}, {batch})
+  const start = () => as('pg_ctl', ['-D', data, '-o', settings, '-l', join(dir, 'log'), '-w', 'start'], {stdio: 'ignore'}, {batch})
+  start()
   let stopped = false
+  /** Off between `pause()` and `resume()`. */
+  let running = true
   const stop = () => {
     if (stopped) return
     stopped = true
     try {
-      as('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop'], {stdio: 'ignore'})
+      if (running) as('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop'], {stdio: 'ignore'})
     } catch (error) {
       // A server that stopped on its own: say why, from its log, before the directory goes.
       const log = existsSync(join(dir, 'log')) ? readFileSync(join(dir, 'log'), 'utf8').split('\n').slice(-15).join('\n') : '(no log)'
@@ -106,7 +110,17 @@ export async function startPostgres(opts = {}) {
   const schedule = (policy) => {
     for (const pid of serverPids(data)) spawnSync('chrt', [policy === 'batch' ? '--batch' : '--other', '--pid', '0', pid], {stdio: 'ignore'})
   }
-  return {url, socketUrl, database, port, dir, data, schedule, stop}
+  /** Shuts the server down as a restart or a failover does (fast: its sessions are cut), keeping its data for `resume()`. */
+  const pause = () => {
+    as('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop'], {stdio: 'ignore'})
+    running = false
+  }
+  /** Starts the paused server again: the same data, port and socket. */
+  const resume = () => {
+    start()
+    running = true
+  }
+  return {url, socketUrl, database, port, dir, data, schedule, pause, resume, stop}
 }
 
 /** A running server's processes, from its data directory: the postmaster first, then its children (backends among them), from /proc. */

@@ -23,7 +23,7 @@ import {faultError} from './domain/faults.js'
 import {randomText} from './ids.js'
 import {Idempotency, Platform, rateLimitHeaders, type Credential, type IdempotencyStart} from './platform.js'
 import type {Kind, Scope} from './storage/documents.js'
-import {UniqueViolation} from './storage/storage.js'
+import {StorageUnavailable, UniqueViolation} from './storage/storage.js'
 
 // ---------------------------------------------------------------- what route modules see
 
@@ -368,6 +368,10 @@ function noJsonSchemas(): never {
 function toApiError(error: Error & {code?: string; statusCode?: number; validation?: unknown}): ApiError {
   if (error instanceof ApiError) return error
   // A unique constraint refused a concurrent duplicate: the other request won; this one wrote nothing.
+  // The database did not answer (a restart, a failover): the request may be sent again as it was, in a moment.
+  if (error instanceof StorageUnavailable) {
+    return new ApiError(503, 'api_error', 'database_unavailable', 'The gateway cannot reach its database right now; retry with the same Idempotency-Key', undefined, {'retry-after': '1'})
+  }
   if (error instanceof UniqueViolation) return new ApiError(409, 'resource_conflict', 'concurrent_write', 'Another request changed this resource at the same time; re-read it and retry')
   switch (error.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':

@@ -38,6 +38,8 @@ export interface GatewayOptions {
   faults?: FaultInput[]
   /** Adds hooks or routes to the gateway's fastify instance before it listens (for suites that embed it). */
   configure?: (app: FastifyInstance) => void
+  /** Lines for whoever runs the gateway: its database going away and coming back (`gateway start` writes them to stderr). */
+  notice?: (line: string) => void
 }
 
 export interface RunningGateway {
@@ -63,6 +65,17 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<RunningGa
   const adminKey = opts.adminKey ?? (await platform.storage.reads.meta('admin_key')) ?? `adm_${randomText(32)}`
   if (!opts.adminKey) await platform.write((tx) => tx.setMeta('admin_key', adminKey))
 
+  const {notice} = opts
+  if (notice) {
+    const where = platform.storage.location
+    platform.storage.onAvailability?.((change) =>
+      notice(
+        change.available
+          ? `${new Date().toISOString()} database ${where} reachable again, after ${(change.downMs / 1000).toFixed(1)} s`
+          : `${new Date().toISOString()} database ${where} unreachable (${change.reason}): requests answer 503 database_unavailable until it is back`,
+      ),
+    )
+  }
   await platform.start(opts.faults)
   const app = await buildApp({
     platform,

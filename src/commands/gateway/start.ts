@@ -58,7 +58,7 @@ The profile is written when it is new or already points at this gateway's URL; a
     const faults = flags.faults ? await readFaultFile(flags.faults) : undefined
     let gateway
     try {
-      gateway = await startGateway({port: flags.port, host: flags.host, db, adminKey: flags['admin-key'], seed: flags.seed, rateLimit: rate.enabled, rateLimits: rate.config, faults})
+      gateway = await startGateway({port: flags.port, host: flags.host, db, adminKey: flags['admin-key'], seed: flags.seed, rateLimit: rate.enabled, rateLimits: rate.config, faults, notice: (line) => process.stderr.write(line + '\n')})
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code
       // A rule the schema accepts but the gateway cannot place (an unknown route) fails as the admin API would.

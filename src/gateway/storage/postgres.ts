@@ -12,7 +12,7 @@ import type {Pool, PoolClient, QueryResultRow} from 'pg'
 import type {Documents, Kind, MerchantDoc, Scope} from './documents.js'
 import {VersionWatch} from './pg-watch.js'
 import {CREDENTIAL_COLUMNS, credentialRecord, type CredentialRow, credentialRow, endpointRecord, type EndpointRow, name, objectRow, refuseWrite, TABLES, WRITES} from './sql.js'
-import {SHARED_VERSION_KEY, UniqueViolation} from './storage.js'
+import {type AvailabilityChange, SHARED_VERSION_KEY, StorageUnavailable, UniqueViolation} from './storage.js'
 import type {
   Condition,
   CredentialRecord,
@@ -296,8 +296,27 @@ function statementName(text: string): string {
 const sqlState = (error: unknown) => (error as {code?: unknown}).code
 
 function mapError(error: unknown): unknown {
+  if (error instanceof StorageUnavailable) return error
   if (sqlState(error) === '23505') return new UniqueViolation((error as Error).message)
+  if (unreachable(error)) return new StorageUnavailable((error as Error).message || String(sqlState(error)), {cause: error})
   return error
+}
+
+/** The socket's failures: no server there (its Unix socket gone too: ENOENT), the network, the connection cut. */
+const NETWORK = new Set(['ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ENOENT', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH'])
+/** node-postgres' own words for a connection that ended or never came, which carry no code. */
+const CONNECTION_LOST = /^(Connection terminated|Client has encountered a connection error|timeout exceeded when trying to connect|Connection ended)/
+
+/**
+ * Whether `error` says the server could not be reached or went away, not that a statement failed: the socket's
+ * codes, node-postgres' messages, and the server's SQLSTATEs for a connection it lost or will not take for now
+ * (08 connection_exception, 57P01 admin_shutdown, 57P02 crash_shutdown, 57P03 cannot_connect_now, 53300
+ * too_many_connections): a restart or a failover, over when the server is back.
+ */
+function unreachable(error: unknown): boolean {
+  const code = String(sqlState(error) ?? '')
+  if (NETWORK.has(code) || code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03' || code === '53300') return true
+  return error instanceof Error && code === '' && CONNECTION_LOST.test(error.message)
 }
 
 /**
@@ -307,13 +326,24 @@ function mapError(error: unknown): unknown {
 const bindable = (value: unknown): unknown =>
   typeof value === 'string' ? (value.includes('\0') ? value.replaceAll('\0', '\uFFFD') : value) : Array.isArray(value) ? value.map(bindable) : value
 
-function runner(on: Pool | PoolClient): Run {
+/** What a read or a unit tells about the server's reachability (`PostgresStorage.reached`, `PostgresStorage.failed`). */
+interface Reachability {
+  reached(): void
+  failed(error: unknown): void
+}
+
+function runner(on: Pool | PoolClient, seen?: Reachability): Run {
   return async (text, values = []) => {
+    let rows
     try {
-      return (await on.query({name: statementName(text), text, values: values.map(bindable)})).rows
+      rows = (await on.query({name: statementName(text), text, values: values.map(bindable)})).rows
     } catch (error) {
-      throw mapError(error)
+      const mapped = mapError(error)
+      seen?.failed(mapped)
+      throw mapped
     }
+    seen?.reached()
+    return rows
   }
 }
 
@@ -947,8 +977,31 @@ export class PostgresStorage implements Storage {
     private readonly watch: VersionWatch,
   ) {
     this.location = redactUrl(url)
-    this.reads = readFacade(new PgConnection(runner(pool)))
-    this.versionReads = new PgConnection(runner(side))
+    this.reads = readFacade(new PgConnection(runner(pool, this)))
+    this.versionReads = new PgConnection(runner(side, this))
+  }
+
+  /** Since when the server has not answered (the first failure to reach it), while it has not since. */
+  private downSince?: number
+  private readonly availability: Array<(change: AvailabilityChange) => void> = []
+
+  onAvailability(listener: (change: AvailabilityChange) => void): void {
+    this.availability.push(listener)
+  }
+
+  /** A statement or a unit was answered: the server is back if it was away. */
+  reached(): void {
+    if (this.downSince === undefined) return
+    const downMs = Date.now() - this.downSince
+    this.downSince = undefined
+    for (const listener of this.availability) listener({available: true, downMs})
+  }
+
+  /** A statement or a unit failed: told once per outage when the server could not be reached. */
+  failed(error: unknown): void {
+    if (!(error instanceof StorageUnavailable) || this.downSince !== undefined || this.ended) return
+    this.downSince = Date.now()
+    for (const listener of this.availability) listener({available: false, reason: error.message})
   }
 
   /**
@@ -1066,7 +1119,14 @@ export class PostgresStorage implements Storage {
    */
   async write<T>(fn: (tx: Store) => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
-      const client = await this.pool.connect()
+      let client: PoolClient
+      try {
+        client = await this.pool.connect()
+      } catch (error) {
+        const mapped = mapError(error)
+        this.failed(mapped)
+        throw mapped
+      }
       let broken: Error | undefined
       const unit = new Unit(client, this.codec)
       // A change of the shared version is announced to the other processes (pg-watch.ts), before the unit's answer.
@@ -1078,6 +1138,7 @@ export class PostgresStorage implements Storage {
         await unit.commit()
         this.analyze()
         await announced.committed()
+        this.reached()
         return result
       } catch (error) {
         announced?.failed()
@@ -1087,7 +1148,9 @@ export class PostgresStorage implements Storage {
           broken = rollback as Error
         }
         if ((sqlState(error) === '40P01' || sqlState(error) === '40001') && attempt < 5) continue
-        throw mapError(error)
+        const mapped = mapError(error)
+        this.failed(mapped)
+        throw mapped
       } finally {
         client.release(broken)
       }

@@ -38,6 +38,19 @@ export class UniqueViolation extends Error {
 }
 
 /**
+ * The database could not be reached for a unit or a read (a server restarting or failing over, the network):
+ * not the request's fault, and over once the server is back. The API answers 503, which clients retry with the
+ * same Idempotency-Key: a unit whose commit never reached the server stored nothing, and one whose commit did is
+ * replayed from its idempotency record.
+ */
+export class StorageUnavailable extends Error {
+  override readonly name = 'StorageUnavailable'
+}
+
+/** A storage's reachability as it last found it: `available` false on the first failure to reach it, true on the first success after. */
+export type AvailabilityChange = {available: false; reason: string} | {available: true; downMs: number}
+
+/**
  * A variant's option combination as its unique key (`insert`'s `key`): the first 24 hex digits of the
  * SHA-256 of its option value ids, sorted and joined by commas (each value belongs to one group, so the
  * values name the combination). PostgreSQL's migration computes the same in SQL (postgres.ts).
@@ -416,4 +429,9 @@ export interface Storage {
   external(): Promise<string>
   /** Closes the database once units in flight are done (a server's pool ends asynchronously). */
   close(): Promise<void> | void
+  /**
+   * Tells `listener` when the database stops answering and when it answers again (a server's: PostgreSQL); an
+   * engine in the process itself (SQLite) has no such outage and no such method.
+   */
+  onAvailability?(listener: (change: AvailabilityChange) => void): void
 }
