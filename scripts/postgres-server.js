@@ -38,7 +38,7 @@ export const freePort = () =>
  * shuts it down and deletes its data directory; `pause()` and `resume()` stop it and start it again on the same data
  * (a restart as its clients see it). It starts under the batch policy unless `schedule` is 'normal'.
  * @param {{maxConnections?: number, settings?: string[], schedule?: 'batch' | 'normal'}} [opts] `settings`: more `name=value` server settings (a bench's profiling)
- * @returns {Promise<{url: string, socketUrl: string, database: (name: string, opts?: {tcp?: boolean}) => string, port: number, dir: string, data: string, schedule: (policy: 'batch' | 'normal') => void, pause: () => void, resume: () => void, stop: () => void}>}
+ * @returns {Promise<{url: string, socketUrl: string, database: (name: string, opts?: {tcp?: boolean}) => string, port: number, dir: string, data: string, schedule: (policy: 'batch' | 'normal') => void, pause: (mode?: 'fast' | 'immediate') => void, resume: () => void, stop: () => void}>}
  */
 export async function startPostgres(opts = {}) {
   const bin = postgresBin()
@@ -110,9 +110,12 @@ export async function startPostgres(opts = {}) {
   const schedule = (policy) => {
     for (const pid of serverPids(data)) spawnSync('chrt', [policy === 'batch' ? '--batch' : '--other', '--pid', '0', pid], {stdio: 'ignore'})
   }
-  /** Shuts the server down as a restart or a failover does (fast: its sessions are cut), keeping its data for `resume()`. */
-  const pause = () => {
-    as('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop'], {stdio: 'ignore'})
+  /**
+   * Shuts the server down, keeping its data for `resume()`: `fast` as a restart or a failover does (each session
+   * told 57P01, then cut), `immediate` as a crash does (the sessions just cut).
+   */
+  const pause = (mode = 'fast') => {
+    as('pg_ctl', ['-D', data, '-m', mode, '-w', 'stop'], {stdio: 'ignore'})
     running = false
   }
   /** Starts the paused server again: the same data, port and socket. */

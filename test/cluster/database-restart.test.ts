@@ -90,6 +90,37 @@ describe('cluster: PostgreSQL restarted under two gateway processes', function (
     }
   })
 
+  it('writes in flight when it goes down are each answered, 201 or 503, none left hanging; sent again once it is back, each is stored once', async () => {
+    const acct = await new HttpGateway(cluster!.url, cluster!.adminKey).account()
+    const send = (i: number) =>
+      fetch(`${cluster!.processes[i % 2]!.url}/v1/app/products`, {
+        method: 'POST',
+        headers: {authorization: `Bearer ${acct.token}`, 'content-type': 'application/json', 'idempotency-key': `in-flight-${i}`},
+        body: JSON.stringify({name: `In flight ${i}`, price: {currency: 'eur', unit_amount: 2500}}),
+        // A request whose unit waits for an answer the server will never send fails here, not at the test's timeout.
+        signal: AbortSignal.timeout(20_000),
+      })
+    const inFlight = Array.from({length: 40}, (_, i) => send(i))
+    await new Promise((resolve) => setTimeout(resolve, 30))
+    server!.pause()
+    paused = true
+    const statuses = await Promise.all(inFlight.map(async (res) => (await res).status))
+    expect(statuses.filter((status) => status !== 201 && status !== 503), statuses.join(' ')).to.deep.equal([])
+    server!.resume()
+    paused = false
+    for (let i = 0; i < 40; i++) {
+      // The first request to a process may still meet the outage's end (its pool reconnecting): a 503 is sent again, as clients do.
+      let res = await send(i)
+      for (let tries = 0; res.status === 503 && tries < 50; tries++) {
+        await new Promise((resolve) => setTimeout(resolve, 100))
+        res = await send(i)
+      }
+      expect(res.status, await res.text()).to.equal(201)
+    }
+    const list = await new HttpGateway(cluster!.url, cluster!.adminKey).request('GET', '/v1/app/products?limit=100', {token: acct.token})
+    expect(list.body.data.map((p: {name: string}) => p.name).sort()).to.deep.equal(Array.from({length: 40}, (_, i) => `In flight ${i}`).sort())
+  })
+
   it('after the restart, a revocation answered by one process is refused by the next request to the other', async () => {
     const acct = await new HttpGateway(cluster!.url, cluster!.adminKey).account()
     for (const i of [0, 1]) expect((await direct(i).request('GET', '/v1/app/products', {token: acct.token})).status).to.equal(200)

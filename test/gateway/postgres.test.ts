@@ -9,7 +9,7 @@ import fc from 'fast-check'
 import pg, {type Pool} from 'pg'
 
 import {LAST_VARIANT_SORT_ORDER, PostgresStorage, redactUrl} from '../../src/gateway/storage/postgres.js'
-import type {Storage, Store} from '../../src/gateway/storage/storage.js'
+import {type AvailabilityChange, type Storage, StorageUnavailable, type Store} from '../../src/gateway/storage/storage.js'
 import {postgresBin, startPostgres} from '../../scripts/postgres-server.js'
 import {TestGateway} from '../helpers/gateway.js'
 import {postgresForSuite} from '../helpers/test-db.js'
@@ -467,26 +467,42 @@ describe('PostgreSQL storage: two storages on one database', function () {
     }
   })
 
-  it('a server that goes away under a unit fails the unit, not the process', async function () {
-    if (!postgresBin()) this.skip()
-    const server = await startPostgres()
-    const storage = await PostgresStorage.open(server.url)
-    try {
-      const unit = heldUnit(storage, (tx) => tx.get('product', scope, 'prod_pg_gone'))
-      await unit.reached
-      // The whole pool busy too: idle connections and one in a unit.
-      const reads = Promise.all(Array.from({length: 5}, () => storage.reads.get('product', scope, 'prod_pg_gone').catch((error: Error) => error)))
-      server.stop()
-      unit.release()
-      expect(await unit.done.catch((error: Error) => error)).to.be.instanceOf(Error)
-      await reads
-      // Still running (an unhandled 'error' of a checked-out connection would have ended it): a new unit fails cleanly.
-      expect(await storage.write((tx) => tx.get('product', scope, 'prod_pg_gone')).catch((error: Error) => error)).to.be.instanceOf(Error)
-    } finally {
-      await storage.close().catch(() => {})
-      server.stop()
-    }
-  })
+  for (const [mode, how] of [
+    ['fast', 'shuts down (a restart: its sessions are told 57P01, then cut)'],
+    ['immediate', 'crashes (its sessions just cut)'],
+  ] as const) {
+    it(`a server that ${how} under a unit fails the unit as unavailable, not the process; said once, and again when it is back`, async function () {
+      if (!postgresBin()) this.skip()
+      // Commits flushed as they are answered (the test servers' default is off): a crash keeps what was answered.
+      const server = await startPostgres({settings: ['synchronous_commit=on']})
+      const storage = await PostgresStorage.open(server.url)
+      const changes: AvailabilityChange[] = []
+      storage.onAvailability((change) => changes.push(change))
+      try {
+        const unit = heldUnit(storage, (tx) => tx.get('product', scope, 'prod_pg_gone'))
+        await unit.reached
+        // The whole pool busy too: idle connections and one in a unit.
+        const reads = Promise.all(Array.from({length: 5}, () => storage.reads.get('product', scope, 'prod_pg_gone').catch((error: Error) => error)))
+        server.pause(mode)
+        unit.release()
+        // What the API answers 503 database_unavailable: the unit, the reads, a new unit (the pool cannot connect) and a new read.
+        expect(await unit.done.catch((error: Error) => error)).to.be.instanceOf(StorageUnavailable)
+        for (const read of await reads) expect(read).to.be.instanceOf(StorageUnavailable)
+        // Still running (an unhandled 'error' of a checked-out connection would have ended it): a new unit fails cleanly.
+        expect(await storage.write((tx) => tx.get('product', scope, 'prod_pg_gone')).catch((error: Error) => error)).to.be.instanceOf(StorageUnavailable)
+        expect(await storage.reads.get('product', scope, 'prod_pg_gone').catch((error: Error) => error)).to.be.instanceOf(StorageUnavailable)
+        expect(changes.map((c) => c.available)).to.deep.equal([false])
+        // Back on the same data: the next unit and read are answered, and the outage's end is told once.
+        server.resume()
+        expect(await storage.write((tx) => tx.get('product', scope, 'prod_pg_gone'))).to.equal(undefined)
+        expect(await storage.reads.get('product', scope, 'prod_pg_gone')).to.equal(undefined)
+        expect(changes.map((c) => c.available)).to.deep.equal([false, true])
+      } finally {
+        await storage.close().catch(() => {})
+        server.stop()
+      }
+    })
+  }
 
   it("connects through the server's Unix socket when the URL's host parameter names its directory (docs/shared-gateway.md)", async function () {
     if (!postgresBin()) this.skip()

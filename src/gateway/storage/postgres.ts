@@ -367,9 +367,9 @@ interface Wire {
   execute(config: {portal: string}): void
   flush(): void
   sync(): void
-  on(event: 'parseComplete', listener: () => void): void
+  on(event: 'parseComplete' | 'end', listener: () => void): void
   on(event: 'readyForQuery', listener: (msg: {status: string}) => void): void
-  off(event: 'parseComplete' | 'readyForQuery', listener: (msg: {status: string}) => void): void
+  off(event: 'parseComplete' | 'readyForQuery' | 'end', listener: (msg: {status: string}) => void): void
 }
 
 /** A statement of a unit, sent and not answered yet. */
@@ -489,6 +489,15 @@ class Unit {
   private readonly pending: Promise<unknown>[] = []
   /** The unit's first failure: nothing is sent after it but the Sync. */
   private failure?: unknown
+  /**
+   * What a unit that threw `error` failed of: the connection lost (whatever the domain made of its statements'
+   * failures, the unit is gone with it), or the statement that aborted the transaction rather than one of those
+   * behind it (25P02); otherwise `error` itself (the domain's answer, e.g. its 409 for a unique index's refusal).
+   */
+  cause(error: unknown): unknown {
+    if (this.failure instanceof StorageUnavailable || (sqlState(error) === '25P02' && this.failure !== undefined)) return this.failure
+    return error
+  }
   /** The transaction status of the Sync's ReadyForQuery: `I` idle (committed, or rolled back), `T`/`E` in a transaction block. */
   private status?: string
   /** A Sync went out: the server ends the unit's series of messages there (no Flush after it). */
@@ -515,8 +524,20 @@ class Unit {
     connection.on('parseComplete', this.parsed)
     // After a failed statement node-postgres has let go of this query, and handles the Sync's ReadyForQuery alone.
     connection.on('readyForQuery', this.ready)
+    // The socket closed: after a failed statement node-postgres has let go of this query and tells it nothing.
+    connection.on('end', this.lost)
     for (const {write} of this.queued.splice(0)) write()
     return null
+  }
+
+  /**
+   * The connection closed before the Sync's ReadyForQuery: what is in flight fails, and the unit ends now. A
+   * server shutting down (a restart, `pg_ctl stop -m fast`) answers its sessions' statements 57P01 and then
+   * closes them; the Sync that failure sent is never answered, and without this the unit, its request and its
+   * pooled connection would wait for it forever.
+   */
+  private readonly lost = () => {
+    if (!this.ended) this.handleError(new Error('Connection terminated unexpectedly'))
   }
 
   /** A statement's Parse succeeded: the connection has it prepared from now on. */
@@ -597,6 +618,7 @@ class Unit {
     this.ended = true
     this.wire?.off('parseComplete', this.parsed)
     this.wire?.off('readyForQuery', this.ready)
+    this.wire?.off('end', this.lost)
     this.endedNow()
   }
 
@@ -1147,8 +1169,9 @@ export class PostgresStorage implements Storage {
         } catch (rollback) {
           broken = rollback as Error
         }
-        if ((sqlState(error) === '40P01' || sqlState(error) === '40001') && attempt < 5) continue
-        const mapped = mapError(error)
+        const cause = unit.cause(error)
+        if ((sqlState(cause) === '40P01' || sqlState(cause) === '40001') && attempt < 5) continue
+        const mapped = mapError(cause)
         this.failed(mapped)
         throw mapped
       } finally {
