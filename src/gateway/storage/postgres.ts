@@ -1164,12 +1164,13 @@ export class PostgresStorage implements Storage {
         return result
       } catch (error) {
         announced?.failed()
+        // What failed the unit as it threw: a connection lost during the rollback below does not change the answer.
+        const cause = unit.cause(error)
         try {
           await unit.rollback()
         } catch (rollback) {
           broken = rollback as Error
         }
-        const cause = unit.cause(error)
         if ((sqlState(cause) === '40P01' || sqlState(cause) === '40001') && attempt < 5) continue
         const mapped = mapError(cause)
         this.failed(mapped)
