@@ -367,11 +367,11 @@ function noJsonSchemas(): never {
 /** Fastify's own errors (parsers, limits, URL) as the spec's envelope, always a 4xx for bad input. */
 function toApiError(error: Error & {code?: string; statusCode?: number; validation?: unknown}): ApiError {
   if (error instanceof ApiError) return error
-  // A unique constraint refused a concurrent duplicate: the other request won; this one wrote nothing.
   // The database did not answer (a restart, a failover): the request may be sent again as it was, in a moment.
   if (error instanceof StorageUnavailable) {
     return new ApiError(503, 'api_error', 'database_unavailable', 'The gateway cannot reach its database right now; retry with the same Idempotency-Key', undefined, {'retry-after': '1'})
   }
+  // A unique constraint refused a concurrent duplicate: the other request won; this one wrote nothing.
   if (error instanceof UniqueViolation) return new ApiError(409, 'resource_conflict', 'concurrent_write', 'Another request changed this resource at the same time; re-read it and retry')
   switch (error.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':

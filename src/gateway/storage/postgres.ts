@@ -903,14 +903,12 @@ export class StorageOpenError extends Error {
   }
 }
 
-/** Connection-level failures (the host, the network, the server starting or shutting down) against refusals (auth, no such database). */
-const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNRESET', '57P03'])
-
+/** Connection-level failures (`unreachable`: the host, the network, the server starting or shutting down) against refusals (auth, no such database). */
 function openError(location: string, error: unknown): StorageOpenError {
   const code = String(sqlState(error) ?? '')
   const reason = (error as Error).message || code
   const timeout = /timeout/i.test(reason)
-  return UNREACHABLE.has(code) || timeout
+  return unreachable(error) || timeout
     ? new StorageOpenError(`Cannot reach PostgreSQL at ${location}: ${reason}${code && !reason.includes(code) ? ` (${code})` : ''}`, 'db_unreachable')
     : new StorageOpenError(`PostgreSQL at ${location} refused the gateway: ${reason}${code ? ` (${code})` : ''}`, 'db_refused')
 }
