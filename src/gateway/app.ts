@@ -369,7 +369,8 @@ function toApiError(error: Error & {code?: string; statusCode?: number; validati
   if (error instanceof ApiError) return error
   // The database did not answer (a restart, a failover): the request may be sent again as it was, in a moment.
   if (error instanceof StorageUnavailable) {
-    return new ApiError(503, 'api_error', 'database_unavailable', 'The gateway cannot reach its database right now; retry with the same Idempotency-Key', undefined, {'retry-after': '1'})
+    const now = error.readOnly ? 'The gateway\'s database takes no writes right now (read-only: a standby, or a switchover)' : 'The gateway cannot reach its database right now'
+    return new ApiError(503, 'api_error', 'database_unavailable', `${now}; retry with the same Idempotency-Key`, undefined, {'retry-after': '1'})
   }
   // A unique constraint refused a concurrent duplicate: the other request won; this one wrote nothing.
   if (error instanceof UniqueViolation) return new ApiError(409, 'resource_conflict', 'concurrent_write', 'Another request changed this resource at the same time; re-read it and retry')

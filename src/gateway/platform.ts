@@ -277,7 +277,8 @@ export class Idempotency {
     // Expired keys go in batches, at most every ten minutes of (test) clock time (the claim replaces an expired row itself).
     if (now - this.lastPrune > 600) {
       this.lastPrune = now
-      await tx.idempotency.prune(now - IDEMPOTENCY_RETENTION_SECONDS)
+      // Awaited with the claim: when both fail (the connection lost under the unit), the claim's failure is not left unhandled, which ends the process.
+      await Promise.all([claimed, tx.idempotency.prune(now - IDEMPOTENCY_RETENTION_SECONDS)])
     }
     if (!(await claimed)) {
       const replay = answerFor(await tx.idempotency.read(credential, key), fingerprint, now)

@@ -9,7 +9,7 @@
  */
 import type {DeliveryTarget, FaultInput, FaultRule} from './domain/faults.js'
 import {Faults} from './domain/faults.js'
-import type {Storage, Store} from './storage/storage.js'
+import {type Storage, StorageUnavailable, type Store} from './storage/storage.js'
 
 /** token → what it authenticates as (null: no valid credential), so a request never reads storage twice. */
 export interface CredentialCache<C> {
@@ -114,7 +114,7 @@ export class StoredRateCounters implements RateCounters {
   constructor(private readonly storage: Storage) {}
 
   hit(key: string, window: number, writes = false): Promise<number> {
-    return this.storage.write(
+    const counted = this.storage.write(
       async (tx) => {
         // Counts of past windows go once per window and process.
         if (window !== this.window) {
@@ -128,6 +128,12 @@ export class StoredRateCounters implements RateCounters {
       // for the batch's commit, which groups more reads per commit (measured: 1.8x the reads per second).
       {durable: !writes},
     )
+    // A database that takes no writes for now (a switchover: StorageUnavailable.readOnly) still serves reads: the
+    // request goes on uncounted, rather than every read answering 503 for a count. A write fails on its own unit.
+    return counted.catch((error: unknown) => {
+      if (error instanceof StorageUnavailable && error.readOnly) return 0
+      throw error
+    })
   }
 }
 

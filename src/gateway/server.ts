@@ -71,8 +71,10 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<RunningGa
     platform.storage.onAvailability?.((change) =>
       notice(
         change.available
-          ? `${new Date().toISOString()} database ${where} reachable again, after ${(change.downMs / 1000).toFixed(1)} s`
-          : `${new Date().toISOString()} database ${where} unreachable (${change.reason}): requests answer 503 database_unavailable until it is back`,
+          ? `${new Date().toISOString()} database ${where} ${change.readOnly ? 'takes writes' : 'reachable'} again, after ${(change.downMs / 1000).toFixed(1)} s`
+          : change.readOnly
+            ? `${new Date().toISOString()} database ${where} read-only (${change.reason}): writes answer 503 database_unavailable until it takes them again`
+            : `${new Date().toISOString()} database ${where} unreachable (${change.reason}): requests answer 503 database_unavailable until it is back`,
       ),
     )
   }

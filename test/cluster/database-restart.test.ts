@@ -6,10 +6,22 @@
  * again is stored once, and a change made on one process is still seen by the next request to another.
  */
 import {expect} from 'chai'
+import pg from 'pg'
 
 import {postgresBin, startPostgres} from '../../scripts/postgres-server.js'
 import {startCluster, type Cluster} from '../helpers/cluster.js'
 import {expectError, HttpGateway} from '../helpers/gateway.js'
+import {partitionable, type Partition} from '../helpers/partition.js'
+
+/** Sends a write again while it is answered 503 (5 s at most), as clients do; expects it created then. */
+async function createdOnceBack(send: () => Promise<Response>): Promise<void> {
+  let res = await send()
+  for (let tries = 0; res.status === 503 && tries < 50; tries++) {
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    res = await send()
+  }
+  expect(res.status, await res.text()).to.equal(201)
+}
 
 describe('cluster: PostgreSQL restarted under two gateway processes', function () {
   this.timeout(120_000)
@@ -108,17 +120,48 @@ describe('cluster: PostgreSQL restarted under two gateway processes', function (
     expect(statuses.filter((status) => status !== 201 && status !== 503), statuses.join(' ')).to.deep.equal([])
     server!.resume()
     paused = false
-    for (let i = 0; i < 40; i++) {
-      // The first request to a process may still meet the outage's end (its pool reconnecting): a 503 is sent again, as clients do.
-      let res = await send(i)
-      for (let tries = 0; res.status === 503 && tries < 50; tries++) {
-        await new Promise((resolve) => setTimeout(resolve, 100))
-        res = await send(i)
-      }
-      expect(res.status, await res.text()).to.equal(201)
-    }
+    // The first request to a process may still meet the outage's end (its pool reconnecting): a 503 is sent again, as clients do.
+    for (let i = 0; i < 40; i++) await createdOnceBack(() => send(i))
     const list = await new HttpGateway(cluster!.url, cluster!.adminKey).request('GET', '/v1/app/products?limit=100', {token: acct.token})
     expect(list.body.data.map((p: {name: string}) => p.name).sort()).to.deep.equal(Array.from({length: 40}, (_, i) => `In flight ${i}`).sort())
+  })
+
+  it('fenced read-only (a switchover): writes answer 503 database_unavailable saying so, reads go on, said once; writes again once it takes them', async () => {
+    const gw = new HttpGateway(cluster!.url, cluster!.adminKey)
+    const acct = await gw.account()
+    const body = {name: 'Made across a fence', price: {currency: 'eur', unit_amount: 2500}}
+    const admin = new pg.Client(server!.url)
+    await admin.connect()
+    const fence = async (on: boolean) => {
+      await admin.query(on ? 'ALTER SYSTEM SET default_transaction_read_only = on' : 'ALTER SYSTEM RESET default_transaction_read_only')
+      await admin.query('SELECT pg_reload_conf()')
+    }
+    try {
+      await fence(true)
+      for (const i of [0, 1]) {
+        const refused = await direct(i).request('POST', '/v1/app/products', {token: acct.token, body, idempotencyKey: 'across-fence'})
+        expect(expectError(refused, 503, 'database_unavailable').message).to.match(/takes no writes right now \(read-only/)
+        expect(refused.headers.get('retry-after')).to.equal('1')
+        // Reads are served (their rate-limit count, a write, is skipped while it lasts).
+        const read = await direct(i).request('GET', '/v1/app/products', {token: acct.token})
+        expect(read.status, read.text).to.equal(200)
+        expect(stderr[i]).to.match(/database postgres:\/\/payapp:\*\*\*@localhost:\d+\/payapp\S* read-only \(.*read-only transaction\): writes answer 503 database_unavailable/)
+        expect(stderr[i]!.match(/ read-only \(/g), 'said once per spell').to.have.length(1)
+      }
+      await fence(false)
+      const created = await direct(0).request('POST', '/v1/app/products', {token: acct.token, body, idempotencyKey: 'across-fence'})
+      expect(created.status, created.text).to.equal(201)
+      expect((await direct(1).request('POST', '/v1/app/products', {token: acct.token, body, idempotencyKey: 'across-fence'})).body.id).to.equal(created.body.id)
+      for (const i of [0, 1]) {
+        // Each process's own next write (its process lease's renewal, a third of a lease apart at most) ends its spell.
+        const deadline = Date.now() + 10_000
+        while (!/takes writes again, after \d+\.\d s/.test(stderr[i]!) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50))
+        expect(stderr[i]).to.match(/database postgres:\/\/payapp:\*\*\*@localhost:\d+\/payapp\S* takes writes again, after \d+\.\d s/)
+      }
+    } finally {
+      await fence(false).catch(() => {})
+      await admin.end()
+    }
   })
 
   it('after the restart, a revocation answered by one process is refused by the next request to the other', async () => {
@@ -127,5 +170,56 @@ describe('cluster: PostgreSQL restarted under two gateway processes', function (
     const revoked = await direct(0).admin('DELETE', `/installations/${acct.installation.id}`)
     expect(revoked.status, revoked.text).to.equal(200)
     expectError(await direct(1).request('GET', '/v1/app/products', {token: acct.token}), 401)
+  })
+})
+
+describe('cluster: the network to PostgreSQL drops everything (a partition: no reset, no answer)', function () {
+  this.timeout(120_000)
+  let server: Awaited<ReturnType<typeof startPostgres>> | undefined
+  let relay: Partition | undefined
+  let cluster: Cluster | undefined
+  let stderr = ''
+
+  before(async function () {
+    if (!postgresBin()) this.skip()
+    this.timeout(60_000)
+    server = await startPostgres()
+    relay = await partitionable({host: '127.0.0.1', port: server.port})
+    cluster = await startCluster({db: relay.through(server.url), processes: 1, env: {PAYAPP_GATEWAY_PG_TIMEOUT: '1'}})
+    cluster.processes[0]!.child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()))
+  })
+  after(async function () {
+    this.timeout(30_000)
+    relay?.heal()
+    await cluster?.stop()
+    await relay?.close()
+    server?.stop()
+  })
+
+  it('requests in flight and new ones are answered 503 database_unavailable after PAYAPP_GATEWAY_PG_TIMEOUT, none left hanging; served again once healed, a write sent again stored once', async () => {
+    const gw = new HttpGateway(cluster!.processes[0]!.url, cluster!.adminKey)
+    const acct = await gw.account()
+    const send = (i: number) =>
+      fetch(`${cluster!.processes[0]!.url}/v1/app/products`, {
+        method: 'POST',
+        headers: {authorization: `Bearer ${acct.token}`, 'content-type': 'application/json', 'idempotency-key': `partition-${i}`},
+        body: JSON.stringify({name: `Across a partition ${i}`, price: {currency: 'eur', unit_amount: 2500}}),
+        // Without a deadline a unit would wait as long as TCP retransmits (a quarter of an hour): it fails here instead.
+        signal: AbortSignal.timeout(20_000),
+      })
+    const inFlight = Array.from({length: 20}, (_, i) => send(i))
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    relay!.cut()
+    const statuses = await Promise.all(inFlight.map(async (res) => (await res).status))
+    expect(statuses.filter((status) => status !== 201 && status !== 503), statuses.join(' ')).to.deep.equal([])
+    const read = await gw.request('GET', '/v1/app/products', {token: acct.token})
+    expect(expectError(read, 503, 'database_unavailable').message).to.match(/cannot reach its database/)
+    expect(stderr).to.match(/database postgres:\/\/payapp@127\.0\.0\.1:\d+\/payapp\S* unreachable \((PostgreSQL did not answer for 1 s|Connection terminated due to connection timeout)\)/)
+
+    relay!.heal()
+    for (let i = 0; i < 20; i++) await createdOnceBack(() => send(i))
+    const list = await gw.request('GET', '/v1/app/products?limit=100', {token: acct.token})
+    expect(list.body.data.map((p: {name: string}) => p.name).sort()).to.deep.equal(Array.from({length: 20}, (_, i) => `Across a partition ${i}`).sort())
+    expect(stderr).to.match(/reachable again, after \d+\.\d s/)
   })
 })

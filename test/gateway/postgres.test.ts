@@ -12,6 +12,7 @@ import {LAST_VARIANT_SORT_ORDER, PostgresStorage, redactUrl} from '../../src/gat
 import {type AvailabilityChange, type Storage, StorageUnavailable, type Store} from '../../src/gateway/storage/storage.js'
 import {postgresBin, startPostgres} from '../../scripts/postgres-server.js'
 import {TestGateway} from '../helpers/gateway.js'
+import {partitionable} from '../helpers/partition.js'
 import {postgresForSuite} from '../helpers/test-db.js'
 
 const scope = {merchant: 'mch_pg_race', env: 'test' as const}
@@ -503,6 +504,81 @@ describe('PostgreSQL storage: two storages on one database', function () {
       }
     })
   }
+
+  it('a network that drops everything (no reset) fails a unit in flight, reads and new units as unavailable after the deadline, not a quarter of an hour later; back once healed', async () => {
+    const {hostname, port} = new URL(url)
+    const relay = await partitionable({host: hostname, port: Number(port)})
+    const storage = await PostgresStorage.open(relay.through(url), {timeoutMs: 500})
+    const changes: AvailabilityChange[] = []
+    storage.onAvailability((change) => changes.push(change))
+    try {
+      // Connections in the pool, then one in a unit: each waits on a server that hears nothing and says nothing.
+      await Promise.all(Array.from({length: 4}, () => storage.reads.get('product', scope, 'prod_pg_cut')))
+      const unit = heldUnit(storage, (tx) => tx.get('product', scope, 'prod_pg_cut'))
+      await unit.reached
+      relay.cut()
+      const reads = Array.from({length: 3}, () => storage.reads.get('product', scope, 'prod_pg_cut').catch((error: Error) => error))
+      unit.release()
+      const failed = [await unit.done.catch((error: Error) => error), ...(await Promise.all(reads))]
+      for (const error of failed) expect(error).to.be.instanceOf(StorageUnavailable).and.to.have.property('message', 'PostgreSQL did not answer for 0.5 s')
+      // A new unit: the pool's new connection is never answered either.
+      expect(await storage.write((tx) => tx.get('product', scope, 'prod_pg_cut')).catch((error: Error) => error)).to.be.instanceOf(StorageUnavailable)
+      expect(changes).to.deep.equal([{available: false, reason: 'PostgreSQL did not answer for 0.5 s', readOnly: false}])
+      relay.heal()
+      expect(await storage.write((tx) => tx.get('product', scope, 'prod_pg_cut'))).to.equal(undefined)
+      expect(changes.map((c) => c.available)).to.deep.equal([false, true])
+    } finally {
+      relay.heal()
+      await storage.close().catch(() => {})
+      await relay.close()
+    }
+  })
+
+  it('a server that takes no writes (a primary fenced for a switchover) fails units as unavailable, read-only; reads go on; once the URL leads to the new primary, writes go there; said once, and when writes are taken again', async function () {
+    if (!postgresBin()) this.skip()
+    const [old, next] = await Promise.all([startPostgres(), startPostgres()])
+    // The URL the gateway has leads to the old primary until the switchover moves it (a virtual IP, DNS).
+    const relay = await partitionable({host: '127.0.0.1', port: old.port})
+    const storage = await PostgresStorage.open(relay.through(old.url))
+    const promoted = await PostgresStorage.open(next.url)
+    const admin = new pg.Client(old.url)
+    await admin.connect()
+    const changes: AvailabilityChange[] = []
+    storage.onAvailability((change) => changes.push(change))
+    const product = (id: string) => ({id, object: 'product', name: 'Fenced'}) as never
+    const insert = (id: string) => storage.write((tx) => tx.insert('product', scope, product(id), {created: 0}))
+    try {
+      // Units and reads at once: several pooled connections to the old primary.
+      await Promise.all([...Array.from({length: 4}, (_, i) => insert(`prod_pg_before_${i}`)), storage.reads.get('product', scope, 'prod_pg_before_0')])
+      await admin.query('ALTER SYSTEM SET default_transaction_read_only = on')
+      await admin.query('SELECT pg_reload_conf()')
+      // The reload reaches each session at its next statement: until then a unit may still commit.
+      let refused: unknown
+      for (let i = 0; i < 50 && !refused; i++) refused = await insert(`prod_pg_fencing_${i}`).then(() => undefined, (error: unknown) => error)
+      expect(refused).to.be.instanceOf(StorageUnavailable).and.to.include({readOnly: true})
+      expect(await storage.reads.get('product', scope, 'prod_pg_before_0')).to.include({name: 'Fenced'})
+      // A read answered does not end the spell: only a write does.
+      expect(changes.map(({available, readOnly}) => ({available, readOnly}))).to.deep.equal([{available: false, readOnly: true}])
+      expect(changes[0]).to.have.property('reason').that.matches(/read-only transaction/)
+
+      relay.retarget({host: '127.0.0.1', port: next.port})
+      // Each refused unit's connection left the pool: within the pool's connections to the old primary, a write reaches the new one.
+      let written = false
+      for (let i = 0; i < 12 && !written; i++) written = await insert('prod_pg_after').then(() => true, () => false)
+      expect(written, 'a write reached the new primary').to.equal(true)
+      expect(await promoted.reads.get('product', scope, 'prod_pg_after')).to.include({name: 'Fenced'})
+      expect(changes.map(({available, readOnly}) => ({available, readOnly}))).to.deep.equal([
+        {available: false, readOnly: true},
+        {available: true, readOnly: true},
+      ])
+    } finally {
+      await admin.end().catch(() => {})
+      await Promise.all([storage.close(), promoted.close()]).catch(() => {})
+      await relay.close()
+      old.stop()
+      next.stop()
+    }
+  })
 
   it("connects through the server's Unix socket when the URL's host parameter names its directory (docs/shared-gateway.md)", async function () {
     if (!postgresBin()) this.skip()

@@ -7,7 +7,9 @@
  * which PostgreSQL re-checks on the newest row version after a concurrent commit. Reads run on the pool,
  * outside transactions, and see committed data only.
  */
-import type {Pool, PoolClient, QueryResultRow} from 'pg'
+import type {Socket} from 'node:net'
+
+import type {Client, Pool, PoolClient, QueryResultRow} from 'pg'
 
 import type {Documents, Kind, MerchantDoc, Scope} from './documents.js'
 import {VersionWatch} from './pg-watch.js'
@@ -299,6 +301,8 @@ function mapError(error: unknown): unknown {
   if (error instanceof StorageUnavailable) return error
   if (sqlState(error) === '23505') return new UniqueViolation((error as Error).message)
   if (unreachable(error)) return new StorageUnavailable((error as Error).message || String(sqlState(error)), {cause: error})
+  // read_only_sql_transaction: the URL leads to a standby, or to a primary fenced read-only for a switchover.
+  if (sqlState(error) === '25006') return new StorageUnavailable((error as Error).message, {cause: error, readOnly: true})
   return error
 }
 
@@ -317,6 +321,31 @@ function unreachable(error: unknown): boolean {
   const code = String(sqlState(error) ?? '')
   if (NETWORK.has(code) || code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03' || code === '53300') return true
   return error instanceof Error && code === '' && CONNECTION_LOST.test(error.message)
+}
+
+/** How long the gateway waits for PostgreSQL to answer (a connection, a statement) by default: `PAYAPP_GATEWAY_PG_TIMEOUT` seconds sets it. */
+const ANSWER_MS = 10_000
+
+/** The error a connection that stopped answering is cut with: ETIMEDOUT, a network failure (`unreachable`). */
+const silent = (ms: number) => Object.assign(new Error(`PostgreSQL did not answer for ${ms / 1000} s`), {code: 'ETIMEDOUT'})
+
+/** A node-postgres client's socket (plain or TLS, once connected). */
+const socketOf = (client: Client | PoolClient) => (client as unknown as {connection: {stream: Socket}}).connection.stream
+
+/**
+ * A network partition that drops packets (no reset, no FIN) leaves a connection waiting for an answer for as
+ * long as TCP retransmits, a quarter of an hour on Linux. So while a client is checked out of its pool (a
+ * unit, a read) its socket may not be silent for `ms`: then it is cut, and what waited on it fails as
+ * unavailable (503 database_unavailable), as when the server closes it. An idle pooled connection has no
+ * deadline; the next unit that takes it does.
+ */
+function answerDeadline(pool: Pool, ms: number): void {
+  pool.on('connect', (client) => {
+    const socket = socketOf(client)
+    socket.on('timeout', () => socket.destroy(silent(ms)))
+  })
+  pool.on('acquire', (client) => socketOf(client).setTimeout(ms))
+  pool.on('release', (_error, client) => socketOf(client).setTimeout(0))
 }
 
 /**
@@ -1001,27 +1030,27 @@ export class PostgresStorage implements Storage {
     this.versionReads = new PgConnection(runner(side, this))
   }
 
-  /** Since when the server has not answered (the first failure to reach it), while it has not since. */
-  private downSince?: number
+  /** Since when the server has not answered (the first failure to reach it) or taken writes (`readOnly`), while it has not since. */
+  private down?: {since: number; readOnly: boolean}
   private readonly availability: Array<(change: AvailabilityChange) => void> = []
 
   onAvailability(listener: (change: AvailabilityChange) => void): void {
     this.availability.push(listener)
   }
 
-  /** A statement or a unit was answered: the server is back if it was away. */
-  reached(): void {
-    if (this.downSince === undefined) return
-    const downMs = Date.now() - this.downSince
-    this.downSince = undefined
-    for (const listener of this.availability) listener({available: true, downMs})
+  /** A read (`wrote` false) or a unit was answered: the server is back if it was away; writable if a unit committed. */
+  reached(wrote = false): void {
+    const down = this.down
+    if (down === undefined || (down.readOnly && !wrote)) return
+    this.down = undefined
+    for (const listener of this.availability) listener({available: true, downMs: Date.now() - down.since, readOnly: down.readOnly})
   }
 
-  /** A statement or a unit failed: told once per outage when the server could not be reached. */
+  /** A statement or a unit failed: told once per outage (or read-only spell) when the server could not be reached (or written). */
   failed(error: unknown): void {
-    if (!(error instanceof StorageUnavailable) || this.downSince !== undefined || this.ended) return
-    this.downSince = Date.now()
-    for (const listener of this.availability) listener({available: false, reason: error.message})
+    if (!(error instanceof StorageUnavailable) || this.down?.readOnly === error.readOnly || this.ended) return
+    this.down = {since: this.down?.since ?? Date.now(), readOnly: error.readOnly}
+    for (const listener of this.availability) listener({available: false, reason: error.message, readOnly: error.readOnly})
   }
 
   /**
@@ -1029,14 +1058,15 @@ export class PostgresStorage implements Storage {
    * at once on one database do it one after another. A database it cannot reach or that refuses it is a
    * `StorageOpenError` whose message names the URL without its password.
    */
-  static async open(url: string, opts: {max?: number} = {}): Promise<PostgresStorage> {
+  static async open(url: string, opts: {max?: number; timeoutMs?: number} = {}): Promise<PostgresStorage> {
     const {default: pg} = await import('pg')
+    const answerMs = opts.timeoutMs ?? (Number(process.env.PAYAPP_GATEWAY_PG_TIMEOUT) * 1000 || ANSWER_MS)
     const options = {
       // The server's plan_cache_mode (PostgreSQL's default, auto: a prepared statement's first five executions
       // planned with their values, then its generic plan where that costs no more; replanned after an ANALYZE).
       // Forcing custom plans made planning half of the server's time per keyed write (docs/architecture.md).
       connectionString: url,
-      connectionTimeoutMillis: 10_000,
+      connectionTimeoutMillis: answerMs,
       idleTimeoutMillis: 30_000,
       types: {
         getTypeParser: ((oid: number, format?: 'text' | 'binary') => (format === 'binary' ? pg.types.getTypeParser(oid, format) : parsers(oid))) as typeof pg.types.getTypeParser,
@@ -1053,10 +1083,20 @@ export class PostgresStorage implements Storage {
       // goes to the pool's listener, a checked-out one's (a unit's) to its own, and its statements fail instead.
       p.on('error', () => {})
       p.on('connect', (client) => client.on('error', () => {}))
+      answerDeadline(p, answerMs)
     }
 
     const watch = new VersionWatch(
-      () => new pg.Client(options),
+      () => {
+        // It pings every half second: silent longer than the storage's deadline (2 s at least), it is cut and connects again.
+        const client = new pg.Client(options)
+        client.once('connect', () => {
+          const socket = socketOf(client)
+          socket.setTimeout(Math.max(answerMs, 2000))
+          socket.on('timeout', () => socket.destroy(silent(Math.max(answerMs, 2000))))
+        })
+        return client
+      },
       async (text, values) => (await pool.query(text, values)).rows,
     )
     const {prepareValue} = (pg as unknown as {utils: {prepareValue: (value: unknown) => unknown}}).utils
@@ -1068,6 +1108,8 @@ export class PostgresStorage implements Storage {
       await Promise.all([pool.end(), side.end()]).catch(() => {})
       throw openError(storage.location, error)
     }
+    // A migration may build indexes for minutes, or wait that long for another process's under the lock: no deadline.
+    socketOf(client).setTimeout(0)
     try {
       await client.query('BEGIN')
       await client.query(`SELECT pg_advisory_xact_lock(hashtext('payapp.schema'))`)
@@ -1148,6 +1190,12 @@ export class PostgresStorage implements Storage {
         throw mapped
       }
       let broken: Error | undefined
+      let released = false
+      // Back to the pool as soon as the unit ends: waiting for the other processes' acknowledgements needs none of it.
+      const release = () => {
+        if (!released) client.release(broken)
+        released = true
+      }
       const unit = new Unit(client, this.codec)
       // A change of the shared version is announced to the other processes (pg-watch.ts), before the unit's answer.
       let announced: ReturnType<VersionWatch['inUnit']> | undefined
@@ -1156,9 +1204,10 @@ export class PostgresStorage implements Storage {
         announced = this.watch.inUnit(store, unit.run)
         const result = await fn(store)
         await unit.commit()
+        release()
         this.analyze()
         await announced.committed()
-        this.reached()
+        this.reached(true)
         return result
       } catch (error) {
         announced?.failed()
@@ -1171,10 +1220,12 @@ export class PostgresStorage implements Storage {
         }
         if ((sqlState(cause) === '40P01' || sqlState(cause) === '40001') && attempt < 5) continue
         const mapped = mapError(cause)
+        // A read-only server's connection is dropped: the next one may reach the writable server the URL leads to by then.
+        if (mapped instanceof StorageUnavailable && mapped.readOnly) broken ??= mapped
         this.failed(mapped)
         throw mapped
       } finally {
-        client.release(broken)
+        release()
       }
     }
   }

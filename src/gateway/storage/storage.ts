@@ -45,10 +45,23 @@ export class UniqueViolation extends Error {
  */
 export class StorageUnavailable extends Error {
   override readonly name = 'StorageUnavailable'
+  /**
+   * The server answers but takes no writes (SQLSTATE 25006: a standby, or a primary fenced read-only for a
+   * switchover): reads still work, writes are refused until a writable server is behind the URL.
+   */
+  readonly readOnly: boolean
+
+  constructor(message: string, options?: ErrorOptions & {readOnly?: boolean}) {
+    super(message, options)
+    this.readOnly = options?.readOnly ?? false
+  }
 }
 
-/** A storage's reachability as it last found it: `available` false on the first failure to reach it, true on the first success after. */
-export type AvailabilityChange = {available: false; reason: string} | {available: true; downMs: number}
+/**
+ * A storage's reachability as it last found it: `available` false on the first failure to reach it (or to write,
+ * `readOnly`), true on the first success after (a read ends an outage, only a write ends a read-only spell).
+ */
+export type AvailabilityChange = {available: false; reason: string; readOnly: boolean} | {available: true; downMs: number; readOnly: boolean}
 
 /**
  * A variant's option combination as its unique key (`insert`'s `key`): the first 24 hex digits of the
