@@ -369,7 +369,7 @@ function toApiError(error: Error & {code?: string; statusCode?: number; validati
   if (error instanceof ApiError) return error
   // The database did not answer (a restart, a failover): the request may be sent again as it was, in a moment.
   if (error instanceof StorageUnavailable) {
-    const now = error.readOnly ? 'The gateway\'s database takes no writes right now (read-only: a standby, or a switchover)' : 'The gateway cannot reach its database right now'
+    const now = error.readOnly ? 'The gateway\'s database takes no writes right now (read-only for a switchover, or full)' : 'The gateway cannot reach its database right now'
     return new ApiError(503, 'api_error', 'database_unavailable', `${now}; retry with the same Idempotency-Key`, undefined, {'retry-after': '1'})
   }
   // A unique constraint refused a concurrent duplicate: the other request won; this one wrote nothing.

@@ -73,7 +73,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<RunningGa
         change.available
           ? `${new Date().toISOString()} database ${where} ${change.readOnly ? 'takes writes' : 'reachable'} again, after ${(change.downMs / 1000).toFixed(1)} s`
           : change.readOnly
-            ? `${new Date().toISOString()} database ${where} read-only (${change.reason}): writes answer 503 database_unavailable until it takes them again`
+            ? `${new Date().toISOString()} database ${where} takes no writes (${change.reason}): writes answer 503 database_unavailable until it takes them again`
             : `${new Date().toISOString()} database ${where} unreachable (${change.reason}): requests answer 503 database_unavailable until it is back`,
       ),
     )

@@ -580,6 +580,40 @@ describe('PostgreSQL storage: two storages on one database', function () {
     }
   })
 
+  it('a server whose disk is full (53100) fails units that write as unavailable, taking no writes, and answers reads; said once, and when it takes writes again', async () => {
+    const storage = await PostgresStorage.open(url)
+    const admin = new pg.Client(url)
+    await admin.connect()
+    const changes: AvailabilityChange[] = []
+    storage.onAvailability((change) => changes.push(change))
+    const insert = (id: string) => storage.write((tx) => tx.insert('product', scope, {id, object: 'product', name: 'Full'} as never, {created: 0}))
+    try {
+      await insert('prod_pg_room')
+      // What PostgreSQL answers when it cannot extend a table's file: the same SQLSTATE and message, raised on demand.
+      await admin.query(`CREATE FUNCTION disk_full() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+        RAISE EXCEPTION 'could not extend file "base/16384/16397": No space left on device' USING ERRCODE = 'disk_full', HINT = 'Check free disk space.'; END $$`)
+      await admin.query('CREATE TRIGGER disk_full BEFORE INSERT ON objects FOR EACH STATEMENT EXECUTE FUNCTION disk_full()')
+      for (const id of ['prod_pg_full_1', 'prod_pg_full_2']) {
+        expect(await insert(id).catch((error: Error) => error))
+          .to.be.instanceOf(StorageUnavailable)
+          .and.to.include({readOnly: true, message: 'could not extend file "base/16384/16397": No space left on device'})
+      }
+      expect(await storage.reads.get('product', scope, 'prod_pg_room')).to.include({name: 'Full'})
+      expect(changes.map(({available, readOnly}) => ({available, readOnly}))).to.deep.equal([{available: false, readOnly: true}])
+      await admin.query('DROP TRIGGER disk_full ON objects')
+      await insert('prod_pg_room_again')
+      expect(changes.map(({available, readOnly}) => ({available, readOnly}))).to.deep.equal([
+        {available: false, readOnly: true},
+        {available: true, readOnly: true},
+      ])
+    } finally {
+      await admin.query('DROP TRIGGER IF EXISTS disk_full ON objects').catch(() => {})
+      await admin.query('DROP FUNCTION IF EXISTS disk_full()').catch(() => {})
+      await admin.end()
+      await storage.close()
+    }
+  })
+
   it("connects through the server's Unix socket when the URL's host parameter names its directory (docs/shared-gateway.md)", async function () {
     if (!postgresBin()) this.skip()
     const server = await startPostgres()

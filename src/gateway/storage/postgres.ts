@@ -301,8 +301,9 @@ function mapError(error: unknown): unknown {
   if (error instanceof StorageUnavailable) return error
   if (sqlState(error) === '23505') return new UniqueViolation((error as Error).message)
   if (unreachable(error)) return new StorageUnavailable((error as Error).message || String(sqlState(error)), {cause: error})
-  // read_only_sql_transaction: the URL leads to a standby, or to a primary fenced read-only for a switchover.
-  if (sqlState(error) === '25006') return new StorageUnavailable((error as Error).message, {cause: error, readOnly: true})
+  // read_only_sql_transaction (the URL leads to a standby, or to a primary fenced read-only for a switchover) and
+  // disk_full: the server takes no writes, and still answers reads.
+  if (sqlState(error) === '25006' || sqlState(error) === '53100') return new StorageUnavailable((error as Error).message, {cause: error, readOnly: true})
   return error
 }
 
@@ -314,12 +315,13 @@ const CONNECTION_LOST = /^(Connection terminated|Client has encountered a connec
 /**
  * Whether `error` says the server could not be reached or went away, not that a statement failed: the socket's
  * codes, node-postgres' messages, and the server's SQLSTATEs for a connection it lost or will not take for now
- * (08 connection_exception, 57P01 admin_shutdown, 57P02 crash_shutdown, 57P03 cannot_connect_now, 53300
- * too_many_connections): a restart or a failover, over when the server is back.
+ * (08 connection_exception, 57P01 admin_shutdown, 57P02 crash_shutdown, 57P03 cannot_connect_now) or for
+ * resources it lacks for now (53 insufficient_resources: 53300 too_many_connections, 53200 out_of_memory, …;
+ * 53100 disk_full is a server that takes no writes, `mapError`): a restart or a failover, over when the server is back.
  */
 function unreachable(error: unknown): boolean {
   const code = String(sqlState(error) ?? '')
-  if (NETWORK.has(code) || code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03' || code === '53300') return true
+  if (NETWORK.has(code) || code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03' || (code.startsWith('53') && code !== '53100')) return true
   return error instanceof Error && code === '' && CONNECTION_LOST.test(error.message)
 }
 
@@ -1220,7 +1222,7 @@ export class PostgresStorage implements Storage {
         }
         if ((sqlState(cause) === '40P01' || sqlState(cause) === '40001') && attempt < 5) continue
         const mapped = mapError(cause)
-        // A read-only server's connection is dropped: the next one may reach the writable server the URL leads to by then.
+        // A connection refused a write is dropped: the next one may reach the writable server the URL leads to by then.
         if (mapped instanceof StorageUnavailable && mapped.readOnly) broken ??= mapped
         this.failed(mapped)
         throw mapped

@@ -47,7 +47,8 @@ export class StorageUnavailable extends Error {
   override readonly name = 'StorageUnavailable'
   /**
    * The server answers but takes no writes (SQLSTATE 25006: a standby, or a primary fenced read-only for a
-   * switchover): reads still work, writes are refused until a writable server is behind the URL.
+   * switchover; 53100: its disk is full): reads still work, writes are refused until a writable server is behind
+   * the URL, or there is room again.
    */
   readonly readOnly: boolean
 
