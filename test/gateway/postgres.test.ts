@@ -8,7 +8,7 @@ import {expect} from 'chai'
 import fc from 'fast-check'
 import pg, {type Pool} from 'pg'
 
-import {LAST_VARIANT_SORT_ORDER, PostgresStorage, redactUrl} from '../../src/gateway/storage/postgres.js'
+import {answerDeadlineMs, LAST_VARIANT_SORT_ORDER, PostgresStorage, redactUrl} from '../../src/gateway/storage/postgres.js'
 import {type AvailabilityChange, type Storage, StorageUnavailable, type Store} from '../../src/gateway/storage/storage.js'
 import {postgresBin, startPostgres} from '../../scripts/postgres-server.js'
 import {TestGateway} from '../helpers/gateway.js'
@@ -663,6 +663,12 @@ describe('PostgreSQL storage: two storages on one database', function () {
     expect(refused).to.include({name: 'StorageOpenError', code: 'db_refused'})
     expect((refused as Error).message).to.contain('no_such_database').and.not.contain('s3cret')
     expect(redactUrl('postgresql://u:p%40ss@h/db?password=x&sslmode=require')).to.equal('postgresql://u:***@h/db?password=***&sslmode=require')
+  })
+
+  it('PAYAPP_GATEWAY_PG_TIMEOUT: seconds, fractions too; 10 s when unset, empty, zero, negative or not a number; at most what a timer takes', () => {
+    expect(['30', '0.5', ' 2 '].map(answerDeadlineMs)).to.deep.equal([30_000, 500, 2000])
+    for (const bad of [undefined, '', ' ', '0', '-1', 'ten', 'NaN']) expect(answerDeadlineMs(bad), String(bad)).to.equal(10_000)
+    expect(answerDeadlineMs('1e12')).to.equal(2 ** 31 - 1)
   })
 })
 

@@ -328,6 +328,12 @@ function unreachable(error: unknown): boolean {
 /** How long the gateway waits for PostgreSQL to answer (a connection, a statement) by default: `PAYAPP_GATEWAY_PG_TIMEOUT` seconds sets it. */
 const ANSWER_MS = 10_000
 
+/** `PAYAPP_GATEWAY_PG_TIMEOUT` (seconds, fractions too) in ms: `ANSWER_MS` unless a positive number, at most a timer's longest (24.8 days). */
+export function answerDeadlineMs(seconds: string | undefined): number {
+  const s = Number(seconds)
+  return seconds?.trim() && s > 0 ? Math.min(s * 1000, 2 ** 31 - 1) : ANSWER_MS
+}
+
 /** The error a connection that stopped answering is cut with: ETIMEDOUT, a network failure (`unreachable`). */
 const silent = (ms: number) => Object.assign(new Error(`PostgreSQL did not answer for ${ms / 1000} s`), {code: 'ETIMEDOUT'})
 
@@ -1062,7 +1068,7 @@ export class PostgresStorage implements Storage {
    */
   static async open(url: string, opts: {max?: number; timeoutMs?: number} = {}): Promise<PostgresStorage> {
     const {default: pg} = await import('pg')
-    const answerMs = opts.timeoutMs ?? (Number(process.env.PAYAPP_GATEWAY_PG_TIMEOUT) * 1000 || ANSWER_MS)
+    const answerMs = opts.timeoutMs ?? answerDeadlineMs(process.env.PAYAPP_GATEWAY_PG_TIMEOUT)
     const options = {
       // The server's plan_cache_mode (PostgreSQL's default, auto: a prepared statement's first five executions
       // planned with their values, then its generic plan where that costs no more; replanned after an ANALYZE).
