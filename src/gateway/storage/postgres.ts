@@ -340,6 +340,13 @@ const silent = (ms: number) => Object.assign(new Error(`PostgreSQL did not answe
 /** A node-postgres client's socket (plain or TLS, once connected). */
 const socketOf = (client: Client | PoolClient) => (client as unknown as {connection: {stream: Socket}}).connection.stream
 
+/** Cuts `client`'s connection (ETIMEDOUT) when its socket's timeout, `ms` while set, finds it silent; answers the socket. */
+function cutWhenSilent(client: Client | PoolClient, ms: number): Socket {
+  const socket = socketOf(client)
+  socket.on('timeout', () => socket.destroy(silent(ms)))
+  return socket
+}
+
 /**
  * A network partition that drops packets (no reset, no FIN) leaves a connection waiting for an answer for as
  * long as TCP retransmits, a quarter of an hour on Linux. So while a client is checked out of its pool (a
@@ -348,10 +355,7 @@ const socketOf = (client: Client | PoolClient) => (client as unknown as {connect
  * deadline; the next unit that takes it does.
  */
 function answerDeadline(pool: Pool, ms: number): void {
-  pool.on('connect', (client) => {
-    const socket = socketOf(client)
-    socket.on('timeout', () => socket.destroy(silent(ms)))
-  })
+  pool.on('connect', (client) => cutWhenSilent(client, ms))
   pool.on('acquire', (client) => socketOf(client).setTimeout(ms))
   pool.on('release', (_error, client) => socketOf(client).setTimeout(0))
 }
@@ -1098,11 +1102,8 @@ export class PostgresStorage implements Storage {
       () => {
         // It pings every half second: silent longer than the storage's deadline (2 s at least), it is cut and connects again.
         const client = new pg.Client(options)
-        client.once('connect', () => {
-          const socket = socketOf(client)
-          socket.setTimeout(Math.max(answerMs, 2000))
-          socket.on('timeout', () => socket.destroy(silent(Math.max(answerMs, 2000))))
-        })
+        const ms = Math.max(answerMs, 2000)
+        client.once('connect', () => cutWhenSilent(client, ms).setTimeout(ms))
         return client
       },
       async (text, values) => (await pool.query(text, values)).rows,
