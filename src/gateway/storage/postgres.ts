@@ -1213,8 +1213,10 @@ export class PostgresStorage implements Storage {
         announced = this.watch.inUnit(store, unit.run)
         const result = await fn(store)
         await unit.commit()
-        release()
+        // Asked while the unit's connection is still out: the analysis goes on another of the pool's, as before the
+        // release moved here (on the same one, it reached the server ahead of other processes' commits under way).
         this.analyze()
+        release()
         await announced.committed()
         this.reached(true)
         return result
