@@ -23,7 +23,7 @@ import {faultError} from './domain/faults.js'
 import {randomText} from './ids.js'
 import {Idempotency, Platform, rateLimitHeaders, type Credential, type IdempotencyStart} from './platform.js'
 import type {Kind, Scope} from './storage/documents.js'
-import {StorageUnavailable, UniqueViolation} from './storage/storage.js'
+import {StorageBusy, StorageUnavailable, UniqueViolation} from './storage/storage.js'
 
 // ---------------------------------------------------------------- what route modules see
 
@@ -371,6 +371,10 @@ function toApiError(error: Error & {code?: string; statusCode?: number; validati
   if (error instanceof StorageUnavailable) {
     const now = error.readOnly ? 'The gateway\'s database takes no writes right now (read-only for a switchover, or full)' : 'The gateway cannot reach its database right now'
     return new ApiError(503, 'api_error', 'database_unavailable', `${now}; retry with the same Idempotency-Key`, undefined, {'retry-after': '1'})
+  }
+  // Another request or process held what this write needs for longer than the gateway waits; it wrote nothing.
+  if (error instanceof StorageBusy) {
+    return new ApiError(429, 'rate_limit_error', 'lock_timeout', 'Another request is changing the same data; retry with the same Idempotency-Key in a moment', undefined, {'retry-after': '1'})
   }
   // A unique constraint refused a concurrent duplicate: the other request won; this one wrote nothing.
   if (error instanceof UniqueViolation) return new ApiError(409, 'resource_conflict', 'concurrent_write', 'Another request changed this resource at the same time; re-read it and retry')

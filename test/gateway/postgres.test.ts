@@ -8,8 +8,8 @@ import {expect} from 'chai'
 import fc from 'fast-check'
 import pg, {type Pool} from 'pg'
 
-import {answerDeadlineMs, LAST_VARIANT_SORT_ORDER, PostgresStorage, redactUrl} from '../../src/gateway/storage/postgres.js'
-import {type AvailabilityChange, type Storage, StorageUnavailable, type Store} from '../../src/gateway/storage/storage.js'
+import {answerDeadlineMs, LAST_VARIANT_SORT_ORDER, PostgresStorage, redactUrl, withServerOptions} from '../../src/gateway/storage/postgres.js'
+import {type AvailabilityChange, type Storage, StorageBusy, StorageUnavailable, type Store} from '../../src/gateway/storage/storage.js'
 import {postgresBin, startPostgres} from '../../scripts/postgres-server.js'
 import {TestGateway} from '../helpers/gateway.js'
 import {partitionable} from '../helpers/partition.js'
@@ -534,6 +534,67 @@ describe('PostgreSQL storage: two storages on one database', function () {
     }
   })
 
+  it('a process cut off while its unit holds a row: the others write other rows, and that one is answered busy (not unreachable) until the cut connection ends', async () => {
+    const {hostname, port} = new URL(url)
+    const relay = await partitionable({host: hostname, port: Number(port)})
+    const [cutOff, other] = await Promise.all([PostgresStorage.open(relay.through(url), {timeoutMs: 1000}), PostgresStorage.open(url, {timeoutMs: 1000})])
+    const changes: AvailabilityChange[] = []
+    other.onAvailability((change) => changes.push(change))
+    const rename = (id: string, name: string) => async (tx: Store) => {
+      const doc = await tx.lock('product', scope, id, 'exclusive')
+      await tx.save({...doc!, name})
+    }
+    let held: ReturnType<typeof heldUnit> | undefined
+    try {
+      for (const id of ['prod_pg_held', 'prod_pg_free']) await other.write((tx) => tx.insert('product', scope, {id, object: 'product', name: 'Before'} as never, {created: 0}))
+      held = heldUnit(cutOff, (tx) => tx.lock('product', scope, 'prod_pg_held', 'exclusive'))
+      await held.reached
+      // The relay drops everything from now: the server waits for the rest of the unit, holding the row.
+      relay.cut()
+      await other.write(rename('prod_pg_free', 'Written meanwhile'))
+      expect(await other.write(rename('prod_pg_held', 'Written after')).catch((error: unknown) => error)).to.be.instanceOf(StorageBusy)
+      expect(changes, 'the server answered the other process throughout').to.deep.equal([])
+      // The cut-off unit never answered as written: its process cut the silent connection.
+      held.release()
+      expect(await held.done.catch((error: unknown) => error)).to.be.instanceOf(StorageUnavailable)
+      // Once that connection's end reaches the server (the partition heals; or TCP keepalive gives up, docs/shared-gateway.md),
+      // the row is free: sent again while busy, as clients do, the write is stored.
+      relay.heal()
+      let answer: unknown
+      for (let tries = 0; tries < 5 && answer !== 'written'; tries++) answer = await other.write(rename('prod_pg_held', 'Written after')).then(() => 'written', (error: unknown) => error)
+      expect(answer).to.equal('written')
+      expect((await other.reads.getMany('product', scope, ['prod_pg_held', 'prod_pg_free'])).map((p) => p.name).sort()).to.deep.equal(['Written after', 'Written meanwhile'])
+    } finally {
+      held?.release()
+      relay.heal()
+      await Promise.all([cutOff.close(), other.close()]).catch(() => {})
+      await relay.close()
+    }
+  })
+
+  it('a row held longer than lock_timeout (0.9 of the deadline) fails the waiting unit as busy, not as a server it cannot reach; sent again once the row is free, it is written', async () => {
+    const [holder, waiter] = await Promise.all([PostgresStorage.open(url, {timeoutMs: 5000}), PostgresStorage.open(url, {timeoutMs: 500})])
+    const changes: AvailabilityChange[] = []
+    waiter.onAvailability((change) => changes.push(change))
+    let held: ReturnType<typeof heldUnit> | undefined
+    try {
+      await waiter.write((tx) => tx.insert('product', scope, {id: 'prod_pg_busy', object: 'product', name: 'Busy'} as never, {created: 0}))
+      held = heldUnit(holder, (tx) => tx.lock('product', scope, 'prod_pg_busy', 'exclusive'))
+      await held.reached
+      const update = (tx: Store) => tx.lock('product', scope, 'prod_pg_busy', 'exclusive').then((doc) => tx.save({...doc!, name: 'After the holder'}))
+      const busy = await waiter.write(update).catch((error: unknown) => error)
+      expect(busy).to.be.instanceOf(StorageBusy)
+      expect(changes, 'the server answered throughout').to.deep.equal([])
+      held.release()
+      await held.done
+      await waiter.write(update)
+      expect((await waiter.reads.get('product', scope, 'prod_pg_busy'))!.name).to.equal('After the holder')
+    } finally {
+      held?.release()
+      await Promise.all([holder.close(), waiter.close()])
+    }
+  })
+
   it('a server that takes no writes (a primary fenced for a switchover) fails units as unavailable, read-only; reads go on; once the URL leads to the new primary, writes go there; said once, and when writes are taken again', async function () {
     if (!postgresBin()) this.skip()
     const [old, next] = await Promise.all([startPostgres(), startPostgres()])
@@ -669,6 +730,37 @@ describe('PostgreSQL storage: two storages on one database', function () {
     expect(['30', '0.5', ' 2 '].map(answerDeadlineMs)).to.deep.equal([30_000, 500, 2000])
     for (const bad of [undefined, '', ' ', '0', '-1', 'ten', 'NaN']) expect(answerDeadlineMs(bad), String(bad)).to.equal(10_000)
     expect(answerDeadlineMs('1e12')).to.equal(2 ** 31 - 1)
+  })
+
+  it("the gateway's lock_timeout and TCP keepalives join a URL's own server options (a search_path), and a setting the URL names again is the URL's", async () => {
+    const schema = `opts_${process.pid}`
+    const admin = new pg.Client(url)
+    await admin.connect()
+    await admin.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`)
+    const base = url.replace(/[?&]options=[^&#]*/, '')
+    const withOptions = (options: string) => `${base}${base.includes('?') ? '&' : '?'}options=${encodeURIComponent(options)}`
+    const settings = async (target: string) => {
+      const storage = await PostgresStorage.open(target, {timeoutMs: 2000})
+      try {
+        const pool = (storage as unknown as {pool: Pool}).pool
+        const names = ['search_path', 'lock_timeout', 'tcp_keepalives_idle', 'tcp_keepalives_interval', 'tcp_keepalives_count']
+        const {rows} = await pool.query<{values: string[]}>('SELECT array(SELECT current_setting(n) FROM unnest($1::text[]) AS n) AS values', [names])
+        const [path, lock, ...keepalive] = rows[0]!.values
+        // Keepalives are a TCP connection's (a Unix socket's show 0).
+        return {path, lock, keepalive: new URL(target).searchParams.has('host') ? undefined : keepalive.join(' ')}
+      } finally {
+        await storage.close()
+      }
+    }
+    try {
+      const keepalive = new URL(url).searchParams.has('host') ? undefined : '2 1 3'
+      expect(await settings(withOptions(`-c search_path=${schema}`))).to.deep.equal({path: schema, lock: '1800ms', keepalive})
+      expect(await settings(withOptions(`-c search_path=${schema} -c lock_timeout=7s`))).to.deep.equal({path: schema, lock: '7s', keepalive})
+      expect(withServerOptions('postgres://u@h/db', '-c lock_timeout=900')).to.deep.equal({connectionString: 'postgres://u@h/db', options: '-c lock_timeout=900'})
+    } finally {
+      await admin.query(`DROP SCHEMA ${schema} CASCADE`)
+      await admin.end()
+    }
   })
 })
 

@@ -4,10 +4,13 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {pathToFileURL} from 'node:url'
 
+import type Database from 'better-sqlite3'
 import {expect} from 'chai'
+import fc from 'fast-check'
 
 import type {Documents} from '../../src/gateway/storage/documents.js'
 import {SqliteStorage} from '../../src/gateway/storage/sqlite.js'
+import {type AvailabilityChange, StorageBusy, StorageUnavailable} from '../../src/gateway/storage/storage.js'
 import {openDatabase} from '../../src/gateway/storage/sqlite-driver.js'
 
 /**
@@ -135,7 +138,32 @@ describe('SQLite storage: WAL checkpoints off the request path', function () {
   })
 })
 
-describe('SQLite storage: two processes on one file', () => {
+describe('SQLite storage: two processes on one file', function () {
+  this.timeout(60_000)
+
+  it('a write lock another process holds past the busy timeout (10 s) fails the unit as busy (429 lock_timeout), not as an internal error; reads go on, and the write goes through once the lock is let go', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'payapp-busy-')), 'gateway.sqlite')
+    const storage = new SqliteStorage(file)
+    const scope = {merchant: 'mer_busy', env: 'test'} as const
+    const product = (id: string) => ({id, object: 'product', name: id}) as unknown as Documents['product']
+    // Another program on the file (a second gateway, a `sqlite3` shell) in a write transaction it does not end.
+    const other = openDatabase(file, {timeout: 0})
+    try {
+      await storage.write((tx) => tx.insert('product', scope, product('prod_before'), {created: 0}))
+      other.exec('BEGIN IMMEDIATE')
+      const refused = await storage.write((tx) => tx.insert('product', scope, product('prod_busy'), {created: 0})).catch((error: unknown) => error)
+      expect(refused).to.be.instanceOf(StorageBusy)
+      expect(await storage.reads.get('product', scope, 'prod_before')).to.include({name: 'prod_before'})
+      other.exec('COMMIT')
+      await storage.write((tx) => tx.insert('product', scope, product('prod_busy'), {created: 0}))
+      expect((await storage.reads.all('product', scope)).map((p) => p.id).sort()).to.deep.equal(['prod_before', 'prod_busy'])
+    } finally {
+      other.close()
+      storage.close()
+    }
+  })
+
+
   it("a unit's cached reads are not trusted after another process committed since the last request: their generation moves under the unit's write lock", async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'payapp-gen-')), 'gateway.sqlite')
     const [a, b] = [new SqliteStorage(file), new SqliteStorage(file)]
@@ -152,5 +180,70 @@ describe('SQLite storage: two processes on one file', () => {
     } finally {
       await Promise.all([a.close(), b.close()])
     }
+  })
+})
+
+/**
+ * A file with no room left (a full disk; here SQLite's `max_page_count`, which fails the same way on demand): SQLite
+ * then rolls back the whole transaction, so a batch's units that ran before the one that failed are gone too. None of
+ * them may answer as written: every unit that resolved is stored whole, every one that was refused is absent, and the
+ * refusal says the database takes no writes (503 database_unavailable, retried with the same key), for any mix of
+ * unit sizes, failing units and headroom.
+ */
+describe('SQLite storage: a file with no room left', function () {
+  this.timeout(120_000)
+
+  it('never acknowledges a unit rolled back with the rest of its batch, and refuses each as a database that takes no writes', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'payapp-full-'))
+    const scope = {merchant: 'acct_full', env: 'test' as const}
+    let run = 0
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({min: 1, max: 30}),
+        fc.array(fc.record({docs: fc.integer({min: 1, max: 4}), size: fc.integer({min: 10, max: 6000}), throws: fc.boolean()}), {minLength: 2, maxLength: 30}),
+        async (headroom, units) => {
+          const storage = new SqliteStorage(join(dir, `full-${run++}.sqlite`))
+          const db = (storage as unknown as {writer: {db: Database.Database}}).writer.db
+          const changes: AvailabilityChange[] = []
+          storage.onAvailability((change) => changes.push(change))
+          try {
+            db.pragma(`max_page_count = ${(db.pragma('page_count', {simple: true}) as number) + headroom}`)
+            const id = (unit: number, doc: number) => `prod_full${unit}x${doc}`
+            // Asked for in one turn: they share batches, as concurrent requests do.
+            const outcomes = await Promise.allSettled(
+              units.map((unit, u) =>
+                storage.write(async (tx) => {
+                  for (let d = 0; d < unit.docs; d++) {
+                    const doc = {id: id(u, d), object: 'product', name: `Unit ${u}`, description: 'x'.repeat(unit.size)} as unknown as Documents['product']
+                    await tx.insert('product', scope, doc, {created: u})
+                  }
+                  if (unit.throws) throw new Error(`unit ${u} refuses`)
+                }),
+              ),
+            )
+            db.pragma('max_page_count = 1073741823')
+            const stored = new Set((await storage.reads.all('product', scope)).map((p) => p.id))
+            outcomes.forEach((outcome, u) => {
+              const ids = Array.from({length: units[u]!.docs}, (_, d) => id(u, d))
+              if (outcome.status === 'fulfilled') {
+                expect(ids.filter((i) => !stored.has(i)), `unit ${u} answered as written`).to.deep.equal([])
+                return
+              }
+              expect(ids.filter((i) => stored.has(i)), `unit ${u} refused`).to.deep.equal([])
+              const error = outcome.reason as Error
+              if (error instanceof StorageUnavailable) expect(error.readOnly).to.equal(true)
+              else expect(error.message).to.equal(`unit ${u} refuses`)
+            })
+            const full = outcomes.some((o) => o.status === 'rejected' && o.reason instanceof StorageUnavailable)
+            // Told once when writes stopped, and once when the next unit was written.
+            await storage.write((tx) => tx.insert('product', scope, {id: 'prod_after', object: 'product', name: 'After'} as unknown as Documents['product'], {created: 0}))
+            expect(changes.map((c) => `${c.available}:${c.readOnly}`)).to.deep.equal(full ? ['false:true', 'true:true'] : [])
+          } finally {
+            storage.close()
+          }
+        },
+      ),
+      {numRuns: 40},
+    )
   })
 })

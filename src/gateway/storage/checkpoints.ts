@@ -60,12 +60,12 @@ parentPort.on('message', (message) => {
     const row = checkpoint.get()
     parentPort.postMessage({log: row.log, checkpointed: row.checkpointed})
   } catch (error) {
-    parentPort.postMessage({error: String(error && error.message)})
+    parentPort.postMessage({error: String(error && error.message), full: /disk is full/.test(String(error && error.message))})
   }
 })
 `
 
-type CheckpointResult = {log: number; checkpointed: number; error?: string}
+type CheckpointResult = {log: number; checkpointed: number; error?: string; full?: boolean}
 
 export interface CheckpointHost {
   /** Runs `checkpoint` once no write unit runs and no batch is open, holding new units until it is done. */
@@ -164,7 +164,10 @@ export class Checkpoints {
       do {
         this.again = false
         const started = Date.now()
-        const {error, log} = await this.checkpoint()
+        const {error, full, log} = await this.checkpoint()
+        // A full disk (the file could not grow for the pages copied): commits fail too until there is room, and
+        // the first commit after asks for the next checkpoint. Any other failure hands checkpoints back to SQLite.
+        if (full) return
         if (error) return this.fail()
         // The WAL's frames, not its file (which keeps its size when the WAL starts over); after a hold, the old
         // WAL's count until the next commit (the first of the new WAL).
@@ -205,6 +208,8 @@ export class Checkpoints {
     this.failed = true
     for (const reply of this.replies.splice(0)) reply({log: 0, checkpointed: 0, error: 'stopped'})
     if (this.writer.open) this.writer.pragma('wal_autocheckpoint = 1000')
+    // A worker left running (its message port open) would keep the process from exiting once the server closed.
+    void this.worker?.terminate()
   }
 
   /**

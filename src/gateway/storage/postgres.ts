@@ -14,7 +14,7 @@ import type {Client, Pool, PoolClient, QueryResultRow} from 'pg'
 import type {Documents, Kind, MerchantDoc, Scope} from './documents.js'
 import {VersionWatch} from './pg-watch.js'
 import {CREDENTIAL_COLUMNS, credentialRecord, type CredentialRow, credentialRow, endpointRecord, type EndpointRow, name, objectRow, refuseWrite, TABLES, WRITES} from './sql.js'
-import {type AvailabilityChange, SHARED_VERSION_KEY, StorageUnavailable, UniqueViolation} from './storage.js'
+import {Availability, type AvailabilityChange, SHARED_VERSION_KEY, StorageBusy, StorageUnavailable, UniqueViolation} from './storage.js'
 import type {
   Condition,
   CredentialRecord,
@@ -300,6 +300,8 @@ const sqlState = (error: unknown) => (error as {code?: unknown}).code
 function mapError(error: unknown): unknown {
   if (error instanceof StorageUnavailable) return error
   if (sqlState(error) === '23505') return new UniqueViolation((error as Error).message)
+  // lock_not_available: another unit held a row this one needed past lock_timeout (`PostgresStorage.open`).
+  if (sqlState(error) === '55P03') return new StorageBusy((error as Error).message)
   if (unreachable(error)) return new StorageUnavailable((error as Error).message || String(sqlState(error)), {cause: error})
   // read_only_sql_transaction (the URL leads to a standby, or to a primary fenced read-only for a switchover) and
   // disk_full: the server takes no writes, and still answers reads.
@@ -323,6 +325,31 @@ function unreachable(error: unknown): boolean {
   const code = String(sqlState(error) ?? '')
   if (NETWORK.has(code) || code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03' || (code.startsWith('53') && code !== '53100')) return true
   return error instanceof Error && code === '' && CONNECTION_LOST.test(error.message)
+}
+
+/**
+ * What each connection asks of the server, for a process that waits `answerMs` for it. A statement waits for a row
+ * lock (another unit's, another process's) for 0.9 of that at most, then fails 55P03, answered 429 lock_timeout
+ * (`mapError`): before this process would cut the silent connection, which says the server is unreachable. And
+ * over TCP the server probes a connection silent for that long (every fifth of it, 3 times): a process cut off by
+ * a partition mid-unit leaves the server waiting for the rest of the unit, holding its rows, until its connection
+ * ends, two hours by the kernel's default keepalive.
+ */
+function serverSettings(answerMs: number): string {
+  const idle = Math.ceil(answerMs / 1000)
+  return `-c lock_timeout=${Math.floor(answerMs * 0.9)} -c tcp_keepalives_idle=${idle} -c tcp_keepalives_interval=${Math.ceil(idle / 5)} -c tcp_keepalives_count=3`
+}
+
+/**
+ * node-postgres' settings for `url` with server `settings` (`-c name=value …`) at connection start. A URL's own
+ * `options` parameter (a `-c search_path=…`, say) would replace a separate `options` setting, so there `settings`
+ * go in front of its value, where a setting the URL names again still wins.
+ */
+export function withServerOptions(url: string, settings: string): {connectionString: string; options?: string} {
+  const own = /([?&]options=)([^&#]*)/.exec(url)
+  if (!own) return {connectionString: url, options: settings}
+  const at = own.index + own[1]!.length
+  return {connectionString: url.slice(0, at) + encodeURIComponent(`${settings} `) + url.slice(at)}
 }
 
 /** How long the gateway waits for PostgreSQL to answer (a connection, a statement) by default: `PAYAPP_GATEWAY_PG_TIMEOUT` seconds sets it. */
@@ -1042,27 +1069,20 @@ export class PostgresStorage implements Storage {
     this.versionReads = new PgConnection(runner(side, this))
   }
 
-  /** Since when the server has not answered (the first failure to reach it) or taken writes (`readOnly`), while it has not since. */
-  private down?: {since: number; readOnly: boolean}
-  private readonly availability: Array<(change: AvailabilityChange) => void> = []
+  private readonly availability = new Availability()
 
   onAvailability(listener: (change: AvailabilityChange) => void): void {
-    this.availability.push(listener)
+    this.availability.listen(listener)
   }
 
   /** A read (`wrote` false) or a unit was answered: the server is back if it was away; writable if a unit committed. */
   reached(wrote = false): void {
-    const down = this.down
-    if (down === undefined || (down.readOnly && !wrote)) return
-    this.down = undefined
-    for (const listener of this.availability) listener({available: true, downMs: Date.now() - down.since, readOnly: down.readOnly})
+    this.availability.reached(wrote)
   }
 
   /** A statement or a unit failed: told once per outage (or read-only spell) when the server could not be reached (or written). */
   failed(error: unknown): void {
-    if (!(error instanceof StorageUnavailable) || this.down?.readOnly === error.readOnly || this.ended) return
-    this.down = {since: this.down?.since ?? Date.now(), readOnly: error.readOnly}
-    for (const listener of this.availability) listener({available: false, reason: error.message, readOnly: error.readOnly})
+    this.availability.failed(error)
   }
 
   /**
@@ -1074,10 +1094,10 @@ export class PostgresStorage implements Storage {
     const {default: pg} = await import('pg')
     const answerMs = opts.timeoutMs ?? answerDeadlineMs(process.env.PAYAPP_GATEWAY_PG_TIMEOUT)
     const options = {
+      ...withServerOptions(url, serverSettings(answerMs)),
       // The server's plan_cache_mode (PostgreSQL's default, auto: a prepared statement's first five executions
       // planned with their values, then its generic plan where that costs no more; replanned after an ANALYZE).
       // Forcing custom plans made planning half of the server's time per keyed write (docs/architecture.md).
-      connectionString: url,
       connectionTimeoutMillis: answerMs,
       idleTimeoutMillis: 30_000,
       types: {
@@ -1117,10 +1137,12 @@ export class PostgresStorage implements Storage {
       await Promise.all([pool.end(), side.end()]).catch(() => {})
       throw openError(storage.location, error)
     }
-    // A migration may build indexes for minutes, or wait that long for another process's under the lock: no deadline.
+    // A migration may build indexes for minutes, or wait that long for another process's under the lock: no deadline,
+    // and no lock timeout in its transaction.
     socketOf(client).setTimeout(0)
+    const begin = 'BEGIN; SET LOCAL lock_timeout = 0'
     try {
-      await client.query('BEGIN')
+      await client.query(begin)
       await client.query(`SELECT pg_advisory_xact_lock(hashtext('payapp.schema'))`)
       const current = await client.query<{value: string}>(`SELECT value FROM meta WHERE key = 'schema_version'`).catch(() => undefined)
       const found = current?.rows[0]?.value
@@ -1135,7 +1157,7 @@ export class PostgresStorage implements Storage {
         // A failed probe (no meta table yet) aborted the transaction: start it again under the lock.
         if (!current) {
           await client.query('ROLLBACK')
-          await client.query('BEGIN')
+          await client.query(begin)
           await client.query(`SELECT pg_advisory_xact_lock(hashtext('payapp.schema'))`)
         }
         await client.query(SCHEMA)
@@ -1270,7 +1292,7 @@ export class PostgresStorage implements Storage {
 
   async close(): Promise<void> {
     if (this.ended) return
-    this.ended = true
+    this.ended = this.availability.closed = true
     await Promise.all([this.watch.close(), this.pool.end(), this.side.end()])
   }
 }

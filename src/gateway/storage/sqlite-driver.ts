@@ -53,6 +53,7 @@ const CODES: Record<number, string> = {
   1: 'SQLITE_ERROR',
   5: 'SQLITE_BUSY',
   6: 'SQLITE_LOCKED',
+  7: 'SQLITE_NOMEM',
   8: 'SQLITE_READONLY',
   10: 'SQLITE_IOERR',
   11: 'SQLITE_CORRUPT',

@@ -15,7 +15,7 @@ import type {Documents, Kind, MerchantDoc, Scope} from './documents.js'
 import {Checkpoints} from './checkpoints.js'
 import {openDatabase} from './sqlite-driver.js'
 import {CREDENTIAL_COLUMNS, credentialRecord, type CredentialRow, credentialRow, endpointRecord, type EndpointRow, name, objectRow, refuseWrite, TABLES, WRITES} from './sql.js'
-import {combinationKey, UniqueViolation} from './storage.js'
+import {Availability, type AvailabilityChange, combinationKey, StorageBusy, StorageUnavailable, UniqueViolation} from './storage.js'
 import type {
   Condition,
   CredentialRecord,
@@ -269,6 +269,7 @@ export class SqliteStorage implements Storage {
   /** The writer's data_version when the last batch began (`openBatch`). */
   private batchDataVersion?: number
   readonly readsCached = true
+  private readonly availability = new Availability()
 
   constructor(readonly location: string) {
     if (location !== ':memory:') mkdirSync(dirname(location), {recursive: true, mode: 0o700})
@@ -325,6 +326,11 @@ export class SqliteStorage implements Storage {
     return this.writer.db.open
   }
 
+  /** Tells `listener` when the file stops taking writes (its disk full, the file gone read-only) and when it takes them again. */
+  onAvailability(listener: (change: AvailabilityChange) => void): void {
+    this.availability.listen(listener)
+  }
+
   /** Whether WAL checkpoints run on the worker thread now, off the request path (checkpoints.ts). */
   get checkpointsOffThread(): boolean {
     return this.checkpoints?.active ?? false
@@ -360,8 +366,14 @@ export class SqliteStorage implements Storage {
         result = await fn(this.tx)
         db.exec('RELEASE unit')
       } catch (error) {
-        db.exec('ROLLBACK TO unit')
-        db.exec('RELEASE unit')
+        if (db.inTransaction) {
+          db.exec('ROLLBACK TO unit')
+          db.exec('RELEASE unit')
+        } else {
+          // SQLite rolled the whole batch transaction back (SQLITE_FULL, an I/O error): the units that ran in it
+          // before this one are gone too, so none of them may answer as written.
+          this.abandonBatch(storageError(error))
+        }
         // A read of the one in-memory connection may have cached what the rolled-back unit wrote.
         this.bump('*')
         throw error
@@ -371,6 +383,10 @@ export class SqliteStorage implements Storage {
       ran?.(result)
       await batch
       return result
+    } catch (error) {
+      const mapped = storageError(error)
+      this.availability.failed(mapped)
+      throw mapped
     } finally {
       this.busy = false
       turn()
@@ -412,14 +428,23 @@ export class SqliteStorage implements Storage {
       db.exec('COMMIT')
       for (const kind of this.pending) this.bump(kind)
       settle.resolve()
+      this.availability.reached(true)
       this.checkpoints?.committed()
     } catch (error) {
       if (db.inTransaction) db.exec('ROLLBACK')
       this.bump('*')
-      settle.reject(error as Error)
+      settle.reject(storageError(error) as Error)
     } finally {
       this.pending.clear()
     }
+  }
+
+  /** Fails the open batch, which SQLite already rolled back: its units answer `error`; the next unit opens a new one. */
+  private abandonBatch(error: unknown): void {
+    const settle = this.settle
+    this.batch = this.settle = undefined
+    this.pending.clear()
+    settle?.reject(error as Error)
   }
 
   private touched(kind: string): void {
@@ -459,6 +484,7 @@ export class SqliteStorage implements Storage {
   }
 
   close(): void {
+    this.availability.closed = true
     // A batch still open (closing in the turn of its last unit) commits first: its units are whole.
     if (this.writer.db.open) this.commitBatch()
     this.checkpoints?.close()
@@ -517,6 +543,22 @@ function uniqueActiveLookupKeys(db: Database.Database): void {
         AND json_extract(o.data, '$.lookup_key') = json_extract(objects.data, '$.lookup_key') AND o.seq > objects.seq)`)
     db.exec(`CREATE UNIQUE INDEX prices_active_lookup_key ON objects (merchant, env, json_extract(data, '$.lookup_key')) WHERE ${active('objects')}`)
   })()
+}
+
+/**
+ * SQLite's failures to write as the storage interface's: a full disk (SQLITE_FULL) or a file that became read-only
+ * is a database that takes no writes for now (503, reads go on); an I/O error one that cannot be used for now; the
+ * write lock that another process held past the busy timeout (SQLITE_BUSY) a busy database (429 lock_timeout).
+ * Each is retried with the same Idempotency-Key once it passed. Other errors as they are.
+ */
+function storageError(error: unknown): unknown {
+  if (error instanceof StorageUnavailable || error instanceof StorageBusy) return error
+  const code = String((error as {code?: unknown}).code ?? '')
+  const message = (error as Error).message
+  if (code === 'SQLITE_FULL' || code.startsWith('SQLITE_READONLY')) return new StorageUnavailable(message, {cause: error, readOnly: true})
+  if (code.startsWith('SQLITE_IOERR') || code === 'SQLITE_NOMEM') return new StorageUnavailable(message, {cause: error})
+  if (code.startsWith('SQLITE_BUSY')) return new StorageBusy(message, {cause: error})
+  return error
 }
 
 /** A unique index's refusal as the storage interface's `UniqueViolation` (SQLite's message names the index); other errors as they are. */

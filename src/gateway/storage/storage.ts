@@ -59,10 +59,50 @@ export class StorageUnavailable extends Error {
 }
 
 /**
+ * Another request or process held what this write needs (PostgreSQL: its rows, past `lock_timeout`; SQLite: the
+ * file's write lock, past the busy timeout) for longer than the gateway waits: nothing was written, and the same
+ * request may be sent again in a moment (429 lock_timeout, as the best-known payments API answers contention).
+ */
+export class StorageBusy extends Error {
+  override readonly name = 'StorageBusy'
+}
+
+/**
  * A storage's reachability as it last found it: `available` false on the first failure to reach it (or to write,
  * `readOnly`), true on the first success after (a read ends an outage, only a write ends a read-only spell).
  */
 export type AvailabilityChange = {available: false; reason: string; readOnly: boolean} | {available: true; downMs: number; readOnly: boolean}
+
+/**
+ * A storage's availability as its statements find it (`Storage.onAvailability`): listeners hear once when it stops
+ * answering (or taking writes) and once when it answers (takes a write) again, not once per failed request.
+ */
+export class Availability {
+  /** Since when the database has not answered (the first failure to reach it) or taken writes (`readOnly`), while it has not since. */
+  private down?: {since: number; readOnly: boolean}
+  private readonly listeners: Array<(change: AvailabilityChange) => void> = []
+  /** Set when the storage closes: what fails after is the closing, not an outage. */
+  closed = false
+
+  listen(listener: (change: AvailabilityChange) => void): void {
+    this.listeners.push(listener)
+  }
+
+  /** A read (`wrote` false) or a unit was answered: the database is back if it was away; writable if a unit committed. */
+  reached(wrote = false): void {
+    const down = this.down
+    if (down === undefined || (down.readOnly && !wrote)) return
+    this.down = undefined
+    for (const listener of this.listeners) listener({available: true, downMs: Date.now() - down.since, readOnly: down.readOnly})
+  }
+
+  /** A statement or a unit failed: told once per outage (or read-only spell) when the database could not be reached (or written). */
+  failed(error: unknown): void {
+    if (!(error instanceof StorageUnavailable) || this.down?.readOnly === error.readOnly || this.closed) return
+    this.down = {since: this.down?.since ?? Date.now(), readOnly: error.readOnly}
+    for (const listener of this.listeners) listener({available: false, reason: error.message, readOnly: error.readOnly})
+  }
+}
 
 /**
  * A variant's option combination as its unique key (`insert`'s `key`): the first 24 hex digits of the
