@@ -141,28 +141,39 @@ describe('SQLite storage: WAL checkpoints off the request path', function () {
 describe('SQLite storage: two processes on one file', function () {
   this.timeout(60_000)
 
-  it('a write lock another process holds past the busy timeout (10 s) fails the unit as busy (429 lock_timeout), not as an internal error; reads go on, and the write goes through once the lock is let go', async () => {
+  it('a write lock another process holds: the write waits without stalling the process (reads answered meanwhile) and goes through when it is let go; held past 10 s, the write fails as busy (429 lock_timeout)', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'payapp-busy-')), 'gateway.sqlite')
     const storage = new SqliteStorage(file)
     const scope = {merchant: 'mer_busy', env: 'test'} as const
     const product = (id: string) => ({id, object: 'product', name: id}) as unknown as Documents['product']
-    // Another program on the file (a second gateway, a `sqlite3` shell) in a write transaction it does not end.
+    const insert = (id: string) => storage.write((tx) => tx.insert('product', scope, product(id), {created: 0}))
+    // Another program on the file (a second gateway, a `sqlite3` shell) in a write transaction.
     const other = openDatabase(file, {timeout: 0})
     try {
-      await storage.write((tx) => tx.insert('product', scope, product('prod_before'), {created: 0}))
+      await insert('prod_before')
       other.exec('BEGIN IMMEDIATE')
-      const refused = await storage.write((tx) => tx.insert('product', scope, product('prod_busy'), {created: 0})).catch((error: unknown) => error)
-      expect(refused).to.be.instanceOf(StorageBusy)
-      expect(await storage.reads.get('product', scope, 'prod_before')).to.include({name: 'prod_before'})
+      let settled = false
+      const waiting = insert('prod_waited').finally(() => (settled = true))
+      // The process answers reads while its write waits for the lock (SQLite's busy handler would sleep on the event loop).
+      for (let i = 0; i < 3; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 30))
+        expect(await storage.reads.get('product', scope, 'prod_before')).to.include({name: 'prod_before'})
+      }
+      expect(settled, 'the write waits for the lock').to.equal(false)
       other.exec('COMMIT')
-      await storage.write((tx) => tx.insert('product', scope, product('prod_busy'), {created: 0}))
-      expect((await storage.reads.all('product', scope)).map((p) => p.id).sort()).to.deep.equal(['prod_before', 'prod_busy'])
+      await waiting
+      // Held past the busy timeout: refused as busy, nothing written; sent again once the lock is let go, written.
+      other.exec('BEGIN IMMEDIATE')
+      expect(await insert('prod_busy').catch((error: unknown) => error)).to.be.instanceOf(StorageBusy)
+      other.exec('COMMIT')
+      await insert('prod_busy')
+      expect((await storage.reads.all('product', scope)).map((p) => p.id).sort()).to.deep.equal(['prod_before', 'prod_busy', 'prod_waited'])
     } finally {
+      if (other.inTransaction) other.exec('ROLLBACK')
       other.close()
       storage.close()
     }
   })
-
 
   it("a unit's cached reads are not trusted after another process committed since the last request: their generation moves under the unit's write lock", async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'payapp-gen-')), 'gateway.sqlite')

@@ -181,6 +181,10 @@ CREATE TABLE IF NOT EXISTS leases (name TEXT PRIMARY KEY, owner TEXT NOT NULL, u
 
 /** How long a write waits for another process's write lock on a shared file. */
 const BUSY_TIMEOUT_MS = 10_000
+/** The waits between tries for that lock (`SqliteStorage.lockFile`): SQLite's busy handler's (sqliteDefaultBusyCallback). */
+const BUSY_DELAYS_MS = [1, 2, 5, 10, 15, 20, 25, 25, 25, 50, 50, 100]
+
+const busy = (error: unknown) => String((error as {code?: unknown}).code ?? '').startsWith('SQLITE_BUSY')
 
 const field = (f: string) => `json_extract(data, '$.${name(f)}')`
 
@@ -313,6 +317,9 @@ export class SqliteStorage implements Storage {
       addColumn(db, 'objects', 'unique_key')
       uniqueKeys(db)
     }).immediate()
+    // From now on the writer never waits in SQLite's busy handler, which sleeps on the event loop: a unit waits for
+    // the write lock on timers (`lockFile`).
+    db.pragma('busy_timeout = 0')
     this.writer = new SqliteConnection(db, (kind) => this.touched(kind))
     // An in-memory database is one connection's; a file gets a reader that sees committed data only.
     this.reader = location === ':memory:' ? this.writer : new SqliteConnection(openDatabase(location, {readonly: true, timeout: BUSY_TIMEOUT_MS}), () => {})
@@ -360,7 +367,12 @@ export class SqliteStorage implements Storage {
     const {db} = this.writer
     let result: T
     try {
-      const batch = this.batch ?? this.openBatch()
+      let batch = this.batch
+      if (!batch) {
+        const waiting = this.lockFile()
+        if (waiting) await waiting
+        batch = this.openBatch()
+      }
       db.exec('SAVEPOINT unit')
       try {
         result = await fn(this.tx)
@@ -393,9 +405,36 @@ export class SqliteStorage implements Storage {
     }
   }
 
-  /** Opens the batch transaction; it commits once this turn of the event loop is done. */
+  /**
+   * BEGIN IMMEDIATE: the file's write lock. Another process holding it (a second gateway on the file, a `sqlite3`
+   * shell in a transaction) is waited for on timers, `BUSY_TIMEOUT_MS` at most, with the busy handler's delays:
+   * the event loop serves reads meanwhile, where SQLite's own busy handler would sleep on it. Undefined when the
+   * lock was taken at once (the common case: no promise, no turn lost).
+   */
+  private lockFile(): Promise<void> | undefined {
+    const {db} = this.writer
+    try {
+      db.exec('BEGIN IMMEDIATE')
+      return undefined
+    } catch (error) {
+      if (!busy(error)) throw error
+    }
+    return (async () => {
+      const deadline = Date.now() + BUSY_TIMEOUT_MS
+      for (let attempt = 0; ; attempt++) {
+        await new Promise((resolve) => setTimeout(resolve, BUSY_DELAYS_MS[Math.min(attempt, BUSY_DELAYS_MS.length - 1)]))
+        try {
+          db.exec('BEGIN IMMEDIATE')
+          return
+        } catch (error) {
+          if (!busy(error) || Date.now() >= deadline) throw error
+        }
+      }
+    })()
+  }
+
+  /** Opens the batch transaction, the write lock taken (`lockFile`); it commits once this turn of the event loop is done. */
   private openBatch(): Promise<void> {
-    this.writer.db.exec('BEGIN IMMEDIATE')
     // Another process may have committed between a request's `sync` and this write lock: what this process
     // cached (a unit reads the product's options from the cache) may then be stale, so a unit must not use it.
     // Under the lock nothing else commits, so the version read here holds until the batch's COMMIT.
