@@ -7,7 +7,7 @@
  *   node scripts/postgres-server.js        starts one, prints its URL, stops it on Ctrl-C
  */
 import {execFileSync, spawnSync} from 'node:child_process'
-import {chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync} from 'node:fs'
+import {appendFileSync, chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync} from 'node:fs'
 import {createServer} from 'node:net'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
@@ -37,7 +37,9 @@ export const freePort = () =>
  * `schedule(policy)` (puts its processes under the `batch` or the `normal` scheduling policy) and a `stop()` that
  * shuts it down and deletes its data directory; `pause()` and `resume()` stop it and start it again on the same data
  * (a restart as its clients see it). It starts under the batch policy unless `schedule` is 'normal'.
- * @param {{maxConnections?: number, settings?: string[], schedule?: 'batch' | 'normal'}} [opts] `settings`: more `name=value` server settings (a bench's profiling)
+ * @param {{maxConnections?: number, settings?: string[], schedule?: 'batch' | 'normal', inside?: string[], address?: string}} [opts] `settings`: more `name=value` server settings (a bench's profiling);
+ *   `inside`, a command prefix the server starts under (`ip netns exec NAME`: a network namespace, test/helpers/netns.ts), and `address`, the
+ *   one it listens on there instead of 127.0.0.1 (`url`'s host)
  * @returns {Promise<{url: string, socketUrl: string, database: (name: string, opts?: {tcp?: boolean}) => string, port: number, dir: string, data: string, schedule: (policy: 'batch' | 'normal') => void, pause: (mode?: 'fast' | 'immediate') => void, resume: () => void, stop: () => void}>}
  */
 export async function startPostgres(opts = {}) {
@@ -53,16 +55,19 @@ export async function startPostgres(opts = {}) {
     chmodSync(dir, 0o700)
   }
   /** Runs one of the server's programs, as the `postgres` user when root; `batch` starts it under that policy. */
-  const as = (cmd, args, options = {}, {batch: batched = false} = {}) => {
-    const [program, ...rest] = [...(batched ? ['chrt', '--batch', '0'] : []), ...(root ? ['runuser', '-u', 'postgres', '--'] : []), join(bin, cmd), ...args]
+  const as = (cmd, args, options = {}, {batch: batched = false, inside = []} = {}) => {
+    const [program, ...rest] = [...(batched ? ['chrt', '--batch', '0'] : []), ...inside, ...(root ? ['runuser', '-u', 'postgres', '--'] : []), join(bin, cmd), ...args]
     return execFileSync(program, rest, options)
   }
   as('initdb', ['-D', data, '-U', 'payapp', '--auth=trust', '-E', 'UTF8', '--locale=C.UTF-8', '--no-sync'], {stdio: 'ignore'})
   const port = await freePort()
+  const address = opts.address ?? '127.0.0.1'
+  // initdb trusts loopback only: a client reaching another address comes from that address's subnet.
+  if (opts.address) appendFileSync(join(data, 'pg_hba.conf'), 'host all all samenet trust\n')
   // Durability as a test needs it (a killed gateway process, not a killed machine): no fsync.
   const settings = [
     `-p ${port}`,
-    "-c listen_addresses=127.0.0.1",
+    `-c listen_addresses=${address}`,
     `-k ${dir}`,
     `-c max_connections=${opts.maxConnections ?? 200}`,
     '-c fsync=off',
@@ -72,7 +77,7 @@ export async function startPostgres(opts = {}) {
   ].join(' ')
   // Under the batch scheduling policy (docs/shared-gateway.md, "Scheduling"): the server's processes inherit it,
   // backends included, so a backend woken by a gateway's query does not preempt that gateway mid-turn.
-  const start = () => as('pg_ctl', ['-D', data, '-o', settings, '-l', join(dir, 'log'), '-w', 'start'], {stdio: 'ignore'}, {batch})
+  const start = () => as('pg_ctl', ['-D', data, '-o', settings, '-l', join(dir, 'log'), '-w', 'start'], {stdio: 'ignore'}, {batch, inside: opts.inside})
   start()
   let stopped = false
   /** Off between `pause()` and `resume()`. */
@@ -92,7 +97,7 @@ export async function startPostgres(opts = {}) {
     }
   }
   try {
-    as('createdb', ['-h', '127.0.0.1', '-p', String(port), '-U', 'payapp', 'payapp'], {stdio: 'ignore'})
+    as('createdb', ['-h', dir, '-p', String(port), '-U', 'payapp', 'payapp'], {stdio: 'ignore'})
   } catch (error) {
     stop()
     throw error
@@ -100,10 +105,10 @@ export async function startPostgres(opts = {}) {
   // The same server through its Unix socket (in `dir`): what a gateway on the same machine should use, since a
   // loopback TCP connection costs both sides the kernel's TCP path on every message (docs/shared-gateway.md).
   const socketUrl = `postgres://payapp@localhost:${port}/payapp?host=${encodeURIComponent(dir)}`
-  const url = `postgres://payapp@127.0.0.1:${port}/payapp`
+  const url = `postgres://payapp@${address}:${port}/payapp`
   /** Creates another database on the server; answers its URL, through the socket unless `tcp`. */
   const database = (name, {tcp = false} = {}) => {
-    as('createdb', ['-h', '127.0.0.1', '-p', String(port), '-U', 'payapp', name], {stdio: 'ignore'})
+    as('createdb', ['-h', dir, '-p', String(port), '-U', 'payapp', name], {stdio: 'ignore'})
     return (tcp ? url : socketUrl).replace(/\/payapp(\?|$)/, `/${name}$1`)
   }
   /** Puts the server's processes (the postmaster, which new backends inherit it from, and every running one) under `policy`. */

@@ -12,6 +12,7 @@ import {answerDeadlineMs, LAST_VARIANT_SORT_ORDER, PostgresStorage, redactUrl, w
 import {type AvailabilityChange, type Storage, StorageBusy, StorageUnavailable, type Store} from '../../src/gateway/storage/storage.js'
 import {postgresBin, startPostgres} from '../../scripts/postgres-server.js'
 import {TestGateway} from '../helpers/gateway.js'
+import {heldUnit} from '../helpers/held-unit.js'
 import {partitionable} from '../helpers/partition.js'
 import {postgresForSuite} from '../helpers/test-db.js'
 
@@ -384,21 +385,6 @@ describe('PostgreSQL storage: two storages on one database', function () {
     expect(results.filter((r) => r === true)).to.have.length(1)
   })
 
-  /** A unit on `storage` that runs `first`, then stays open until `release()`: another unit races it meanwhile. */
-  function heldUnit<T>(storage: Storage, first: (tx: Parameters<Parameters<Storage['write']>[0]>[0]) => Promise<T>) {
-    let release!: () => void
-    let ran!: (value: T) => void
-    const gate = new Promise<void>((resolve) => (release = resolve))
-    const reached = new Promise<T>((resolve) => (ran = resolve))
-    const done = storage.write(async (tx) => {
-      const value = await first(tx)
-      ran(value)
-      await gate
-      return value
-    })
-    return {reached, release, done}
-  }
-
   it('processes starting at once: a unit counting live processes waits for another that counted and joined, then counts it', async () => {
     const now = Date.now()
     const join = (owner: string) => async (tx: Parameters<Parameters<Storage['write']>[0]>[0]) => {
@@ -732,7 +718,7 @@ describe('PostgreSQL storage: two storages on one database', function () {
     expect(answerDeadlineMs('1e12')).to.equal(2 ** 31 - 1)
   })
 
-  it("the gateway's lock_timeout and TCP keepalives join a URL's own server options (a search_path), and a setting the URL names again is the URL's", async () => {
+  it("the gateway's lock_timeout and TCP keepalives and user timeout join a URL's own server options (a search_path), and a setting the URL names again is the URL's", async () => {
     const schema = `opts_${process.pid}`
     const admin = new pg.Client(url)
     await admin.connect()
@@ -743,7 +729,7 @@ describe('PostgreSQL storage: two storages on one database', function () {
       const storage = await PostgresStorage.open(target, {timeoutMs: 2000})
       try {
         const pool = (storage as unknown as {pool: Pool}).pool
-        const names = ['search_path', 'lock_timeout', 'tcp_keepalives_idle', 'tcp_keepalives_interval', 'tcp_keepalives_count']
+        const names = ['search_path', 'lock_timeout', 'tcp_keepalives_idle', 'tcp_keepalives_interval', 'tcp_keepalives_count', 'tcp_user_timeout']
         const {rows} = await pool.query<{values: string[]}>('SELECT array(SELECT current_setting(n) FROM unnest($1::text[]) AS n) AS values', [names])
         const [path, lock, ...keepalive] = rows[0]!.values
         // Keepalives are a TCP connection's (a Unix socket's show 0).
@@ -753,7 +739,7 @@ describe('PostgreSQL storage: two storages on one database', function () {
       }
     }
     try {
-      const keepalive = new URL(url).searchParams.has('host') ? undefined : '2 1 3'
+      const keepalive = new URL(url).searchParams.has('host') ? undefined : '2 1 3 2000'
       expect(await settings(withOptions(`-c search_path=${schema}`))).to.deep.equal({path: schema, lock: '1800ms', keepalive})
       expect(await settings(withOptions(`-c search_path=${schema} -c lock_timeout=7s`))).to.deep.equal({path: schema, lock: '7s', keepalive})
       expect(withServerOptions('postgres://u@h/db', '-c lock_timeout=900')).to.deep.equal({connectionString: 'postgres://u@h/db', options: '-c lock_timeout=900'})

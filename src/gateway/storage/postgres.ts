@@ -331,13 +331,15 @@ function unreachable(error: unknown): boolean {
  * What each connection asks of the server, for a process that waits `answerMs` for it. A statement waits for a row
  * lock (another unit's, another process's) for 0.9 of that at most, then fails 55P03, answered 429 lock_timeout
  * (`mapError`): before this process would cut the silent connection, which says the server is unreachable. And
- * over TCP the server probes a connection silent for that long (every fifth of it, 3 times): a process cut off by
- * a partition mid-unit leaves the server waiting for the rest of the unit, holding its rows, until its connection
- * ends, two hours by the kernel's default keepalive.
+ * over TCP the server gives up on a connection whose process a partition cut off mid-unit, which leaves it waiting
+ * for the rest of the unit, holding its rows, until its connection ends: when the connection was silent, its
+ * keepalive probes it after that long (every fifth of it, 3 times), two hours by the kernel's default; when an
+ * answer was on its way (sent, not acknowledged: keepalive does not probe then), `tcp_user_timeout` ends it after
+ * that long unacknowledged, a quarter of an hour of retransmissions by default (test/gateway/pg-partition.test.ts).
  */
 function serverSettings(answerMs: number): string {
   const idle = Math.ceil(answerMs / 1000)
-  return `-c lock_timeout=${Math.floor(answerMs * 0.9)} -c tcp_keepalives_idle=${idle} -c tcp_keepalives_interval=${Math.ceil(idle / 5)} -c tcp_keepalives_count=3`
+  return `-c lock_timeout=${Math.floor(answerMs * 0.9)} -c tcp_keepalives_idle=${idle} -c tcp_keepalives_interval=${Math.ceil(idle / 5)} -c tcp_keepalives_count=3 -c tcp_user_timeout=${answerMs}`
 }
 
 /**
