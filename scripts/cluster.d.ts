@@ -36,7 +36,7 @@ export function startGateway(opts: {db: string; adminKey: string; args?: string[
 export function startBalancer(backends: number[], opts?: BalancerVariant): Promise<{url: string; pid: number; stop(): Promise<void>}>
 export function haproxyConfig(port: number, backends: number[], opts?: Omit<BalancerVariant, 'nice'>): string
 /** Processes behind HAProxy; `bin`: another build's bin/run.js; the rest, a benchmark's variant of the balancer. */
-export function startCluster(opts: {db: string; processes?: number; args?: string[]; adminKey?: string; env?: Record<string, string>; bin?: string} & BalancerVariant): Promise<Cluster>
+export function startCluster(opts: {db: string; dbs?: string[]; processes?: number; args?: string[]; adminKey?: string; env?: Record<string, string>; bin?: string} & BalancerVariant): Promise<Cluster>
 /** A benchmark's variant of the balancer: another `balance` algorithm, options for its `server` lines, its `nbthread`, its niceness. */
 export interface BalancerVariant {
   balance?: string

@@ -121,7 +121,7 @@ async function balancerReady(url, haproxy, output) {
   for (;;) {
     if (haproxy.exitCode !== null) throw new Error(`haproxy exited ${haproxy.exitCode}: ${output()}`)
     try {
-      const res = await fetch(`${url}/v1/app/products`)
+      const res = await fetch(`${url}/health`)
       await res.arrayBuffer()
       if (res.headers.has('x-payapp-process')) return
     } catch {
@@ -167,10 +167,11 @@ export async function startBalancer(backends, opts = {}) {
 }
 
 /**
- * Starts `processes` gateway processes on `db` with one admin key, and HAProxy in front of them.
- * @param {{db: string, processes?: number, args?: string[], adminKey?: string, env?: Record<string, string>, bin?: string, balance?: string, server?: string, threads?: number, nice?: number}} opts
+ * Starts `processes` gateway processes on `db` with one admin key, and HAProxy in front of them. `dbs[i]`, where
+ * given, is process i's URL of that database instead (a test's way to it through a relay it can cut).
+ * @param {{db: string, dbs?: string[], processes?: number, args?: string[], adminKey?: string, env?: Record<string, string>, bin?: string, balance?: string, server?: string, threads?: number, nice?: number}} opts
  */
-export async function startCluster({db, processes: count = 3, args = ['--rate-limit', 'off'], adminKey = `adm_cluster_${randomBytes(12).toString('hex')}`, env = {}, bin = BIN, balance, server, threads, nice}) {
+export async function startCluster({db, dbs = [], processes: count = 3, args = ['--rate-limit', 'off'], adminKey = `adm_cluster_${randomBytes(12).toString('hex')}`, env = {}, bin = BIN, balance, server, threads, nice}) {
   const home = mkdtempSync(join(tmpdir(), 'payapp-cluster-'))
   const processes = []
   const others = []
@@ -182,7 +183,7 @@ export async function startCluster({db, processes: count = 3, args = ['--rate-li
   }
   try {
     // All at once, as a deployment restarts them: creating the schema must be safe when several do it together.
-    const started = await Promise.allSettled(Array.from({length: count}, (_, i) => startGateway({db, adminKey, args, env, home, bin, name: `gw${i + 1}`})))
+    const started = await Promise.allSettled(Array.from({length: count}, (_, i) => startGateway({db: dbs[i] ?? db, adminKey, args, env, home, bin, name: `gw${i + 1}`})))
     // Those that started are stopped with the rest if another failed.
     for (const s of started) if (s.status === 'fulfilled') processes.push(s.value)
     const failed = started.find((s) => s.status === 'rejected')
@@ -202,7 +203,7 @@ export async function startCluster({db, processes: count = 3, args = ['--rate-li
         await old.kill(signal)
         others.push(old)
         // The same port: the balancer's config names it, and its health check brings the process back.
-        processes[i] = await startGateway({db, adminKey, args, env, home, bin, name: old.name, port: Number(new URL(old.url).port)})
+        processes[i] = await startGateway({db: dbs[i] ?? db, adminKey, args, env, home, bin, name: old.name, port: Number(new URL(old.url).port)})
         return processes[i]
       },
       async startProcess() {

@@ -21,6 +21,7 @@ import {ApiError, fromZodError, insufficientScope, invalid, methodNotAllowed, pa
 import type {NotAPromise, Tx} from './domain/context.js'
 import {faultError} from './domain/faults.js'
 import {randomText} from './ids.js'
+import {HEALTH_PATH, registerHealth} from './routes/health.js'
 import {Idempotency, Platform, rateLimitHeaders, type Credential, type IdempotencyStart} from './platform.js'
 import type {Kind, Scope} from './storage/documents.js'
 import {StorageBusy, StorageUnavailable, UniqueViolation} from './storage/storage.js'
@@ -162,8 +163,9 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     }
     // Other processes on the database may have revoked a credential, changed a fault rule or moved a
     // clock: one read of the shared version before anything else (nothing on :memory:, which no other process
-    // can open, nor while this process is alone on the database: see Platform.start).
-    if (!platform.mustSync) return done()
+    // can open, nor while this process is alone on the database: see Platform.start). Not for the health
+    // check, which must answer while the database does not.
+    if (!platform.mustSync || request.url === HEALTH_PATH) return done()
     platform.sync().then(() => done(), done)
   })
 
@@ -219,6 +221,8 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   }
 
   await app.register(adminPlugin(platform, opts.adminKey, opts.adminHandlers), {prefix: ADMIN_PREFIX})
+  registerHealth(app, platform)
+  methodsByUrl.set(HEALTH_PATH, new Set(['GET']))
   opts.extra?.(app, platform)
   return app
 }

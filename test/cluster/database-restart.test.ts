@@ -9,7 +9,7 @@ import {expect} from 'chai'
 import pg from 'pg'
 
 import {postgresBin, startPostgres} from '../../scripts/postgres-server.js'
-import {startCluster, type Cluster} from '../helpers/cluster.js'
+import {servedBy, startCluster, type Cluster} from '../helpers/cluster.js'
 import {expectError, HttpGateway} from '../helpers/gateway.js'
 import {partitionable, type Partition} from '../helpers/partition.js'
 
@@ -173,34 +173,44 @@ describe('cluster: PostgreSQL restarted under two gateway processes', function (
   })
 })
 
-describe('cluster: the network to PostgreSQL drops everything (a partition: no reset, no answer)', function () {
-  this.timeout(120_000)
+/**
+ * Mocha hooks for `processes` gateway processes on a private server with PAYAPP_GATEWAY_PG_TIMEOUT=1, those in
+ * `relayed` reaching it through a relay the test cuts (a partition), the others directly; `stderr[i]` is process i's.
+ */
+function clusterBehindRelay(processes: number, relayed: number[]) {
+  const suite = {stderr: [] as string[]} as {relay: Partition; cluster: Cluster; stderr: string[]}
   let server: Awaited<ReturnType<typeof startPostgres>> | undefined
-  let relay: Partition | undefined
-  let cluster: Cluster | undefined
-  let stderr = ''
-
   before(async function () {
     if (!postgresBin()) this.skip()
     this.timeout(60_000)
     server = await startPostgres()
-    relay = await partitionable({host: '127.0.0.1', port: server.port})
-    cluster = await startCluster({db: relay.through(server.url), processes: 1, env: {PAYAPP_GATEWAY_PG_TIMEOUT: '1'}})
-    cluster.processes[0]!.child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()))
+    suite.relay = await partitionable({host: '127.0.0.1', port: server.port})
+    const dbs = Array.from({length: processes}, (_, i) => (relayed.includes(i) ? suite.relay.through(server!.url) : server!.url))
+    suite.cluster = await startCluster({db: server.url, dbs, processes, env: {PAYAPP_GATEWAY_PG_TIMEOUT: '1'}})
+    for (const [i, p] of suite.cluster.processes.entries()) {
+      suite.stderr[i] = ''
+      p.child.stderr!.on('data', (d: Buffer) => (suite.stderr[i] += d.toString()))
+    }
   })
   after(async function () {
     this.timeout(30_000)
-    relay?.heal()
-    await cluster?.stop()
-    await relay?.close()
+    suite.relay?.heal()
+    await suite.cluster?.stop()
+    await suite.relay?.close()
     server?.stop()
   })
+  return suite
+}
+
+describe('cluster: the network to PostgreSQL drops everything (a partition: no reset, no answer)', function () {
+  this.timeout(120_000)
+  const suite = clusterBehindRelay(1, [0])
 
   it('requests in flight and new ones are answered 503 database_unavailable after PAYAPP_GATEWAY_PG_TIMEOUT, none left hanging; served again once healed, a write sent again stored once', async () => {
-    const gw = new HttpGateway(cluster!.processes[0]!.url, cluster!.adminKey)
+    const gw = new HttpGateway(suite.cluster.processes[0]!.url, suite.cluster.adminKey)
     const acct = await gw.account()
     const send = (i: number) =>
-      fetch(`${cluster!.processes[0]!.url}/v1/app/products`, {
+      fetch(`${suite.cluster.processes[0]!.url}/v1/app/products`, {
         method: 'POST',
         headers: {authorization: `Bearer ${acct.token}`, 'content-type': 'application/json', 'idempotency-key': `partition-${i}`},
         body: JSON.stringify({name: `Across a partition ${i}`, price: {currency: 'eur', unit_amount: 2500}}),
@@ -209,17 +219,61 @@ describe('cluster: the network to PostgreSQL drops everything (a partition: no r
       })
     const inFlight = Array.from({length: 20}, (_, i) => send(i))
     await new Promise((resolve) => setTimeout(resolve, 20))
-    relay!.cut()
+    suite.relay.cut()
     const statuses = await Promise.all(inFlight.map(async (res) => (await res).status))
     expect(statuses.filter((status) => status !== 201 && status !== 503), statuses.join(' ')).to.deep.equal([])
     const read = await gw.request('GET', '/v1/app/products', {token: acct.token})
     expect(expectError(read, 503, 'database_unavailable').message).to.match(/cannot reach its database/)
-    expect(stderr).to.match(/database postgres:\/\/payapp@127\.0\.0\.1:\d+\/payapp\S* unreachable \((PostgreSQL did not answer for 1 s|Connection terminated due to connection timeout)\)/)
+    expect(suite.stderr[0]).to.match(/database postgres:\/\/payapp@127\.0\.0\.1:\d+\/payapp\S* unreachable \((PostgreSQL did not answer for 1 s|Connection terminated due to connection timeout)\)/)
 
-    relay!.heal()
+    suite.relay.heal()
     for (let i = 0; i < 20; i++) await createdOnceBack(() => send(i))
     const list = await gw.request('GET', '/v1/app/products?limit=100', {token: acct.token})
     expect(list.body.data.map((p: {name: string}) => p.name).sort()).to.deep.equal(Array.from({length: 20}, (_, i) => `Across a partition ${i}`).sort())
-    expect(stderr).to.match(/reachable again, after \d+\.\d s/)
+    expect(suite.stderr[0]).to.match(/reachable again, after \d+\.\d s/)
+  })
+})
+
+describe('cluster: one of three processes cut off from PostgreSQL (a partition between it and the database), the others not', function () {
+  this.timeout(120_000)
+  // gw3 reaches the server through the relay; gw1 and gw2 directly.
+  const suite = clusterBehindRelay(3, [2])
+
+  it('its health check answers 503 and the balancer answers every request through the others (no 5xx); once healed it is back in the rotation; each write stored once', async () => {
+    const gw = new HttpGateway(suite.cluster.url, suite.cluster.adminKey)
+    const direct = (i: number) => new HttpGateway(suite.cluster.processes[i]!.url, suite.cluster.adminKey)
+    const acct = await gw.account()
+    const create = (i: number) =>
+      gw.request('POST', '/v1/app/products', {token: acct.token, idempotencyKey: `cut-off-${i}`, body: {name: `While gw3 is cut off ${i}`, price: {currency: 'eur', unit_amount: 2500}}})
+    expect((await direct(2).request('GET', '/health')).body).to.deep.equal({object: 'health', database: 'available'})
+    suite.relay.cut()
+    // Sent one at a time: leastconn sends some to gw3 (each alike) until its check fails; its 503s are sent on to another.
+    const answers = []
+    for (let i = 0; i < 30; i++) {
+      answers.push(await create(i))
+      answers.push(await gw.request('GET', '/v1/app/products?limit=1', {token: acct.token}))
+    }
+    expect(answers.map((r) => r.status).filter((status) => status !== 200 && status !== 201)).to.deep.equal([])
+    expect(servedBy(answers)).to.deep.equal(['gw1', 'gw2'])
+    // gw3 found out from its requests; its check says so, with no credential and no database work.
+    expect(expectError(await direct(2).request('GET', '/health'), 503, 'database_unavailable').message).to.match(/cannot reach its database/)
+    expect((await direct(0).request('GET', '/health')).body).to.deep.equal({object: 'health', database: 'available'})
+
+    suite.relay.heal()
+    // Each check starts a read in the background; once one is answered, gw3 is healthy again, and the balancer sends to it.
+    let health = await direct(2).request('GET', '/health')
+    for (let tries = 0; tries < 100 && health.status !== 200; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      health = await direct(2).request('GET', '/health')
+    }
+    expect(health.status, health.text).to.equal(200)
+    const reads = []
+    for (let tries = 0; tries < 100 && !servedBy(reads).includes('gw3'); tries++) {
+      reads.push(await gw.request('GET', '/v1/app/products?limit=1', {token: acct.token}))
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+    expect(servedBy(reads)).to.include('gw3')
+    const list = await gw.request('GET', '/v1/app/products?limit=100', {token: acct.token})
+    expect(list.body.data.map((p: {name: string}) => p.name).sort()).to.deep.equal(Array.from({length: 30}, (_, i) => `While gw3 is cut off ${i}`).sort())
   })
 })

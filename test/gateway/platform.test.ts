@@ -67,6 +67,13 @@ describe('gateway platform rules', () => {
     expectError(await acct.store('GET', '/store', {headers: {origin: 'https://shop.example'}}), 403, 'origin_forbidden')
   })
 
+  it("answers a load balancer's health check without a credential: 200, the database available (a process cut off from it: test/cluster/database-restart.test.ts)", async () => {
+    const res = await gw.request('GET', '/health')
+    expect({status: res.status, body: res.body}).to.deep.equal({status: 200, body: {object: 'health', database: 'available'}})
+    expect(res.headers.get('x-request-id')).to.match(/^req_/)
+    expectError(await gw.request('POST', '/health'), 405)
+  })
+
   it('answers unknown paths with 404 and unsupported methods with 405, in the envelope', async () => {
     const acct = await gw.account()
     expectError(await acct.app('GET', '/nope'), 404, 'route_not_found')

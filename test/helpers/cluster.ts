@@ -19,6 +19,8 @@ export interface ClusterOptions {
   processes?: number
   /** A SQLite path or postgres:// URL; by default `testDatabase()`'s. */
   db?: string
+  /** Process i's URL of that database, where given (through a relay a test cuts). */
+  dbs?: string[]
   /** More `gateway start` flags, e.g. `['--rate-limit', 'writes=20,window=60']` (default `--rate-limit off`). */
   args?: string[]
   /** Environment variables for every process, e.g. a short `PAYAPP_GATEWAY_LEASE_MS` where a test kills one. */
@@ -42,7 +44,7 @@ export async function testDatabase(): Promise<{db: string; stop: () => void}> {
 export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> {
   const database = opts.db ? {db: opts.db, stop: () => {}} : await testDatabase()
   try {
-    const cluster = await startProcesses({db: database.db, processes: opts.processes, args: opts.args, env: opts.env})
+    const cluster = await startProcesses({db: database.db, dbs: opts.dbs, processes: opts.processes, args: opts.args, env: opts.env})
     return {
       ...cluster,
       async stop() {

@@ -548,7 +548,7 @@ function walMode(db: Database.Database): void {
       db.pragma('journal_mode = WAL')
       return
     } catch (error) {
-      if ((error as {code?: string}).code !== 'SQLITE_BUSY' || Date.now() >= deadline) throw error
+      if (!busy(error) || Date.now() >= deadline) throw error
       // The constructor is synchronous, as opening the file is: a 5 ms sleep that blocks, as the busy handler's does.
       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5)
     }
