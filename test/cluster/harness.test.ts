@@ -96,49 +96,57 @@ describe('cluster harness', function () {
     expect(children().filter((pid) => !before.includes(pid))).to.deep.equal([])
   })
 
-  /**
-   * Two stand-ins for gateway processes, each passing the health check: one that fails every request (`died`: drops
-   * the connection without an answer, killed mid-request; `503`: answers 503, as a process that cannot reach the
-   * database does until its health check says so), and one that answers.
-   */
-  for (const failing of ['died', '503'] as const) {
-    it(`the config resends a request whose process ${failing === 'died' ? 'died before answering' : 'answered 503'} only if it is a read or carries an Idempotency-Key`, async () => {
-      const seen = {failing: [] as string[], healthy: [] as string[]}
-      const backend = (name: 'failing' | 'healthy') =>
-        createServer((req: IncomingMessage, res: ServerResponse) => {
-          req.resume()
-          req.on('end', () => {
-            if (req.url === '/health') return void res.writeHead(200).end()
-            seen[name].push(`${req.method} ${req.headers['x-test']}`)
-            if (name === 'healthy') return void res.writeHead(200, {'content-type': 'application/json'}).end('{}')
-            if (failing === 'died') return void req.socket.destroy()
-            res.writeHead(503, {'content-type': 'application/json', 'retry-after': '1'}).end('{"error":{"type":"api_error","code":"database_unavailable"}}')
-          })
+  /** Two stand-ins for gateway processes, each passing the health check: one that fails every request it gets, one that answers. */
+  async function throughFailing(failing: (req: IncomingMessage, res: ServerResponse) => void) {
+    const seen = {failing: [] as string[], healthy: [] as string[]}
+    const backend = (name: 'failing' | 'healthy') =>
+      createServer((req: IncomingMessage, res: ServerResponse) => {
+        req.resume()
+        req.on('end', () => {
+          if (req.url === '/health') return void res.writeHead(200).end()
+          seen[name].push(`${req.method} ${req.headers['x-test']}`)
+          if (name === 'failing') return failing(req, res)
+          res.writeHead(200, {'content-type': 'application/json'}).end('{}')
         })
-      const servers = [backend('failing'), backend('healthy')]
-      await Promise.all(servers.map((srv) => new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve))))
-      const balancer = await startBalancer(servers.map((srv) => (srv.address() as AddressInfo).port))
-      try {
-        const send = (method: string, tag: string, key?: string) =>
-          fetch(`${balancer.url}/v1/app/products`, {method, headers: {'x-test': tag, 'content-type': 'application/json', ...(key ? {'idempotency-key': key} : {})}, body: method === 'POST' ? '{}' : undefined}).then((r) => r.status, () => 599)
-        // One at a time, four of each kind: round robin sends some of each to the failing process first.
-        const statuses: Record<string, number[]> = {get: [], keyed: [], unkeyed: []}
-        for (let i = 0; i < 4; i++) statuses.get!.push(await send('GET', `get-${i}`))
-        for (let i = 0; i < 4; i++) statuses.keyed!.push(await send('POST', `keyed-${i}`, `key-${i}`))
-        for (let i = 0; i < 4; i++) statuses.unkeyed!.push(await send('POST', `unkeyed-${i}`))
-        const reached = (kind: string) => seen.failing.filter((t) => t.includes(` ${kind}-`))
-        for (const kind of ['get', 'keyed', 'unkeyed']) expect(reached(kind), `the failing process got some ${kind}: ${seen.failing.join(', ')}`).not.to.deep.equal([])
-        // Reads and keyed writes that reached it were answered by the other process.
-        expect(statuses.get).to.deep.equal([200, 200, 200, 200])
-        expect(statuses.keyed).to.deep.equal([200, 200, 200, 200])
-        for (const t of [...reached('get'), ...reached('keyed')]) expect(seen.healthy).to.include(t)
-        // An unkeyed write that reached it fails (its 503; a 502, or the connection closed: 599 here) and is never sent to another one.
-        expect(statuses.unkeyed!.filter((st) => (failing === 'died' ? st === 502 || st === 599 : st === 503))).to.have.length(reached('unkeyed').length)
-        for (const t of reached('unkeyed')) expect(seen.healthy).not.to.include(t)
-      } finally {
-        await balancer.stop()
-        await Promise.all(servers.map((srv) => new Promise((resolve) => srv.close(resolve))))
-      }
-    })
+      })
+    const servers = [backend('failing'), backend('healthy')]
+    await Promise.all(servers.map((srv) => new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve))))
+    const balancer = await startBalancer(servers.map((srv) => (srv.address() as AddressInfo).port))
+    try {
+      const send = (method: string, tag: string, key?: string) =>
+        fetch(`${balancer.url}/v1/app/products`, {method, headers: {'x-test': tag, 'content-type': 'application/json', ...(key ? {'idempotency-key': key} : {})}, body: method === 'POST' ? '{}' : undefined}).then((r) => r.status, () => 599)
+      // One at a time, four of each kind: round robin sends some of each to the failing process first.
+      const statuses: Record<string, number[]> = {get: [], keyed: [], unkeyed: []}
+      for (let i = 0; i < 4; i++) statuses.get!.push(await send('GET', `get-${i}`))
+      for (let i = 0; i < 4; i++) statuses.keyed!.push(await send('POST', `keyed-${i}`, `key-${i}`))
+      for (let i = 0; i < 4; i++) statuses.unkeyed!.push(await send('POST', `unkeyed-${i}`))
+      const reached = (kind: string) => seen.failing.filter((t) => t.includes(` ${kind}-`))
+      for (const kind of ['get', 'keyed', 'unkeyed']) expect(reached(kind), `the failing process got some ${kind}: ${seen.failing.join(', ')}`).not.to.deep.equal([])
+      return {statuses, reached, resent: (kind: string) => reached(kind).filter((t) => seen.healthy.includes(t))}
+    } finally {
+      await balancer.stop()
+      await Promise.all(servers.map((srv) => new Promise((resolve) => srv.close(resolve))))
+    }
   }
+
+  it('the config resends a request whose process died before answering only if it is a read or carries an Idempotency-Key', async () => {
+    const {statuses, reached, resent} = await throughFailing((req) => void req.socket.destroy())
+    // Reads and keyed writes that reached it were answered by the other process.
+    expect(statuses.get).to.deep.equal([200, 200, 200, 200])
+    expect(statuses.keyed).to.deep.equal([200, 200, 200, 200])
+    for (const kind of ['get', 'keyed']) expect(resent(kind)).to.deep.equal(reached(kind))
+    // An unkeyed write that reached it fails (a 502, or the connection closed: 599 here) and is never sent to another one.
+    expect(statuses.unkeyed!.filter((st) => st === 502 || st === 599)).to.have.length(reached('unkeyed').length)
+    expect(resent('unkeyed')).to.deep.equal([])
+  })
+
+  it("the config passes a process's 503 on to the client, never resent: a fault rule's 503 must be seen", async () => {
+    const {statuses, reached, resent} = await throughFailing((_req, res) =>
+      res.writeHead(503, {'content-type': 'application/json', 'retry-after': '1'}).end('{"error":{"type":"api_error","code":"maintenance"}}'),
+    )
+    for (const kind of ['get', 'keyed', 'unkeyed']) {
+      expect(statuses[kind]!.filter((st) => st === 503), kind).to.have.length(reached(kind).length)
+      expect(resent(kind), kind).to.deep.equal([])
+    }
+  })
 })
