@@ -191,7 +191,13 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     if (apiError.status >= 500) request.log.error(error)
     sendError(request, reply, apiError)
   })
+  // Every route's methods by URL, whoever registers it (the endpoints, the health check, the OpenAPI document, the
+  // pages; the admin API answers its own unknown URLs).
   const methodsByUrl = new Map<string, Set<string>>()
+  app.addHook('onRoute', (route) => {
+    if (!methodsByUrl.has(route.url)) methodsByUrl.set(route.url, new Set())
+    for (const method of [route.method].flat()) methodsByUrl.get(route.url)!.add(method)
+  })
   // 405s are found here rather than registered as routes: one route per other method of every URL was
   // three quarters of the router's work at start-up, which a test suite pays for every gateway it starts.
   let allowedByPattern: Array<{pattern: RegExp; methods: Set<string>}> | undefined
@@ -214,15 +220,12 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     const handler = opts.handlers[id] as Handler<EndpointId>
     for (const door of def.doors) {
       const url = DOOR_PREFIX[door] + def.path.replace(/\{(\w+)\}/g, ':$1')
-      if (!methodsByUrl.has(url)) methodsByUrl.set(url, new Set())
-      methodsByUrl.get(url)!.add(def.method)
       app.route({method: def.method, url, config: {endpoint: id} as FastifyContextConfig, handler: endpointRunner(platform, def, door, handler)})
     }
   }
 
   await app.register(adminPlugin(platform, opts.adminKey, opts.adminHandlers), {prefix: ADMIN_PREFIX})
   registerHealth(app, platform)
-  methodsByUrl.set(HEALTH_PATH, new Set(['GET']))
   opts.extra?.(app, platform)
   return app
 }
