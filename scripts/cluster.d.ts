@@ -30,11 +30,14 @@ export interface Cluster {
   stop(): Promise<void>
 }
 
-/** One `payapp gateway start --port 0 --json` process on `db` (default flags: `--rate-limit off`). */
-export function startGateway(opts: {db: string; adminKey: string; args?: string[]; home?: string; name?: string; port?: number; env?: Record<string, string>; bin?: string}): Promise<ClusterProcess>
-/** HAProxy with the doc's config over `backends` (ports on 127.0.0.1), ready to route. */
-export function startBalancer(backends: number[], opts?: BalancerVariant): Promise<{url: string; pid: number; stop(): Promise<void>}>
-export function haproxyConfig(port: number, backends: number[], opts?: Omit<BalancerVariant, 'nice'>): string
+/**
+ * One `payapp gateway start --port 0 --json` process on `db` (default flags: `--rate-limit off`); `inside`, a
+ * command prefix it runs under (`ip netns exec NAME`, test/helpers/netns.ts).
+ */
+export function startGateway(opts: {db: string; adminKey: string; args?: string[]; home?: string; name?: string; port?: number; env?: Record<string, string>; bin?: string; inside?: string[]}): Promise<ClusterProcess>
+/** HAProxy with the doc's config over `backends` (ports on 127.0.0.1, or `host:port`), ready to route. */
+export function startBalancer(backends: Array<number | string>, opts?: BalancerVariant): Promise<{url: string; pid: number; stop(): Promise<void>}>
+export function haproxyConfig(port: number, backends: Array<number | string>, opts?: Omit<BalancerVariant, 'nice'>): string
 /** Processes behind HAProxy; `bin`: another build's bin/run.js; the rest, a benchmark's variant of the balancer. */
 export function startCluster(opts: {db: string; dbs?: string[]; processes?: number; args?: string[]; adminKey?: string; env?: Record<string, string>; bin?: string} & BalancerVariant): Promise<Cluster>
 /** A benchmark's variant of the balancer: another `balance` algorithm, options for its `server` lines, its `nbthread`, its niceness. */

@@ -34,10 +34,10 @@ function track(child) {
 }
 
 /**
- * docs/shared-gateway/haproxy.cfg with the balancer on `port` and one `server` line per backend port (the
- * doc's lines are the model: their options are kept).
+ * docs/shared-gateway/haproxy.cfg with the balancer on `port` and one `server` line per backend: a port on
+ * 127.0.0.1, or `host:port` (the doc's lines are the model: their options are kept).
  * @param {number} port
- * @param {number[]} backends
+ * @param {(number | string)[]} backends
  * @param {{balance?: string, server?: string, threads?: number}} [opts] a variant (see `startBalancer`)
  */
 export function haproxyConfig(port, backends, {balance, server = '', threads} = {}) {
@@ -48,7 +48,7 @@ export function haproxyConfig(port, backends, {balance, server = '', threads} = 
   const [, indent, rest] = serverLine.exec(model)
   const out = []
   for (const line of lines) {
-    if (line === model) out.push(...backends.map((p, i) => `${indent}server gw${i + 1} 127.0.0.1:${p}${rest}${server ? ` ${server}` : ''}`))
+    if (line === model) out.push(...backends.map((p, i) => `${indent}server gw${i + 1} ${typeof p === 'number' ? `127.0.0.1:${p}` : p}${rest}${server ? ` ${server}` : ''}`))
     else if (!serverLine.test(line))
       out.push(
         line
@@ -73,14 +73,18 @@ async function terminate(child, ms = 5000) {
 
 /**
  * `payapp gateway start --port 0 --json` on `db`, resolved once its first stdout line gives its URL.
- * `bin`: another build's bin/run.js (a benchmark's baseline); this checkout's by default.
- * @param {{db: string, adminKey: string, args?: string[], home?: string, name?: string, port?: number, env?: Record<string, string>, bin?: string}} opts
+ * `bin`: another build's bin/run.js (a benchmark's baseline); this checkout's by default. `inside`: a command
+ * prefix it runs under (`ip netns exec NAME`: its own network namespace, test/helpers/netns.ts; give it
+ * `--host` with the namespace's address in `args`).
+ * @param {{db: string, adminKey: string, args?: string[], home?: string, name?: string, port?: number, env?: Record<string, string>, bin?: string, inside?: string[]}} opts
  */
-export function startGateway({db, adminKey, args = ['--rate-limit', 'off'], home, name = 'gateway', port = 0, env = {}, bin = BIN}) {
+export function startGateway({db, adminKey, args = ['--rate-limit', 'off'], home, name = 'gateway', port = 0, env = {}, bin = BIN, inside = []}) {
   const ownHome = home === undefined
   home ??= mkdtempSync(join(tmpdir(), 'payapp-gateway-'))
+  // `ip netns exec` execs the command: the child's pid is the gateway's.
+  const command = [...inside, process.execPath, bin, 'gateway', 'start', '--port', String(port), '--db', db, '--admin-key', adminKey, '--json', '--no-save-profile', ...args]
   const child = track(
-    spawn(process.execPath, [bin, 'gateway', 'start', '--port', String(port), '--db', db, '--admin-key', adminKey, '--json', '--no-save-profile', ...args], {
+    spawn(command[0], command.slice(1), {
       cwd: home,
       env: {PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: join(home, 'config'), XDG_DATA_HOME: join(home, 'data'), PAYAPP_KEYCHAIN: 'off', ...env},
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -133,9 +137,9 @@ async function balancerReady(url, haproxy, output) {
 }
 
 /**
- * HAProxy on a free port with the doc's config over `backends` (ports on 127.0.0.1), in the foreground as a
+ * HAProxy on a free port with the doc's config over `backends` (ports on 127.0.0.1, or `host:port`), in the foreground as a
  * child; resolves once it routes a request to one of them.
- * @param {number[]} backends
+ * @param {(number | string)[]} backends
  * @param {{balance?: string, server?: string, threads?: number, nice?: number}} [opts] a benchmark's variant of
  *   the config: another `balance` algorithm, more options on each `server` line (e.g. `maxconn 8`), another
  *   `nbthread`; and another niceness than the doc's (`nice -n 5`)

@@ -39,7 +39,7 @@ export const freePort = () =>
  * (a restart as its clients see it). It starts under the batch policy unless `schedule` is 'normal'.
  * @param {{maxConnections?: number, settings?: string[], schedule?: 'batch' | 'normal', inside?: string[], address?: string}} [opts] `settings`: more `name=value` server settings (a bench's profiling);
  *   `inside`, a command prefix the server starts under (`ip netns exec NAME`: a network namespace, test/helpers/netns.ts), and `address`, the
- *   one it listens on there instead of 127.0.0.1 (`url`'s host)
+ *   one it listens on there instead of 127.0.0.1 (`url`'s host), or several, comma-separated (`url`'s host is the first)
  * @returns {Promise<{url: string, socketUrl: string, database: (name: string, opts?: {tcp?: boolean}) => string, port: number, dir: string, data: string, schedule: (policy: 'batch' | 'normal') => void, pause: (mode?: 'fast' | 'immediate') => void, resume: () => void, stop: () => void}>}
  */
 export async function startPostgres(opts = {}) {
@@ -105,7 +105,7 @@ export async function startPostgres(opts = {}) {
   // The same server through its Unix socket (in `dir`): what a gateway on the same machine should use, since a
   // loopback TCP connection costs both sides the kernel's TCP path on every message (docs/shared-gateway.md).
   const socketUrl = `postgres://payapp@localhost:${port}/payapp?host=${encodeURIComponent(dir)}`
-  const url = `postgres://payapp@${address}:${port}/payapp`
+  const url = `postgres://payapp@${address.split(',')[0]}:${port}/payapp`
   /** Creates another database on the server; answers its URL, through the socket unless `tcp`. */
   const database = (name, {tcp = false} = {}) => {
     as('createdb', ['-h', dir, '-p', String(port), '-U', 'payapp', name], {stdio: 'ignore'})

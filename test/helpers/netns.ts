@@ -14,9 +14,21 @@ export interface NetworkNamespace {
   inside: string[]
   /** The namespace's address on the link. */
   address: string
-  /** Takes the link down: everything sent either way is dropped. */
+  /** This side's address on the link: what a program inside reaches a server of this side at (one listening there). */
+  outside: string
+  /**
+   * Takes this side's end of the link down: nothing crosses it either way. This side's route to the namespace
+   * goes with it, so a connection this side opens to `address` meanwhile follows the default route instead
+   * (where this machine has one: a sandbox's proxy may even accept it); `vanish` is the host that is gone.
+   */
   cut(): void
-  /** Brings it up again. */
+  /**
+   * Takes the namespace's end of the link down, as a host powered off on this side's network: what this side
+   * sends there is lost (no reset, no answer), its new connections fail once the neighbour's address resolution
+   * does (EHOSTUNREACH after about 3 s), and what runs inside can send nothing.
+   */
+  vanish(): void
+  /** Brings both ends up again. */
   heal(): void
   /** Deletes the namespace and the link (stop what runs inside first). */
   remove(): void
@@ -60,8 +72,13 @@ export function networkNamespace(): NetworkNamespace | undefined {
   return {
     inside: ['ip', 'netns', 'exec', name],
     address: at(2),
+    outside: at(1),
     cut: () => ip('link', 'set', outer, 'down'),
-    heal: () => ip('link', 'set', outer, 'up'),
+    vanish: () => ip('netns', 'exec', name, 'ip', 'link', 'set', inner, 'down'),
+    heal: () => {
+      ip('netns', 'exec', name, 'ip', 'link', 'set', inner, 'up')
+      ip('link', 'set', outer, 'up')
+    },
     // Deleting the namespace deletes its end of the pair, and with it this end.
     remove,
   }
