@@ -129,3 +129,38 @@ export async function seedWrites(url, token, tag = 'bench') {
   })
   return {first, options, created: () => n}
 }
+
+/**
+ * The statements run on database `name` of the server at `url` (pg_stat_statements, which the server must load:
+ * `shared_preload_libraries=pg_stat_statements`), by total time, at most `limit`: calls, exec and plan time in ms,
+ * rows, and the text's first 150 characters with its whitespace folded.
+ */
+export async function topStatements(url, name, limit = 15) {
+  const {default: pg} = await import('pg')
+  const client = new pg.Client(url)
+  await client.connect()
+  try {
+    await client.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements')
+    const {rows} = await client.query(
+      `SELECT calls, plans, total_exec_time, total_plan_time, rows, left(regexp_replace(query, '\\s+', ' ', 'g'), 150) AS query FROM pg_stat_statements
+       WHERE dbid = (SELECT oid FROM pg_database WHERE datname = $1) ORDER BY total_exec_time + total_plan_time DESC LIMIT ${Number(limit)}`,
+      [name],
+    )
+    return rows
+  } finally {
+    await client.end()
+  }
+}
+
+/** Empties pg_stat_statements on the server at `url` (every database's), so what follows is counted alone. */
+export async function resetStatements(url) {
+  const {default: pg} = await import('pg')
+  const client = new pg.Client(url)
+  await client.connect()
+  try {
+    await client.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements')
+    await client.query('SELECT pg_stat_statements_reset()')
+  } finally {
+    await client.end()
+  }
+}

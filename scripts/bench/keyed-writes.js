@@ -21,7 +21,7 @@ import {fileURLToPath} from 'node:url'
 import autocannon from 'autocannon'
 
 import {startPostgres} from '../postgres-server.js'
-import {LIST_PATH, call, cpuMs, postgresCpuMs, seedReads, seedWrites, startJsonServer} from './gateway-workloads.js'
+import {LIST_PATH, call, cpuMs, postgresCpuMs, seedReads, seedWrites, startJsonServer, topStatements} from './gateway-workloads.js'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8)
@@ -48,16 +48,7 @@ function database(label, engine) {
 }
 /** A gateway's statements on its database (pg_stat_statements), by total time, per created variant. */
 async function statementStats(g) {
-  const {default: pg} = await import('pg')
-  const client = new pg.Client(postgres.url)
-  await client.connect()
-  await client.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements')
-  const {rows} = await client.query(
-    `SELECT calls, plans, total_exec_time, total_plan_time, rows, left(regexp_replace(query, '\\s+', ' ', 'g'), 150) AS query FROM pg_stat_statements
-     WHERE dbid = (SELECT oid FROM pg_database WHERE datname = $1) ORDER BY total_exec_time + total_plan_time DESC LIMIT 15`,
-    [new URL(g.db).pathname.slice(1)],
-  )
-  await client.end()
+  const rows = await topStatements(postgres.url, new URL(g.db).pathname.slice(1))
   const created = g.count()
   const total = rows.reduce((n, r) => n + r.total_exec_time + r.total_plan_time, 0)
   console.log(`statements of ${g.label} (pg_stat_statements), ${created} variants created, ${((total * 1000) / created).toFixed(0)} µs a variant in all: calls/variant, exec+plan µs/variant, query`)

@@ -24,7 +24,10 @@
  * a busy but not saturated gateway answers with, where the saturated p99 above is the connections over the rate.
  *
  * From scripts/bench.js: `await benchShared()`. Alone: `npm run build && node scripts/bench/shared.js`.
- * Env: BENCH_SECONDS (default 5), BENCH_ROUNDS (3), BENCH_CONNECTIONS (50), BENCH_PACED_SHARES (0.5,0.8); BENCH_SHARED_ROWS, a comma list of
+ * With BENCH_PG_SETTINGS="name=value ..." (more PostgreSQL server settings) naming
+ * shared_preload_libraries=pg_stat_statements, it prints each PostgreSQL row's costliest statements in its rounds
+ * (its own database): calls and mean time per call, which is where one process and three differ per statement.
+ * Env: BENCH_SECONDS (default 5), BENCH_ROUNDS (3), BENCH_CONNECTIONS (50), BENCH_PACED_SHARES (0.5,0.8; empty: no paced writes); BENCH_SHARED_ROWS, a comma list of
  * the rows to measure (keys of LABELS; default all); BENCH_BASELINE_BIN, another build's bin/run.js, adds its
  * PostgreSQL rows (1 process, 3 behind HAProxy) beside this build's, measured in the same rounds; BENCH_BALANCE,
  * another HAProxy `balance` algorithm (e.g. roundrobin), BENCH_HAPROXY_SERVER, more options for its `server`
@@ -43,7 +46,7 @@ import autocannon from 'autocannon'
 
 import {HAPROXY, startCluster, startGateway} from '../cluster.js'
 import {postgresBin, startPostgres} from '../postgres-server.js'
-import {LIST_PATH, cpuMs, postgresCpuMs, seedReads, seedWrites} from './gateway-workloads.js'
+import {LIST_PATH, cpuMs, postgresCpuMs, resetStatements, seedReads, seedWrites, topStatements} from './gateway-workloads.js'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5)
@@ -53,7 +56,7 @@ const WARM_READS = 3000
 const WARM_WRITES = 1000
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50)
 /** The paced writes' rates, as shares of the slowest PostgreSQL row's (pacedWrites). */
-const PACED_SHARES = (process.env.BENCH_PACED_SHARES ?? '0.5,0.8').split(',').map(Number)
+const PACED_SHARES = (process.env.BENCH_PACED_SHARES ?? '0.5,0.8').split(',').map(Number).filter((share) => share > 0)
 /** The rows measured again at those rates: SQLite with one process and the PostgreSQL rows of the doc's setups. */
 const PACED_ROWS = ['sqlite', 'pg1', 'pg3', 'pg3alt']
 const BASELINE = process.env.BENCH_BASELINE_BIN
@@ -225,6 +228,23 @@ async function pacedWrites(servers, writes) {
   return results
 }
 
+/** More PostgreSQL server settings (BENCH_PG_SETTINGS), and whether they load pg_stat_statements. */
+const PG_SETTINGS = (process.env.BENCH_PG_SETTINGS ?? '').split(' ').filter(Boolean)
+const STATEMENTS = PG_SETTINGS.some((s) => s.includes('pg_stat_statements'))
+
+/** Each PostgreSQL row's costliest statements in the rounds (its database's): calls and mean µs a call, as text. */
+async function rowStatements(url, targets) {
+  const lines = ['  Statements of the rounds, per PostgreSQL row (pg_stat_statements): calls, mean exec+plan µs a call, query']
+  for (const t of targets.filter((x) => x.database)) {
+    lines.push(`  ${t.label}`)
+    for (const r of await topStatements(url, t.database, 6)) {
+      const mean = ((r.total_exec_time + r.total_plan_time) * 1000) / Math.max(1, r.calls)
+      lines.push(`    ${fmt(r.calls).padStart(8)} ${fmt(mean, 1).padStart(7)}  ${r.query.slice(0, 110)}`)
+    }
+  }
+  return lines.join('\n')
+}
+
 /** `gateway 210 + HAProxy 60 + PostgreSQL 150 = 420`, for the groups measured. */
 function cpuText(cpu) {
   const parts = [['gateway', 'gateway'], ['balancer', 'HAProxy'], ['postgres', 'PostgreSQL']].filter(([k]) => cpu[k] !== undefined).map(([k, label]) => `${label} ${fmt(cpu[k])}`)
@@ -243,6 +263,8 @@ export async function benchShared() {
 
     /** Each server: its URL, then its workloads seeded through that URL. */
     const targets = []
+    /** The PostgreSQL server, once started. */
+    let pg
     /** A server to measure: its URL and, for the CPU columns, its processes (`{gateway, balancer?, postgres?}`). */
     const add = async (key, url, groups, extra = {}) => {
       const reads = await seedReads(url, adminKey)
@@ -270,7 +292,7 @@ export async function benchShared() {
     if (!missing) {
       // Under the batch scheduling policy, as docs/shared-gateway.md advises when the gateways share its cores;
       // the row "default sched." puts the server's processes back under the default policy while it is measured.
-      const pg = await startPostgres()
+      pg = await startPostgres({settings: PG_SETTINGS})
       stops.push(pg.stop)
       const postgres = () => postgresCpuMs(pg.data)
       // One database per row, so the rows do not share tables or their indexes' size. The gateways reach the server
@@ -295,11 +317,11 @@ export async function benchShared() {
         if (balanced) {
           const c = await startCluster({db, adminKey, processes, bin, ...variant})
           stops.push(() => c.stop())
-          await add(key, c.url, {...cluster(c), postgres}, rowPolicy(policy))
+          await add(key, c.url, {...cluster(c), postgres}, {...rowPolicy(policy), database: name})
         } else {
           const one = await startGateway({db, adminKey, home: home(key), bin})
           stops.push(() => one.kill())
-          await add(key, one.url, {gateway: [one.pid], postgres}, rowPolicy(policy))
+          await add(key, one.url, {gateway: [one.pid], postgres}, {...rowPolicy(policy), database: name})
         }
       }
     }
@@ -330,6 +352,8 @@ export async function benchShared() {
       await load({...t.writes(), amount: WARM_WRITES * t.processes})
       t.leave?.()
     }
+    // The statements of the rounds alone, not of the seeding and the warm-up.
+    if (STATEMENTS && pg) await resetStatements(pg.url)
     const readRuns = Object.fromEntries(servers.map((t) => [t.key, []]))
     const writeRuns = Object.fromEntries(servers.map((t) => [t.key, []]))
     for (let round = 0; round < ROUNDS; round++) {
@@ -342,6 +366,7 @@ export async function benchShared() {
     }
     const reads = Object.fromEntries(servers.map((t) => [t.key, medianRun(readRuns[t.key])]))
     const writes = Object.fromEntries(servers.map((t) => [t.key, medianRun(writeRuns[t.key])]))
+    const statements = STATEMENTS && pg ? await rowStatements(pg.url, targets) : undefined
     const paced = await pacedWrites(servers, writes)
 
     const rows = (results) => [
@@ -387,6 +412,7 @@ export async function benchShared() {
       results.postgres_p99 = p99
       console.log(`  PostgreSQL p99, worst of reads and writes: ${fmt(p99, 1)} ms (target < 50 ms)`)
     }
+    if (statements) console.log(statements)
     if (paced) {
       results.paced_writes = paced
       for (const {share, rate, p99} of paced) {
