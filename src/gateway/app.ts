@@ -209,7 +209,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     }))
     const route = allowedByPattern.find((r) => r.pattern.test(path))
     const known = (ALL_METHODS as readonly string[]).includes(request.method) || request.method === 'HEAD'
-    if (route && known && !route.methods.has(request.method)) return sendError(request, reply, methodNotAllowed(request.method, path))
+    if (route && known && !route.methods.has(request.method)) return sendError(request, reply, methodNotAllowed(request.method, path, route.methods))
     sendError(request, reply, new ApiError(404, 'not_found', 'route_not_found', `Unrecognized request URL (${request.method} ${path})`))
   })
 

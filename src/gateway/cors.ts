@@ -78,7 +78,7 @@ export function applyCors(app: FastifyInstance, platform: Platform): void {
       if (!(await platform.credentials.listsOrigin(origin))) {
         throw new ApiError(403, 'permission_error', 'origin_not_allowed', `No publishable key lists the origin ${origin}`)
       }
-      if (!methods.includes(method)) throw methodNotAllowed(method, request.url.split('?')[0])
+      if (!methods.includes(method)) throw methodNotAllowed(method, request.url.split('?')[0], [...methods, 'OPTIONS'])
       // A public page calling a gateway on this machine or network (Private Network Access): the gateway
       // exists to be called so, from an origin a key lists.
       if (request.headers['access-control-request-private-network'] === 'true') reply.header('access-control-allow-private-network', 'true')

@@ -31,8 +31,9 @@ export const invalidState = (code: string, message: string) => new ApiError(422,
 export const unauthenticated = (message: string, code = 'invalid_api_key') => new ApiError(401, 'authentication_error', code, message)
 export const insufficientScope = (scope: string) =>
   new ApiError(403, 'insufficient_scope', 'insufficient_scope', `This credential lacks the scope '${scope}' that this route needs`)
-export const methodNotAllowed = (method: string, path: string) =>
-  new ApiError(405, 'invalid_request', 'method_not_allowed', `${method} is not supported on ${path}`)
+/** 405 with the `Allow` header HTTP requires of it: the methods the URL takes. */
+export const methodNotAllowed = (method: string, path: string, allowed: Iterable<string>) =>
+  new ApiError(405, 'invalid_request', 'method_not_allowed', `${method} is not supported on ${path}`, undefined, {allow: [...new Set(allowed)].sort().join(', ')})
 
 /** `a[0][b]`, the way payments APIs name a nested field. */
 export function paramName(path: readonly PropertyKey[]): string | undefined {

@@ -77,7 +77,10 @@ describe('gateway platform rules', () => {
     const acct = await gw.account()
     expectError(await acct.app('GET', '/nope'), 404, 'route_not_found')
     expectError(await acct.app('DELETE', '/store'), 405, 'method_not_allowed')
-    expectError(await gw.request('PUT', '/v1/app/products'), 405, 'method_not_allowed')
+    const put = await gw.request('PUT', '/v1/app/products')
+    expectError(put, 405, 'method_not_allowed')
+    // With the Allow header HTTP requires of a 405: what the URL takes.
+    expect(put.headers.get('allow')).to.equal('GET, HEAD, POST')
     // Path parameters, a trailing slash and HEAD follow the same table.
     expectError(await acct.store('PUT', '/products/prod_123/variants/'), 405, 'method_not_allowed')
     expect((await gw.request('HEAD', '/v1/store/checkouts', {token: acct.secretKey})).status).to.equal(405)
@@ -85,7 +88,9 @@ describe('gateway platform rules', () => {
     // A method the URL supports, on an id the route does not know, stays a 404.
     expectError(await acct.app('GET', '/products/prod_nope'), 404)
     // Routes outside the endpoint table too: the health check, the OpenAPI document.
-    expectError(await gw.request('POST', '/health'), 405, 'method_not_allowed')
+    const post = await gw.request('POST', '/health')
+    expectError(post, 405, 'method_not_allowed')
+    expect(post.headers.get('allow')).to.equal('GET, HEAD')
     expectError(await gw.request('DELETE', '/openapi.json'), 405, 'method_not_allowed')
   })
 
