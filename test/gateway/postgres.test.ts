@@ -681,6 +681,39 @@ describe('PostgreSQL storage: two storages on one database', function () {
     }
   })
 
+  it('keeps the connections a burst opened while they idle past 30 s: the next burst starts no new server process', async function () {
+    if (!postgresBin()) this.skip()
+    // 31 s of idling: a pool that closes idle connections after 30 s (this one's until now) ends them in it.
+    this.timeout(90_000)
+    const server = await startPostgres()
+    const storage = await PostgresStorage.open(server.url)
+    const admin = new pg.Client(server.url)
+    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+    /** The server processes of the storage's connections (the version watch's, named, apart). */
+    const backends = async () =>
+      (
+        await admin.query<{pid: number}>(
+          "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND backend_type = 'client backend' AND pid <> pg_backend_pid() AND NOT starts_with(application_name, 'payapp-watch-') ORDER BY pid",
+        )
+      ).rows.map((r) => r.pid)
+    /** Ten units at once, each holding its connection 100 ms: the pool's ten connections. */
+    const burst = () => Promise.all(Array.from({length: 10}, (_, i) => storage.write(async (tx) => (await tx.get('product', scope, `prod_idle_${i}`), await sleep(100)))))
+    try {
+      await admin.connect()
+      await burst()
+      const opened = await backends()
+      expect(opened).to.have.length.of.at.least(10)
+      await sleep(31_000)
+      expect(await backends(), 'after 31 s idle').to.deep.equal(opened)
+      await burst()
+      expect(await backends(), 'after the next burst').to.deep.equal(opened)
+    } finally {
+      await admin.end().catch(() => {})
+      await storage.close()
+      server.stop()
+    }
+  })
+
   it("refuses a database a newer gateway's schema is on, and leaves it as it was", async () => {
     const admin = new pg.Pool({connectionString: url, max: 1})
     const ours = (await admin.query(`SELECT value FROM meta WHERE key = 'schema_version'`)).rows[0].value as string

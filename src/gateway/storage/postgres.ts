@@ -1101,7 +1101,6 @@ export class PostgresStorage implements Storage {
       // planned with their values, then its generic plan where that costs no more; replanned after an ANALYZE).
       // Forcing custom plans made planning half of the server's time per keyed write (docs/architecture.md).
       connectionTimeoutMillis: answerMs,
-      idleTimeoutMillis: 30_000,
       types: {
         getTypeParser: ((oid: number, format?: 'text' | 'binary') => (format === 'binary' ? pg.types.getTypeParser(oid, format) : parsers(oid))) as typeof pg.types.getTypeParser,
       },
@@ -1110,8 +1109,12 @@ export class PostgresStorage implements Storage {
     const parsers: Parsers = (oid) => (oid === 114 || oid === 3802 ? (value) => value : oid === 20 || oid === 1700 ? Number : pg.types.getTypeParser(oid, 'text'))
     // Connections per gateway process (PAYAPP_GATEWAY_PG_POOL), besides the version's: units beyond it wait for one in the pool's queue.
     // A unit writes its statements itself (Unit); node-postgres' pipeline, which refuses such a query, is for the version's reads.
-    const pool = new pg.Pool({...options, max: opts.max ?? (Number(process.env.PAYAPP_GATEWAY_PG_POOL) || 10)})
-    const side = new pg.Pool({...options, max: 1, pipeline: true})
+    // A connection once opened stays open however long it idles (min = max, a fixed-size pool): closed after 30 s
+    // idle, they were opened again all at once by the next burst, each a new server process with cold caches that
+    // parses and plans the statements again (docs/shared-gateway.md says what that cost).
+    const max = opts.max ?? (Number(process.env.PAYAPP_GATEWAY_PG_POOL) || 10)
+    const pool = new pg.Pool({...options, max, min: max})
+    const side = new pg.Pool({...options, max: 1, min: 1, pipeline: true})
     for (const p of [pool, side]) {
       // A connection the server dropped (a restart, a failover) must not crash the process: an idle one's error
       // goes to the pool's listener, a checked-out one's (a unit's) to its own, and its statements fail instead.
