@@ -683,7 +683,7 @@ describe('PostgreSQL storage: two storages on one database', function () {
 
   it('keeps the connections a burst opened while they idle past 30 s: the next burst starts no new server process', async function () {
     if (!postgresBin()) this.skip()
-    // 31 s of idling: a pool that closes idle connections after 30 s (this one's until now) ends them in it.
+    // 31 s of idling: a pool that closes connections idle for 30 s (this one did before 2026-11-28) ends them in it.
     this.timeout(90_000)
     const server = await startPostgres()
     const storage = await PostgresStorage.open(server.url)
@@ -697,7 +697,15 @@ describe('PostgreSQL storage: two storages on one database', function () {
         )
       ).rows.map((r) => r.pid)
     /** Ten units at once, each holding its connection 100 ms: the pool's ten connections. */
-    const burst = () => Promise.all(Array.from({length: 10}, (_, i) => storage.write(async (tx) => (await tx.get('product', scope, `prod_idle_${i}`), await sleep(100)))))
+    const burst = () =>
+      Promise.all(
+        Array.from({length: 10}, (_, i) =>
+          storage.write(async (tx) => {
+            await tx.get('product', scope, `prod_idle_${i}`)
+            await sleep(100)
+          }),
+        ),
+      )
     try {
       await admin.connect()
       await burst()
