@@ -6,8 +6,8 @@
  * - a group cannot be added or deleted while the product has variants besides its default (409
  *   `variants_exist`): every variant's combination names one value per group;
  * - a value a variant uses cannot be deleted (409 `value_in_use`).
- * These read before they write, so a unit that changes a product's option structure (adds or deletes a
- * group or deletes a value) locks the product's row exclusively first, and a variant create locks it shared
+ * These read before they write, so a unit that changes a product's option structure or names (adds, renames
+ * or deletes a group, adds or deletes a value) locks the product's row exclusively first, and a variant create locks it shared
  * (`lockProduct`): such units of one product take turns on every engine, those of different products never
  * wait for each other, and variant creates of one product run together.
  */
@@ -149,9 +149,13 @@ export async function createOptionGroup(tx: Tx, scope: Scope, product: ProductDo
 }
 
 export async function renameOptionGroup(tx: Tx, scope: Scope, group: OptionGroupDoc, name: string): Promise<OptionGroupDoc> {
-  await checkGroupName(tx, scope, group.product, name, group.id)
-  group.name = name
-  return namedUniquely(name, () => tx.save(group))
+  // Under the product's lock, as a create: the check's verdict holds for every case folding, not only the
+  // index's (ASCII); the group read again under it (another unit may have deleted or renamed it meanwhile).
+  await lockProduct(tx, scope, group.product, 'exclusive')
+  const current = await requireGroup(tx, scope, group.id)
+  await checkGroupName(tx, scope, current.product, name, current.id)
+  current.name = name
+  return namedUniquely(name, () => tx.save(current))
 }
 
 export async function deleteOptionGroup(tx: Tx, scope: Scope, group: OptionGroupDoc) {
@@ -169,6 +173,9 @@ async function insertValue(tx: Tx, scope: Scope, group: OptionGroupDoc, value: s
 
 /** Adds a value after the group's last one unless `sort_order` places it. */
 export async function addValue(tx: Tx, scope: Scope, group: OptionGroupDoc, body: OptionValueCreate): Promise<OptionValueDoc> {
+  // Under the product's lock, as a group's create, and only to a group still there once it is held.
+  await lockProduct(tx, scope, group.product, 'exclusive')
+  await requireGroup(tx, scope, group.id)
   const values = await valuesOf(tx, scope, group.id)
   if (values.some((v) => v.value.toLowerCase() === body.value.toLowerCase())) throw valueExists(body.value)
   const last = values.reduce((max, v) => Math.max(max, v.sort_order), -1)

@@ -53,7 +53,7 @@ const ANALYZE_IF_GROWN = `DO $$ BEGIN
 END $$`
 
 /** Bumped with each change below; `meta.schema_version` says which a database has. */
-const SCHEMA_VERSION = '6'
+const SCHEMA_VERSION = '7'
 
 // Times are double precision: clock seconds, which a test clock may carry decades ahead.
 const SCHEMA = `
@@ -112,9 +112,15 @@ CREATE UNIQUE INDEX IF NOT EXISTS objects_unique_key ON objects (parent, unique_
 -- One variant per SKU in a merchant's environment (a null SKU is no SKU).
 DROP INDEX IF EXISTS variants_by_sku;
 CREATE UNIQUE INDEX IF NOT EXISTS variants_unique_sku ON objects (merchant, env, (data->>'sku')) WHERE kind = 'variant';
--- One option group per name in a product, and one value per text in a group, ignoring case.
-CREATE UNIQUE INDEX IF NOT EXISTS option_groups_unique_name ON objects (parent, lower(data->>'name')) WHERE kind = 'option_group';
-CREATE UNIQUE INDEX IF NOT EXISTS option_values_unique_value ON objects (parent, lower(data->>'value')) WHERE kind = 'option_value';
+-- One option group per name in a product, and one value per text in a group, ignoring ASCII case (version 7):
+-- lower() under the "C" collation, as SQLite's lower(). The domain's check, under the product's lock, ignores
+-- every case (JavaScript's toLowerCase); the index under the database's own collation (version 3 to 6) folded
+-- by its locale's rules, which JavaScript's do not match ('İ' is 'i' to glibc, 'i̇' to JavaScript), and
+-- refused as a concurrent write a value the check had let through, on every retry.
+DROP INDEX IF EXISTS option_groups_unique_name;
+DROP INDEX IF EXISTS option_values_unique_value;
+CREATE UNIQUE INDEX IF NOT EXISTS option_groups_unique_name_ascii ON objects (parent, lower((data->>'name') COLLATE "C")) WHERE kind = 'option_group';
+CREATE UNIQUE INDEX IF NOT EXISTS option_values_unique_value_ascii ON objects (parent, lower((data->>'value') COLLATE "C")) WHERE kind = 'option_value';
 CREATE INDEX IF NOT EXISTS checkout_sessions_open_by_expiry ON objects (merchant, env, ((data->>'expires_at')::numeric))
   WHERE kind = 'checkout_session' AND (data->>'status') = 'open';
 -- One payment per checkout session: a second attempt that is not a failure cannot be stored, whatever
