@@ -63,6 +63,8 @@ class Side {
     const kind = KINDS[o.object as string]
     if (kind && typeof o.id === 'string') this.see(kind, o.id)
     if (typeof o.session_id === 'string') this.see('session', o.session_id)
+    // A product's default price, which its create made: named by the product, not shown whole.
+    if (typeof o.default_price === 'string') this.see('price', o.default_price)
     for (const v of Object.values(o)) this.learn(v)
   }
 
@@ -141,12 +143,13 @@ const price = fc.record({currency, unit_amount: amount})
 const recurring = fc.record({interval: fc.constantFrom('day', 'week', 'month'), trial_period_days: fc.integer({min: 1, max: 3})}, {requiredKeys: ['interval']})
 const validPrice = fc.record({currency: fc.constantFrom('eur', 'usd'), unit_amount: fc.integer({min: 250, max: 5000})})
 
-/** What each run starts with, so that most later steps find something: 1 to 3 products, each with a price and 0 to 2 option groups. */
+/** What each run starts with, so that most later steps find something: 1 to 3 products, each with a price, maybe a recurring one, and 0 to 2 option groups. */
 const prelude: fc.Arbitrary<Step[]> = fc
-  .array(fc.tuple(fc.constantFrom('Shirt', 'Mug', 'Größe'), validPrice, fc.subarray(['Size', 'Color']), fc.subarray(['S', 'M', 'L'], {minLength: 1})), {minLength: 1, maxLength: 3})
+  .array(fc.tuple(fc.constantFrom('Shirt', 'Mug', 'Größe'), validPrice, fc.boolean(), fc.subarray(['Size', 'Color']), fc.subarray(['S', 'M', 'L'], {minLength: 1})), {minLength: 1, maxLength: 3})
   .map((products) =>
-    products.flatMap(([name, p, groups, values], i) => [
+    products.flatMap(([name, p, monthly, groups, values], i) => [
       store('POST', ['/products'], {name, price: p}),
+      ...(monthly ? [store('POST', ['/products/', {kind: 'product', n: i}, '/prices'], {...p, recurring: {interval: 'month'}})] : []),
       ...groups.map((group) => store('POST', ['/products/', {kind: 'product', n: i}, '/options'], {name: group, values})),
     ]),
   )
@@ -197,9 +200,27 @@ const step: fc.Arbitrary<Step> = fc.oneof(
       .tuple(ref('product'), fc.option(ref('variant'), {nil: undefined}), fc.integer({min: 1, max: 4}), fc.option(fc.constantFrom('k1', 'k2'), {nil: undefined}))
       .map(([p, v, quantity, key]) => store('POST', ['/checkouts'], {product_id: p, variant_id: v, quantity}, key)),
   },
-  {weight: 2, arbitrary: fc.tuple(ref('session'), fc.constantFrom('paid', 'declined')).map(([s, outcome]): Step => ({door: 'admin', method: 'POST', path: ['/checkouts/', s, '/complete'], body: {outcome}}))},
+  {weight: 2, arbitrary: fc.tuple(ref('session'), fc.constantFrom('paid', 'declined', 'processing')).map(([s, outcome]): Step => ({door: 'admin', method: 'POST', path: ['/checkouts/', s, '/complete'], body: {outcome}}))},
   fc.constant(store('GET', ['/orders?limit=10'])),
   fc.tuple(ref('payment'), fc.option(fc.integer({min: 1, max: 3000}), {nil: undefined})).map(([py, amount]): Step => ({door: 'admin', method: 'POST', path: ['/payments/', py, '/refund'], body: {amount}})),
+  // The merchant API's sessions: variants' stock held and released by updates and expiries, raw amounts, subscription mode.
+  {
+    weight: 3,
+    arbitrary: fc
+      .oneof(
+        fc.array(fc.record({variant: ref('variant'), quantity: fc.integer({min: 1, max: 3})}), {minLength: 1, maxLength: 3}).map((line_items) => ({line_items})),
+        fc.record({amount, currency, customer_name: fc.constant('Ada Lovelace'), customer_email: fc.constant('ada@example.com')}),
+        ref('price').map((price_id) => ({mode: 'subscription', line_items: [{price_id}]})),
+      )
+      .map((body): Step => ({door: 'v1', method: 'POST', path: ['/checkout/sessions'], body})),
+  },
+  fc
+    .tuple(ref('session'), fc.array(fc.record({variant: ref('variant'), quantity: fc.integer({min: 1, max: 3})}), {minLength: 1, maxLength: 2}), fc.option(fc.nat({max: 2}), {nil: undefined}))
+    .map(([cs, line_items, revision]): Step => ({door: 'v1', method: 'PATCH', path: ['/checkout/sessions/', cs], body: {line_items, revision}})),
+  ref('session').map((cs): Step => ({door: 'v1', method: 'POST', path: ['/checkout/sessions/', cs, '/expire']})),
+  ref('session').map((cs): Step => ({door: 'v1', method: 'GET', path: ['/checkout/sessions/', cs]})),
+  fc.constantFrom('', '&status=open', '&status=expired').map((q): Step => ({door: 'v1', method: 'GET', path: [`/checkout/sessions?limit=10${q}`]})),
+  fc.tuple(ref('payment'), fc.option(fc.integer({min: 1, max: 3000}), {nil: undefined})).map(([payment, amount]): Step => ({door: 'v1', method: 'POST', path: ['/refunds'], body: {payment, amount}})),
   // Subscriptions on the clock: trials, renewals, dunning, cancellations, and the events they emit.
   {
     weight: 3,
