@@ -17,7 +17,8 @@ import {isDeepStrictEqual} from 'node:util'
 import {expect} from 'chai'
 import fc from 'fast-check'
 
-import {TestGateway, type Account} from '../helpers/gateway.js'
+import {TestGateway, type Account, type HttpGateway} from '../helpers/gateway.js'
+import {startCluster, via, type Cluster} from '../helpers/processes.js'
 import {onPostgres} from '../helpers/test-db.js'
 
 /** What a generated step refers to: the `n`th (mod how many there are) of its kind on each gateway. */
@@ -33,12 +34,15 @@ class Side {
   readonly ids = new Map<Kind, string[]>()
   /** Every id seen, to its name (`product#0`): how the two sides' answers are compared. */
   readonly names = new Map<string, string>()
-  constructor(
-    readonly gw: TestGateway,
-    readonly acct: Account,
-  ) {
+  private readonly acct: Account
+  /**
+   * `targets`: the gateway, or each process of several on one database, with the account (the same one on
+   * each: `via`); a step goes to the one its `via` picks.
+   */
+  constructor(private readonly targets: Array<{gw: HttpGateway; acct: Account}>) {
+    this.acct = targets[0]!.acct
     // The merchant's own names: its ids and its store's slug (made of its id).
-    const merchant = acct.merchant as {id: string; store: {id: string; slug?: string}}
+    const merchant = this.acct.merchant as {id: string; store: {id: string; slug?: string}}
     for (const [id, name] of [[merchant.id, '<merchant>'], [merchant.store.id, '<store>'], [merchant.store.slug, '<slug>']] as const) if (id) this.names.set(id, name)
   }
 
@@ -88,17 +92,18 @@ class Side {
   /** The answer with what differs by nature named: ids, times, secrets, request ids, the origin. */
   normal(status: number, text: string): unknown {
     // Client secrets, also inside the URLs that carry them.
-    let named = text.replaceAll(this.gw.url, '<origin>').replace(/\b\w+_secret_[A-Za-z0-9]+/g, '<secret>')
+    let named = this.targets.reduce((t, {gw}) => t.replaceAll(gw.url, '<origin>'), text).replace(/\b\w+_secret_[A-Za-z0-9]+/g, '<secret>')
     // Longest first: no id is a prefix of another's replacement.
     for (const id of [...this.names.keys()].sort((a, b) => b.length - a.length)) named = named.replaceAll(id, this.names.get(id)!)
     const body = named ? JSON.parse(named) : undefined
     return {status, body: scrub(body)}
   }
 
-  async send(step: Step): Promise<{status: number; text: string; body: unknown}> {
+  async send(step: Step, via = 0): Promise<{status: number; text: string; body: unknown}> {
+    const {gw, acct} = this.targets[via % this.targets.length]!
     const path = step.path.map((p) => (typeof p === 'string' && p !== MERCHANT ? p : encodeURIComponent(String(this.resolve(p))))).join('')
     const opts = {body: this.resolve(step.body), ...(step.key ? {idempotencyKey: step.key} : {})}
-    const res = step.door === 'admin' ? await this.gw.admin(step.method, path, opts.body) : await this.acct[step.door](step.method, path, opts)
+    const res = step.door === 'admin' ? await gw.admin(step.method, path, opts.body) : await acct[step.door](step.method, path, opts)
     this.learn(res.body)
     return res
   }
@@ -249,8 +254,28 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   fc.constant<Step>({door: 'app', method: 'GET', path: ['/payments?limit=10']}),
 )
 
+/** A generated run: the prelude, then steps each sent to the process its number picks (of several on one database). */
+const run = fc.tuple(prelude, fc.array(fc.tuple(step, fc.nat({max: 2})), {minLength: 1, maxLength: 30, size: 'max'}))
+
+/** Sends each step to both sides, one after the other, and fails on the first answer that differs. */
+async function alike(sides: readonly [Side, Side], first: Step[], then: Array<[Step, number]>, names: readonly [string, string]) {
+  const steps: Array<[Step, number]> = [...first.map((s): [Step, number] => [s, 0]), ...then]
+  for (const [i, [s, via]] of steps.entries()) {
+    const [ra, rb] = [await sides[0].send(s), await sides[1].send(s, via)]
+    expect(ra.status, `step ${i}: no 5xx on ${names[0]}: ${ra.text}`).to.be.below(500)
+    const [na, nb] = [sides[0].normal(ra.status, ra.text), sides[1].normal(rb.status, rb.text)]
+    // Both answers in full on a difference (chai's message would cut them short).
+    if (!isDeepStrictEqual(na, nb)) {
+      const path = s.path.map((p) => (typeof p === 'string' ? p : `<${p.kind}#${p.n}>`)).join('')
+      throw new Error(`step ${i} (${s.method} ${path}, process ${via}) answered differently:\n${names[0]}: ${JSON.stringify(na)}\n${names[1]}: ${JSON.stringify(nb)}`)
+    }
+  }
+}
+
+const RUNS = Number(process.env.PAYAPP_ENGINES_RUNS ?? 40)
+
 describe('SQLite and PostgreSQL answer alike', function () {
-  // Each run makes a merchant on both gateways and sends each up to 39 requests (a prelude of up to 9, then up to 30).
+  // Each run makes a merchant on both gateways and sends each up to 42 requests (a prelude of up to 12, then up to 30).
   this.timeout(240_000)
   let sqlite: TestGateway
   let postgres: TestGateway
@@ -264,19 +289,35 @@ describe('SQLite and PostgreSQL answer alike', function () {
 
   it('generated request sequences of the catalogue, stock, checkouts, subscriptions and the clock: every answer the same, step by step', async () => {
     await fc.assert(
-      fc.asyncProperty(prelude, fc.array(step, {minLength: 1, maxLength: 30, size: 'max'}), async (first, then) => {
-        const steps = [...first, ...then]
+      fc.asyncProperty(run, async ([first, then]) => {
         const [a, b] = await Promise.all([sqlite.account(), postgres.account()])
-        const sides = [new Side(sqlite, a), new Side(postgres, b)] as const
-        for (const [i, s] of steps.entries()) {
-          const [ra, rb] = [await sides[0].send(s), await sides[1].send(s)]
-          expect(ra.status, `step ${i}: no 5xx on SQLite: ${ra.text}`).to.be.below(500)
-          const [na, nb] = [sides[0].normal(ra.status, ra.text), sides[1].normal(rb.status, rb.text)]
-          // Both answers in full on a difference (chai's message would cut them short).
-          if (!isDeepStrictEqual(na, nb)) throw new Error(`step ${i} (${s.method} ${s.path.map((p) => (typeof p === 'string' ? p : `<${p.kind}#${p.n}>`)).join('')}) answered differently:\nSQLite:     ${JSON.stringify(na)}\nPostgreSQL: ${JSON.stringify(nb)}`)
-        }
+        await alike([new Side([{gw: sqlite, acct: a}]), new Side([{gw: postgres, acct: b}])], first, then, ['SQLite:    ', 'PostgreSQL:'])
       }),
-      {numRuns: Number(process.env.PAYAPP_ENGINES_RUNS ?? 40)},
+      {numRuns: RUNS},
+    )
+  })
+})
+
+describe('three gateway processes on one database answer as one gateway', function () {
+  // Each run as above; the processes are `gateway start` processes of the build (dist/).
+  this.timeout(240_000)
+  let one: TestGateway
+  let cluster: Cluster
+  before(async () => {
+    ;[one, cluster] = await Promise.all([TestGateway.start({db: ':memory:'}), startCluster(3, {args: ['--rate-limit', 'off']})])
+  })
+  after(async () => {
+    await Promise.all([one?.close(), cluster?.close()])
+  })
+
+  it(`generated request sequences, each request to any of three processes (${onPostgres ? 'PostgreSQL' : 'one SQLite file'}): every answer as one in-memory gateway's`, async () => {
+    await fc.assert(
+      fc.asyncProperty(run, async ([first, then]) => {
+        const [a, b] = await Promise.all([one.account(), cluster.procs[0]!.gw.account()])
+        const procs = cluster.procs.map((p) => ({gw: p.gw, acct: via(p.gw, b)}))
+        await alike([new Side([{gw: one, acct: a}]), new Side(procs)], first, then, ['one gateway:', '3 processes:'])
+      }),
+      {numRuns: RUNS},
     )
   })
 })
