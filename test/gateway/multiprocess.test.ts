@@ -265,6 +265,52 @@ describe('gateway: several processes on one database', function () {
       for (const text of ['xl', ...others.map(([, b]) => b!)]) expect(group.values.filter((v: {value: string}) => v.value.toLowerCase() === text)).to.have.length(1)
     })
 
+    it("no lost update of a product: concurrent changes through both processes (metadata merges, prices reactivated) each land, and it keeps one active default", async () => {
+      const acct = await cluster.procs[0]!.gw.account()
+      const made = await acct.store('POST', '/products', {body: {name: 'Cap', price: {currency: 'eur', unit_amount: 1500}}})
+      expect(made.status, made.text).to.equal(201)
+      const id = made.body.id as string
+      const answers = await race(acct, (on, i) => on.store('PATCH', `/products/${id}`, {body: {metadata: {[`k${i}`]: 'set'}}}))
+      expect(answers.map((r) => r.status)).to.deep.equal(Array(N).fill(200))
+      const product = (await acct.store('GET', `/products/${id}`)).body
+      expect(Object.keys(product.metadata).sort()).to.deep.equal(Array.from({length: N}, (_, i) => `k${i}`).sort())
+      // Archived with its prices, back, and its prices reactivated at once: one of them is the active default.
+      const prices: string[] = [product.default_price]
+      for (const amount of [1600, 1700, 1800]) prices.push((await acct.store('POST', `/products/${id}/prices`, {body: {currency: 'eur', unit_amount: amount}})).body.id)
+      expect((await acct.store('DELETE', `/products/${id}`)).status).to.equal(200)
+      expect((await acct.store('PATCH', `/products/${id}`, {body: {active: true}})).status).to.equal(200)
+      const [p1, p2] = cluster.procs
+      const back = await Promise.all(
+        prices.flatMap((price, i) => [
+          via((i % 2 ? p2 : p1)!.gw, acct).store('PATCH', `/products/${id}/prices/${price}`, {body: {active: true}}),
+          via((i % 2 ? p1 : p2)!.gw, acct).store('PATCH', `/products/${id}`, {body: {metadata: {[`back${i}`]: 'set'}}}),
+        ]),
+      )
+      expect(back.map((r) => r.status)).to.deep.equal(Array(back.length).fill(200))
+      const after = (await acct.store('GET', `/products/${id}`)).body
+      expect(Object.keys(after.metadata)).to.include.members(prices.map((_, i) => `back${i}`))
+      expect(after.prices.filter((p: {active: boolean}) => p.active)).to.have.length(prices.length)
+      expect(prices).to.include(after.default_price)
+    })
+
+    it("no lost stock: a variant's updates through one process never overwrite the units checkouts through the other reserved meanwhile", async () => {
+      const acct = await cluster.procs[0]!.gw.account()
+      const made = await acct.store('POST', '/products', {body: {name: 'Cap', price: {currency: 'eur', unit_amount: 1500}}})
+      const variant = made.body.variants[0].id as string
+      expect((await acct.store('PATCH', `/variants/${variant}`, {body: {track_inventory: true, stock_qty: 1000}})).status).to.equal(200)
+      const [p1, p2] = cluster.procs
+      const answers = await Promise.all(
+        Array.from({length: N}, (_, i) =>
+          i % 2
+            ? via(p1!.gw, acct).store('PATCH', `/variants/${variant}`, {body: {title: `Cap ${i}`}})
+            : via(p2!.gw, acct).store('POST', '/checkouts', {body: {product_id: made.body.id, quantity: 2}}),
+        ),
+      )
+      expect(answers.map((r) => r.status).sort()).to.deep.equal([...Array(N / 2).fill(200), ...Array(N / 2).fill(201)])
+      const stored = (await acct.store('GET', `/products/${made.body.id}`)).body.variants[0]
+      expect(stored).to.include({stock_qty: 1000, stock_reserved: N})
+    })
+
     it('at most 10 option groups per product: of 15 concurrent creates, 10 are stored and the rest refused', async () => {
       const acct = await cluster.procs[0]!.gw.account()
       const made = await acct.store('POST', '/products', {body: {name: 'Cap', price: {currency: 'eur', unit_amount: 1500}}})

@@ -437,6 +437,37 @@ describe('PostgreSQL storage: two storages on one database', function () {
     expect(results.filter((r) => r === true)).to.have.length(1)
   })
 
+  it('a unit that writes back a document another unit changed after it read it runs again from the start, and overwrites nothing', async () => {
+    type Doc = {id: string; metadata: Record<string, string>}
+    const doc = {id: 'prod_pg_stale', object: 'product', name: 'Cap', metadata: {}}
+    await a.write((tx) => tx.insert('product', scope, doc as never, {created: 0}))
+    const addKey = (tx: Store, key: string) => async () => {
+      const read = (await tx.get('product', scope, doc.id)) as unknown as Doc
+      return {read, save: () => tx.save({...read, metadata: {...read.metadata, [key]: 'kept'}})}
+    }
+    // The first run of this unit reads, then waits while another storage (process) changes the row and commits.
+    let attempts = 0
+    let readFirst!: () => void
+    const first = new Promise<void>((resolve) => (readFirst = resolve))
+    let letGo!: () => void
+    const gate = new Promise<void>((resolve) => (letGo = resolve))
+    const writer = a.write(async (tx) => {
+      attempts++
+      const {save} = await addKey(tx, 'mine')()
+      if (attempts === 1) {
+        readFirst()
+        await gate
+      }
+      return save()
+    })
+    await first
+    await b.write(async (tx) => (await addKey(tx, 'theirs')()).save())
+    letGo()
+    await writer
+    expect(attempts, 'runs of the unit whose copy went stale').to.equal(2)
+    expect(((await b.reads.get('product', scope, doc.id)) as unknown as Doc).metadata).to.deep.equal({theirs: 'kept', mine: 'kept'})
+  })
+
   it("a gateway's cached read never misses what another gateway on the database committed before it", async () => {
     const adminKey = 'adm_two_gateways_one_database_0123456789'
     const [one, two] = [await TestGateway.start({db: url, adminKey}), await TestGateway.start({db: url, adminKey})]

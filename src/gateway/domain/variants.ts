@@ -16,7 +16,7 @@ import type {z} from 'zod'
 
 import type * as catalog from '@payapp/sdk/schemas/catalog'
 import type {Variant} from '@payapp/sdk/schemas/catalog'
-import {conflict, invalid} from '../errors.js'
+import {conflict, invalid, notFound} from '../errors.js'
 import {newUuid} from '../ids.js'
 import type {Tx} from './context.js'
 import type {PriceDoc, ProductDoc, Scope, VariantDoc} from '../storage/documents.js'
@@ -28,6 +28,16 @@ type VariantCreate = z.output<typeof catalog.variantCreate>
 type VariantUpdate = z.output<typeof catalog.variantUpdate>
 
 export const requireVariant = async (tx: Tx, scope: Scope, id: string) => requireDoc(tx, 'variant', scope, id, 'variant')
+
+/**
+ * The variant, its row locked until the unit ends (a unit that writes it back whole): a checkout's stock
+ * reservation, a conditional update of the row, waits for it instead of being overwritten by the copy.
+ */
+export async function lockVariant(tx: Tx, scope: Scope, id: string): Promise<VariantDoc> {
+  const variant = await tx.lock('variant', scope, id, 'exclusive')
+  if (!variant) throw notFound('variant', id)
+  return variant
+}
 
 /** A product's variants, oldest first (the default variant, created with the product, leads). */
 export const variantsOf = async (tx: Tx, scope: Scope, productId: string) => await tx.all('variant', scope, productId)

@@ -24,7 +24,7 @@ import {
 } from '../domain/option-groups.js'
 import {createPrice, requirePrice, updatePrice} from '../domain/prices.js'
 import {archiveProduct, createProduct, listProducts, productDetail, requireProduct, updateProduct} from '../domain/products.js'
-import {createVariant, deleteVariant, listVariants, requireVariant, updateVariant, variantChecks, variantView} from '../domain/variants.js'
+import {createVariant, deleteVariant, listVariants, lockVariant, requireVariant, updateVariant, variantChecks, variantView} from '../domain/variants.js'
 import {notFound} from '../errors.js'
 
 const MERCHANT_PRODUCTS_LIMIT = 20
@@ -53,24 +53,26 @@ export const catalogHandlers = {
   },
   async 'products.update'({tx, scope, door, params, body}) {
     await sweepExpired(tx, scope)
-    return productDetail(tx, scope, door !== 'app', await updateProduct(tx, scope, await requireProduct(tx, scope, params.id), body))
+    return productDetail(tx, scope, door !== 'app', await updateProduct(tx, scope, await lockProduct(tx, scope, params.id, 'exclusive'), body))
   },
   async 'products.modify'({tx, scope, params, body}) {
     await sweepExpired(tx, scope)
-    return productDetail(tx, scope, true, await updateProduct(tx, scope, await requireProduct(tx, scope, params.id), body))
+    return productDetail(tx, scope, true, await updateProduct(tx, scope, await lockProduct(tx, scope, params.id, 'exclusive'), body))
   },
   async 'products.defaultPrice'({tx, scope, params, body}) {
     await sweepExpired(tx, scope)
-    return productDetail(tx, scope, true, await updateProduct(tx, scope, await requireProduct(tx, scope, params.id), {default_price_id: body.price}))
+    return productDetail(tx, scope, true, await updateProduct(tx, scope, await lockProduct(tx, scope, params.id, 'exclusive'), {default_price_id: body.price}))
   },
-  'products.archive': async ({tx, scope, params}) => archiveProduct(tx, scope, await requireProduct(tx, scope, params.id)),
+  'products.archive': async ({tx, scope, params}) => archiveProduct(tx, scope, await lockProduct(tx, scope, params.id, 'exclusive')),
 
   async 'prices.list'({tx, scope, params, query}) {
     return rawList(await tx.pageRaw('price', scope, {...query, parent: (await requireProduct(tx, scope, params.id)).id}))
   },
-  'prices.create': async ({tx, scope, params, body}) => created(await createPrice(tx, scope, await requireProduct(tx, scope, params.id), body)),
+  // A product and its prices change under the product's lock (a price may become its default): concurrent
+  // changes of one product take turns, and none overwrites another's (storage's save refuses a stale copy too).
+  'prices.create': async ({tx, scope, params, body}) => created(await createPrice(tx, scope, await lockProduct(tx, scope, params.id, 'exclusive'), body)),
   async 'prices.update'({tx, scope, params, body}) {
-    const product = await requireProduct(tx, scope, params.id)
+    const product = await lockProduct(tx, scope, params.id, 'exclusive')
     return updatePrice(tx, scope, product, await requirePrice(tx, scope, product, params.price), body)
   },
 
@@ -110,7 +112,7 @@ export const catalogHandlers = {
   },
   async 'variants.update'({tx, scope, params, body}) {
     await sweepExpired(tx, scope)
-    const variant = await requireVariant(tx, scope, params.id)
+    const variant = await lockVariant(tx, scope, params.id)
     const product = await requireProduct(tx, scope, variant.product)
     return variantView(await updateVariant(tx, scope, product, variant, body), product, await optionsOf(tx, scope, product.id))
   },

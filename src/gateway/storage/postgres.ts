@@ -1262,8 +1262,10 @@ export class PostgresStorage implements Storage {
         } catch (rollback) {
           broken = rollback as Error
         }
-        if ((sqlState(cause) === '40P01' || sqlState(cause) === '40001') && attempt < 5) continue
-        const mapped = mapError(cause)
+        const contended = sqlState(cause) === '40P01' || sqlState(cause) === '40001'
+        if (contended && attempt < 5) continue
+        // Still contended after five runs: busy, sent again in a moment (429), not a server error.
+        const mapped = contended ? new StorageBusy((cause as Error).message) : mapError(cause)
         // A connection refused a write is dropped: the next one may reach the writable server the URL leads to by then.
         if (mapped instanceof StorageUnavailable && mapped.readOnly) broken ??= mapped
         this.failed(mapped)
@@ -1333,6 +1335,20 @@ class PgConnection {
     return this._atCommit(write)
   }
 
+  /**
+   * In a unit, the text of each document as the unit last read or wrote it, by id: `save` writes a document only
+   * if its row still holds that text, so a change another unit committed since (a concurrent request's, or a
+   * stock reservation's conditional update) is never overwritten by a copy read before it (a lost update).
+   */
+  private readonly seen = new Map<string, string>()
+
+  /** A document row's JSON, parsed; in a unit, remembered as read (`seen`). */
+  _doc<T>(text: string): T {
+    const doc = JSON.parse(text) as T
+    if (this._unit) this.seen.set((doc as {id: string}).id, text)
+    return doc
+  }
+
   /** `INSERT INTO <table> (<keys>) VALUES ($1, …)` for one row object: the text built again only for other columns than the last row's. */
   async _insertRow(table: string, row: Record<string, unknown>, returning = ''): Promise<QueryResultRow[]> {
     const keys = Object.keys(row)
@@ -1373,7 +1389,17 @@ class PgConnection {
   }
 
   async save<T extends {id: string}>(doc: T): Promise<T> {
-    await this._run('UPDATE objects SET data = $1 WHERE id = $2', [JSON.stringify(doc), doc.id])
+    const text = JSON.stringify(doc)
+    const before = this.seen.get(doc.id)
+    if (before === undefined) {
+      await this._run('UPDATE objects SET data = $1 WHERE id = $2', [text, doc.id])
+      return doc
+    }
+    // Read in this unit: written only over what it read. Another unit's commit in between fails the unit as a
+    // serialization failure, which `PostgresStorage.write` runs again from the start (it reads the new row then).
+    const rows = await this._run('UPDATE objects SET data = $1 WHERE id = $2 AND data::text = $3 RETURNING kind', [text, doc.id, before])
+    if (rows.length === 0) throw Object.assign(new Error(`${doc.id} was changed by another request since this one read it`), {code: '40001'})
+    this.seen.set(doc.id, text)
     return doc
   }
 
@@ -1382,6 +1408,7 @@ class PgConnection {
     const parts = [`data = ${params.p(JSON.stringify(doc))}`, `id = ${params.p(doc.id)}`]
     const guards = where.map((c) => condition(c, params))
     const rows = await this._run(`UPDATE objects SET ${parts[0]} WHERE ${[parts[1], ...guards].join(' AND ')} RETURNING kind`, params.values)
+    if (rows.length > 0 && this._unit) this.seen.set(doc.id, params.values[0] as string)
     return rows.length > 0
   }
 
@@ -1401,7 +1428,7 @@ class PgConnection {
        WHERE id = ${params.p(id)} AND kind = '${name(kind)}' AND merchant = ${params.p(scope.merchant)} AND env = ${params.p(scope.env)}${guard} RETURNING data`,
       params.values,
     )
-    return row ? (JSON.parse(row.data) as Documents[K]) : undefined
+    return row ? (this._doc<Documents[K]>(row.data)) : undefined
   }
 
   async remove(id: string): Promise<void> {
@@ -1410,14 +1437,14 @@ class PgConnection {
 
   async get<K extends Kind>(kind: K, scope: Scope, id: string): Promise<Documents[K] | undefined> {
     const row = await this._one<{data: string}>('SELECT data FROM objects WHERE id = $1 AND kind = $2 AND merchant = $3 AND env = $4', [id, kind, scope.merchant, scope.env])
-    return row ? (JSON.parse(row.data) as Documents[K]) : undefined
+    return row ? (this._doc<Documents[K]>(row.data)) : undefined
   }
 
   async lock<K extends Kind>(kind: K, scope: Scope, id: string, mode: 'exclusive' | 'shared'): Promise<Documents[K] | undefined> {
     if (!this._unit) return this.get(kind, scope, id)
     // READ COMMITTED: the statements a unit issues after this one read what the unit it waited for committed.
     const row = await this._one<{data: string}>(mode === 'exclusive' ? LOCK_EXCLUSIVE : LOCK_SHARED, [id, kind, scope.merchant, scope.env])
-    return row ? (JSON.parse(row.data) as Documents[K]) : undefined
+    return row ? (this._doc<Documents[K]>(row.data)) : undefined
   }
 
   /**
@@ -1432,12 +1459,12 @@ class PgConnection {
     const rows = places
       ? await this._run<{data: string}>(getManyText(kind, places), [scope.merchant, scope.env, ...ids, ...Array.from({length: places - ids.length}, () => null)])
       : await this._run<{data: string}>(getManyText(kind, 0), [scope.merchant, scope.env, ids])
-    return rows.map((r) => JSON.parse(r.data) as Documents[K])
+    return rows.map((r) => this._doc<Documents[K]>(r.data))
   }
 
   async find<K extends Kind>(kind: K, id: string): Promise<{scope: Scope; doc: Documents[K]} | undefined> {
     const row = await this._one<{merchant: string; env: Scope['env']; data: string}>('SELECT merchant, env, data FROM objects WHERE id = $1 AND kind = $2', [id, kind])
-    return row ? {scope: {merchant: row.merchant, env: row.env}, doc: JSON.parse(row.data) as Documents[K]} : undefined
+    return row ? {scope: {merchant: row.merchant, env: row.env}, doc: this._doc<Documents[K]>(row.data)} : undefined
   }
 
   /**
@@ -1454,13 +1481,13 @@ class PgConnection {
             scope.merchant,
             scope.env,
           ])
-    return rows.map((r) => JSON.parse(r.data) as Documents[K])
+    return rows.map((r) => this._doc<Documents[K]>(r.data))
   }
 
   async where<K extends Kind>(kind: K, scope: Scope, where: readonly Condition[]): Promise<Documents[K][]> {
     const params = new Params()
     const rows = await this._run<{data: string}>(`SELECT data FROM objects WHERE ${scoped(kind, scope, params, where)} ORDER BY seq ASC`, params.values)
-    return rows.map((r) => JSON.parse(r.data) as Documents[K])
+    return rows.map((r) => this._doc<Documents[K]>(r.data))
   }
 
   async ids(kind: Kind, scope: Scope, where: readonly Condition[], parent?: string): Promise<string[]> {
@@ -1502,7 +1529,7 @@ class PgConnection {
 
   async page<K extends Kind>(kind: K, scope: Scope, query: PageQuery): Promise<{docs: Documents[K][]; hasMore: boolean}> {
     const {rows, hasMore} = await this.pageRaw(kind, scope, query)
-    return {docs: rows.map((r) => JSON.parse(r) as Documents[K]), hasMore}
+    return {docs: rows.map((r) => this._doc<Documents[K]>(r)), hasMore}
   }
 
   async childrenRaw(kind: Kind, scope: Scope, parents: readonly string[]): Promise<Map<string, string[]>> {
