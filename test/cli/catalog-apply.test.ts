@@ -244,6 +244,36 @@ describe('catalog plan and apply (service, over HTTP)', function () {
     expect((await storeProduct(acct, 'tee')).active).to.equal(true)
   })
 
+  it("a product put back after --prune gets the file's default price again, whichever of its prices the platform reactivates first", async () => {
+    const cap = (def: 'a' | 'b') => `
+products:
+  - key: cap
+    name: Cap
+    prices:
+      - {key: cap-a, currency: eur, unit_amount: 1500${def === 'a' ? ', default: true' : ''}}
+      - {key: cap-b, currency: eur, unit_amount: 1800${def === 'b' ? ', default: true' : ''}}
+    variants: [{options: {}}]
+`
+    const keyOf = async (acct: Account) => {
+      const product = await storeProduct(acct, 'cap')
+      return product.prices.find((p: {id: string}) => p.id === product.default_price).lookup_key
+    }
+    // The default first in the file and last: reactivated together, either price may come back first.
+    for (const def of ['a', 'b'] as const) {
+      const acct = await gw.account()
+      const c = client(gw, acct)
+      expect((await apply(c, cap(def))).result.ok).to.equal(true)
+      expect(await keyOf(acct)).to.equal(`cap-${def}`)
+      expect((await apply(c, 'products: []', {prune: true})).result.ok).to.equal(true)
+      expect((await storeProduct(acct, 'cap')).active).to.equal(false)
+      const back = await apply(c, cap(def))
+      expect(back.result.ok).to.equal(true)
+      expect(back.plan.changes).to.deep.include({action: 'update', kind: 'product', key: 'cap', fields: ['default_price']})
+      expect(await keyOf(acct)).to.equal(`cap-${def}`)
+      expect(notUnchanged(await planCatalog(c, file(cap(def))))).to.deep.equal([])
+    }
+  })
+
   it('works through either door: applied with the secret key, the App API plans no change', async () => {
     const acct = await gw.account()
     expect((await apply(client(gw, acct, 'store'), TEE)).result.ok).to.equal(true)

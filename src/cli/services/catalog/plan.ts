@@ -370,9 +370,12 @@ function planProduct(want: CatalogProduct, have: StoredProduct | undefined, ctx:
     else note({action: 'left', kind: 'price', key: x.lookup_key ?? x.id, reason: 'not in the file (--prune archives it)'})
   }
 
-  // The default price, when an existing price becomes it (a new one is created as the default).
+  // The default price, when an existing price becomes it (a new one is created as the default); and when it
+  // is the default already but archived (a product put back after --prune): the platform makes the first price
+  // reactivated while the default is archived the default, and this run's reactivations go out together.
   const defaultTarget = defaultPrice && state.priceIds.get(defaultPrice.key)
-  if (have && defaultTarget && have.product.default_price !== defaultTarget) {
+  const archivedDefault = !!defaultTarget && prices.some((x) => x.id === defaultTarget && !x.active)
+  if (have && defaultTarget && (have.product.default_price !== defaultTarget || archivedDefault)) {
     add({
       id: `${pk}:default`,
       change: {action: 'update', kind: 'product', key: pk, fields: ['default_price']},
