@@ -1336,16 +1336,18 @@ class PgConnection {
   }
 
   /**
-   * In a unit, the text of each document as the unit last read or wrote it, by id: `save` writes a document only
-   * if its row still holds that text, so a change another unit committed since (a concurrent request's, or a
-   * stock reservation's conditional update) is never overwritten by a copy read before it (a lost update).
+   * In a unit, the text of each document as the unit first read it, or as it last wrote it, by id: `save` writes
+   * a document only if its row still holds that text, so a change another unit committed since (a concurrent
+   * request's, or a stock reservation's conditional update) is never overwritten by a copy read before it (a
+   * lost update), whichever of the unit's reads the copy came from.
    */
   private readonly seen = new Map<string, string>()
 
-  /** A document row's JSON, parsed; in a unit, remembered as read (`seen`). */
-  _doc<T>(text: string): T {
+  /** A document row's JSON, parsed; in a unit, remembered (`seen`): as read, unless read before; as written (`own`). */
+  _doc<T>(text: string, own = false): T {
     const doc = JSON.parse(text) as T
-    if (this._unit) this.seen.set((doc as {id: string}).id, text)
+    const id = (doc as {id: string}).id
+    if (this._unit && (own || !this.seen.has(id))) this.seen.set(id, text)
     return doc
   }
 
@@ -1428,7 +1430,7 @@ class PgConnection {
        WHERE id = ${params.p(id)} AND kind = '${name(kind)}' AND merchant = ${params.p(scope.merchant)} AND env = ${params.p(scope.env)}${guard} RETURNING data`,
       params.values,
     )
-    return row ? (this._doc<Documents[K]>(row.data)) : undefined
+    return row ? this._doc<Documents[K]>(row.data, true) : undefined
   }
 
   async remove(id: string): Promise<void> {
@@ -1437,14 +1439,14 @@ class PgConnection {
 
   async get<K extends Kind>(kind: K, scope: Scope, id: string): Promise<Documents[K] | undefined> {
     const row = await this._one<{data: string}>('SELECT data FROM objects WHERE id = $1 AND kind = $2 AND merchant = $3 AND env = $4', [id, kind, scope.merchant, scope.env])
-    return row ? (this._doc<Documents[K]>(row.data)) : undefined
+    return row ? this._doc<Documents[K]>(row.data) : undefined
   }
 
   async lock<K extends Kind>(kind: K, scope: Scope, id: string, mode: 'exclusive' | 'shared'): Promise<Documents[K] | undefined> {
     if (!this._unit) return this.get(kind, scope, id)
     // READ COMMITTED: the statements a unit issues after this one read what the unit it waited for committed.
     const row = await this._one<{data: string}>(mode === 'exclusive' ? LOCK_EXCLUSIVE : LOCK_SHARED, [id, kind, scope.merchant, scope.env])
-    return row ? (this._doc<Documents[K]>(row.data)) : undefined
+    return row ? this._doc<Documents[K]>(row.data) : undefined
   }
 
   /**
