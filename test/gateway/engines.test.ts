@@ -37,7 +37,7 @@ class Side {
   private readonly acct: Account
   /**
    * `targets`: the gateway, or each process of several on one database, with the account (the same one on
-   * each: `via`); a step goes to the one its `via` picks.
+   * each: `via`); `send` sends a step to the one its number picks.
    */
   constructor(private readonly targets: Array<{gw: HttpGateway; acct: Account}>) {
     this.acct = targets[0]!.acct
@@ -99,8 +99,8 @@ class Side {
     return {status, body: scrub(body)}
   }
 
-  async send(step: Step, via = 0): Promise<{status: number; text: string; body: unknown}> {
-    const {gw, acct} = this.targets[via % this.targets.length]!
+  async send(step: Step, target = 0): Promise<{status: number; text: string; body: unknown}> {
+    const {gw, acct} = this.targets[target % this.targets.length]!
     const path = step.path.map((p) => (typeof p === 'string' && p !== MERCHANT ? p : encodeURIComponent(String(this.resolve(p))))).join('')
     const opts = {body: this.resolve(step.body), ...(step.key ? {idempotencyKey: step.key} : {})}
     const res = step.door === 'admin' ? await gw.admin(step.method, path, opts.body) : await acct[step.door](step.method, path, opts)
@@ -260,14 +260,16 @@ const run = fc.tuple(prelude, fc.array(fc.tuple(step, fc.nat({max: 2})), {minLen
 /** Sends each step to both sides, one after the other, and fails on the first answer that differs. */
 async function alike(sides: readonly [Side, Side], first: Step[], then: Array<[Step, number]>, names: readonly [string, string]) {
   const steps: Array<[Step, number]> = [...first.map((s): [Step, number] => [s, 0]), ...then]
-  for (const [i, [s, via]] of steps.entries()) {
-    const [ra, rb] = [await sides[0].send(s), await sides[1].send(s, via)]
+  for (const [i, [s, proc]] of steps.entries()) {
+    const [ra, rb] = [await sides[0].send(s), await sides[1].send(s, proc)]
+    // Alike is not enough: a 5xx on both sides is a failure too.
     expect(ra.status, `step ${i}: no 5xx on ${names[0]}: ${ra.text}`).to.be.below(500)
+    expect(rb.status, `step ${i}: no 5xx on ${names[1]}: ${rb.text}`).to.be.below(500)
     const [na, nb] = [sides[0].normal(ra.status, ra.text), sides[1].normal(rb.status, rb.text)]
     // Both answers in full on a difference (chai's message would cut them short).
     if (!isDeepStrictEqual(na, nb)) {
       const path = s.path.map((p) => (typeof p === 'string' ? p : `<${p.kind}#${p.n}>`)).join('')
-      throw new Error(`step ${i} (${s.method} ${path}, process ${via}) answered differently:\n${names[0]}: ${JSON.stringify(na)}\n${names[1]}: ${JSON.stringify(nb)}`)
+      throw new Error(`step ${i} (${s.method} ${path}, process ${proc}) answered differently:\n${names[0]}: ${JSON.stringify(na)}\n${names[1]}: ${JSON.stringify(nb)}`)
     }
   }
 }
