@@ -13,7 +13,7 @@ import {join} from 'node:path'
 import {expect} from 'chai'
 import fc from 'fast-check'
 
-import {checkout, sellable} from '../helpers/commerce.js'
+import {checkout, pay, sellable} from '../helpers/commerce.js'
 import {expectError, type Account, type HttpResult} from '../helpers/gateway.js'
 import {startCluster, via, type Cluster} from '../helpers/processes.js'
 import {receiver, sleep, until, type Receiver} from '../helpers/receiver.js'
@@ -309,6 +309,25 @@ describe('gateway: several processes on one database', function () {
       expect(answers.map((r) => r.status).sort()).to.deep.equal([...Array(N / 2).fill(200), ...Array(N / 2).fill(201)])
       const stored = (await acct.store('GET', `/products/${made.body.id}`)).body.variants[0]
       expect(stored).to.include({stock_qty: 1000, stock_reserved: N})
+    })
+
+    it("concurrent changes of one document take turns, none refused as busy: evidence on one order, partial refunds of one payment", async () => {
+      const acct = await cluster.procs[0]!.gw.account()
+      const item = await sellable(acct, {unit_amount: 1000})
+      const order = await acct.app('POST', '/orders', {body: {product_id: item.product.id}})
+      expect(order.status, order.text).to.equal(201)
+      const notes = await race(acct, (on, i) => on.app('POST', `/orders/${order.body.id}/evidence`, {body: {note: `n${i}`}}))
+      expect(notes.map((r) => r.status), notes.find((r) => r.status !== 200)?.text).to.deep.equal(Array(N).fill(200))
+      const stored = (await acct.app('GET', `/orders/${order.body.id}`)).body.evidence.map((e: {note: string}) => e.note)
+      expect(stored.sort()).to.deep.equal(Array.from({length: N}, (_, i) => `n${i}`).sort())
+      // 20 refunds of 50 fit in the payment's 1000; the other 4 find it refunded in full, none is refused as busy.
+      const paid = await pay(cluster.procs[0]!.gw, (await checkout(acct, {product_id: item.product.id, variant_id: item.variant.id})).session_id)
+      expect(paid.status, paid.text).to.equal(200)
+      const payment = paid.body.payment.id as string
+      const refunds = await race(acct, (on) => on.v1('POST', '/refunds', {body: {payment, amount: 50}}))
+      expect(refunds.filter((r) => r.status === 201), refunds.find((r) => r.status !== 201 && r.status !== 422)?.text).to.have.length(20)
+      for (const r of refunds.filter((a) => a.status !== 201)) expectError(r, 422, 'already_refunded')
+      expect((await acct.v1('GET', `/payments/${payment}`)).body).to.include({amount_refunded: 1000, status: 'refunded'})
     })
 
     it('at most 10 option groups per product: of 15 concurrent creates, 10 are stored and the rest refused', async () => {
