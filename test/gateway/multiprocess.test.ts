@@ -330,6 +330,21 @@ describe('gateway: several processes on one database', function () {
       expect((await acct.v1('GET', `/payments/${payment}`)).body).to.include({amount_refunded: 1000, status: 'refunded'})
     })
 
+    it("a plan's limits hold across processes: of 24 concurrent product creates and 24 checkout session creates, 3 of each are stored", async () => {
+      const [p1, p2] = cluster.procs
+      const small = await p1!.gw.merchant({plan: {product_limit: 3, checkout_limit: 3}})
+      const key = (await p1!.gw.secretKey(small.id)).secret_key
+      const send = (path: string, body: Record<string, unknown>) =>
+        Promise.all(Array.from({length: N}, (_, i) => (i % 2 ? p2 : p1)!.gw.request('POST', path, {token: key, body})))
+      const products = await send('/v1/products', {name: 'Cap'})
+      expect(products.filter((r) => r.status === 201), products.find((r) => r.status !== 201 && r.status !== 402)?.text).to.have.length(3)
+      for (const r of products.filter((a) => a.status !== 201)) expectError(r, 402, 'product_limit_reached')
+      expect((await p2!.gw.request('GET', '/v1/products?limit=100', {token: key})).body.data).to.have.length(3)
+      const sessions = await send('/v1/checkout/sessions', {amount: 1999, currency: 'eur', customer_name: 'Ada Buyer', customer_email: 'ada@example.com'})
+      expect(sessions.filter((r) => r.status === 201), sessions.find((r) => r.status !== 201 && r.status !== 402)?.text).to.have.length(3)
+      for (const r of sessions.filter((a) => a.status !== 201)) expectError(r, 402, 'checkout_limit_reached')
+    })
+
     it('at most 10 option groups per product: of 15 concurrent creates, 10 are stored and the rest refused', async () => {
       const acct = await cluster.procs[0]!.gw.account()
       const made = await acct.store('POST', '/products', {body: {name: 'Cap', price: {currency: 'eur', unit_amount: 1500}}})

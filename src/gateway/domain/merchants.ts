@@ -94,7 +94,10 @@ export async function requireCanCreate(tx: Tx, scope: Scope, kind: Extract<Kind,
   if (merchant.status === 'not_ready') {
     throw conflict('merchant_not_ready', 'The merchant has not finished onboarding; creates are refused until it is active')
   }
-  const limit = kind === 'product' ? merchant.plan?.product_limit : merchant.plan?.checkout_limit
+  const limitOf = (m: MerchantDoc) => (kind === 'product' ? m.plan?.product_limit : m.plan?.checkout_limit)
+  if (limitOf(merchant) === undefined) return
+  // Counted under the merchant's lock: concurrent creates take turns, so the last one allowed is the last one stored.
+  const limit = limitOf((await tx.merchant(scope.merchant, 'exclusive')) ?? merchant)
   if (limit === undefined) return
   const used = (await tx.ids(kind, scope, [])).length
   if (used >= limit) {

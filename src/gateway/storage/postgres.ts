@@ -1595,8 +1595,11 @@ class PgConnection {
 
   // ---------------------------------------------------------------- merchants and blobs
 
-  async merchant(id: string): Promise<MerchantDoc | undefined> {
-    const row = await this._one<{data: string}>('SELECT data FROM merchants WHERE id = $1', [id])
+  async merchant(id: string, lock?: 'exclusive'): Promise<MerchantDoc | undefined> {
+    // NO KEY UPDATE: held against another unit's lock of the merchant, not against the key-share locks of the rows
+    // that reference it (a credential's insert).
+    const text = lock && this._unit ? 'SELECT data FROM merchants WHERE id = $1 FOR NO KEY UPDATE' : 'SELECT data FROM merchants WHERE id = $1'
+    const row = await this._one<{data: string}>(text, [id])
     return row ? (JSON.parse(row.data) as MerchantDoc) : undefined
   }
 

@@ -867,7 +867,7 @@ class SqliteConnection {
 
   // ---------------------------------------------------------------- merchants and blobs
 
-  merchant(id: string): MerchantDoc | undefined {
+  merchant(id: string, _lock?: 'exclusive'): MerchantDoc | undefined {
     const row = this._sql<{data: string}>('SELECT data FROM merchants WHERE id = ?').get(id)
     return row ? (JSON.parse(row.data) as MerchantDoc) : undefined
   }

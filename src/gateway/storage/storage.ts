@@ -428,7 +428,11 @@ export interface Store extends DocumentStore {
   setMeta(key: string, value: string): Promise<void>
   /** Every meta entry whose key starts with `prefix`. */
   metaWithPrefix(prefix: string): Promise<[key: string, value: string][]>
-  merchant(id: string): Promise<MerchantDoc | undefined>
+  /**
+   * `lock`: in a unit, the merchant's row is held until the unit ends, against other units' locks of it (SQLite runs
+   * units one at a time and needs none): what the unit counts under it (a plan's limits) holds across processes.
+   */
+  merchant(id: string, lock?: 'exclusive'): Promise<MerchantDoc | undefined>
   /** The merchant whose store has this slug (the storefront's address). */
   merchantBySlug(slug: string): Promise<MerchantDoc | undefined>
   saveMerchant(doc: MerchantDoc): Promise<void>
