@@ -345,6 +345,25 @@ describe('gateway: several processes on one database', function () {
       for (const r of sessions.filter((a) => a.status !== 201)) expectError(r, 402, 'checkout_limit_reached')
     })
 
+    it('a fraud warning raced with its payment\'s full refund ends refunded, never left open on a refunded payment', async () => {
+      const acct = await cluster.procs[0]!.gw.account()
+      const [p1, p2] = cluster.procs
+      const item = await sellable(acct, {unit_amount: 1000})
+      for (let round = 0; round < 10; round++) {
+        const paid = await pay(p1!.gw, (await checkout(acct, {product_id: item.product.id, variant_id: item.variant.id})).session_id)
+        expect(paid.status, paid.text).to.equal(200)
+        const payment = paid.body.payment.id as string
+        const answers = await Promise.all([
+          ...Array.from({length: 6}, (_, i) => via((i % 2 ? p2 : p1)!.gw, acct).api('POST', '/v1/test_helpers/fraud_warnings', {body: {charge_id: payment}})),
+          via(p2!.gw, acct).v1('POST', '/refunds', {body: {payment: paid.body.payment.id}}),
+        ])
+        expect(answers.map((r) => r.status)).to.deep.equal([...Array(6).fill(201), 201])
+        const all = (await acct.v1('GET', '/fraud_warnings?limit=100')).body.data as Array<{charge_id: string; status: string}>
+        const charge = answers[0]!.body.charge_id as string
+        expect(all.filter((w) => w.charge_id === charge).map((w) => w.status)).to.deep.equal(Array(6).fill('refunded'))
+      }
+    })
+
     it('at most 10 option groups per product: of 15 concurrent creates, 10 are stored and the rest refused', async () => {
       const acct = await cluster.procs[0]!.gw.account()
       const made = await acct.store('POST', '/products', {body: {name: 'Cap', price: {currency: 'eur', unit_amount: 1500}}})

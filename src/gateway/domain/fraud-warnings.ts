@@ -29,7 +29,10 @@ export async function createFraudWarning(
   input: {amount?: number; currency?: string; fraud_type: FraudWarning['fraud_type']; charge_id?: string},
 ): Promise<FraudWarning> {
   const now = tx.now(scope)
-  const payment = input.charge_id === undefined ? undefined : await paymentByCharge(tx, scope, input.charge_id)
+  const named = input.charge_id === undefined ? undefined : await paymentByCharge(tx, scope, input.charge_id)
+  // Its state decides the warning's, so it is read again under its lock: a refund or dispute of it in another unit
+  // either commits first (the warning is stored refunded or disputed) or waits for this one (and then moves it).
+  const payment = named && ((await tx.lock('payment', scope, named.id, 'exclusive')) ?? named)
   const warning: FraudWarning = {
     ...stamp(tx, scope, 'fraud_warning', newUuid(), now),
     charge_id: payment?.charge ?? input.charge_id ?? newId('ch', 24),
