@@ -290,7 +290,10 @@ export interface Completion {
  * consumed, a payment and (store sessions) an order exist. Declined: a failed payment is recorded and
  * the session stays open, its stock still held, for another attempt.
  */
-export async function completeSession(tx: Tx, scope: Scope, session: SessionDoc, outcome: 'paid' | 'declined' | 'processing', buyer: Buyer): Promise<Completion> {
+export async function completeSession(tx: Tx, scope: Scope, read: SessionDoc, outcome: 'paid' | 'declined' | 'processing', buyer: Buyer): Promise<Completion> {
+  // Read again under the session's lock: attempts on one session take turns, so a second payment finds the first's
+  // outcome (session_already_completed, as on SQLite) rather than racing it to the one-payment index.
+  const session = (await tx.lock('checkout_session', scope, read.id, 'exclusive')) ?? read
   requireOpen(session)
   // A payment already being confirmed is settled by this attempt instead of a second payment.
   const pending = session.payment ? await tx.get('payment', scope, session.payment) : undefined
