@@ -1,0 +1,227 @@
+/**
+ * Generated concurrent traffic through three gateway processes on one database (a SQLite file in `npm test`,
+ * PostgreSQL in `npm run test:pg`): batches of sales, refunds, disputes, fraud warnings, order evidence and
+ * catalogue changes, each batch sent at once, each request to any process. After every batch the books must
+ * balance as every process reads them: each acknowledged write stored once, refunds summing to what the
+ * payment says, states that follow from one another (a refunded or disputed payment has no open warning, a
+ * refunded one a refunded order and its stock back), stock never below what was sold, and no 5xx or 429.
+ * Whatever order the requests of a batch ran in, these hold (a serial order explains the outcome).
+ */
+import {expect} from 'chai'
+import fc from 'fast-check'
+
+import {events, sellable} from '../helpers/commerce.js'
+import {type Account, type HttpResult} from '../helpers/gateway.js'
+import {startCluster, via, type Cluster} from '../helpers/processes.js'
+
+const UNIT = 1000
+
+type Op =
+  | {op: 'buy'; via: number; quantity: number}
+  | {op: 'refund'; via: number; pick: number; amount: number | null}
+  | {op: 'dispute'; via: number; pick: number}
+  | {op: 'warn'; via: number; pick: number}
+  | {op: 'note'; via: number; pick: number}
+  | {op: 'meta'; via: number}
+  | {op: 'retitle'; via: number}
+  | {op: 'open'; via: number; quantity: number}
+  | {op: 'settle'; via: number; pick: number; outcome: 'paid' | 'declined'}
+  | {op: 'advance'; via: number; seconds: number}
+
+const viaArb = fc.nat({max: 2})
+const pick = fc.nat({max: 7})
+const opArb: fc.Arbitrary<Op> = fc.oneof(
+  fc.record({op: fc.constant('buy' as const), via: viaArb, quantity: fc.integer({min: 1, max: 3})}),
+  fc.record({op: fc.constant('refund' as const), via: viaArb, pick, amount: fc.option(fc.integer({min: 1, max: 1500}), {nil: null})}),
+  fc.record({op: fc.constant('refund' as const), via: viaArb, pick, amount: fc.constant(null)}),
+  fc.record({op: fc.constant('dispute' as const), via: viaArb, pick}),
+  fc.record({op: fc.constant('warn' as const), via: viaArb, pick}),
+  fc.record({op: fc.constant('note' as const), via: viaArb, pick}),
+  fc.record({op: fc.constant('meta' as const), via: viaArb}),
+  fc.record({op: fc.constant('retitle' as const), via: viaArb}),
+  fc.record({op: fc.constant('open' as const), via: viaArb, quantity: fc.integer({min: 1, max: 3})}),
+  fc.record({op: fc.constant('settle' as const), via: viaArb, pick, outcome: fc.constantFrom('paid' as const, 'declined' as const)}),
+  // Past a store session's 30 minutes, or not.
+  fc.record({op: fc.constant('advance' as const), via: viaArb, seconds: fc.constantFrom(600, 1900)}),
+)
+
+interface Sale {
+  payment: string
+  order: string
+  amount: number
+  quantity: number
+  refunds: Map<string, number>
+  disputed: boolean
+  warnings: Set<string>
+  notes: Set<string>
+}
+
+/** The codes a request may be refused with when another request of its batch changed what it acts on. */
+const REFUSALS: Record<Op['op'], string[]> = {
+  buy: ['out_of_stock'],
+  refund: ['already_refunded', 'amount_too_large', 'charge_disputed'],
+  dispute: ['charge_disputed'],
+  warn: [],
+  note: [],
+  meta: [],
+  retitle: [],
+  open: ['out_of_stock'],
+  settle: ['session_expired', 'session_already_completed'],
+  advance: [],
+}
+
+describe('the books balance across processes, for generated concurrent traffic', function () {
+  this.timeout(300_000)
+  let cluster: Cluster
+  before(async () => (cluster = await startCluster(3, {args: ['--rate-limit', 'off']})))
+  after(async () => cluster?.close())
+
+  const RUNS = Number(process.env.PAYAPP_LEDGER_RUNS ?? 15)
+
+  it('stores each acknowledged write once, and payments, refunds, orders, warnings and stock agree', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.integer({min: 4, max: 20}), fc.nat({max: 3}), fc.array(fc.array(opArb, {minLength: 1, maxLength: 10}), {minLength: 1, maxLength: 6}), async (stock, before, batches) => {
+        const procs = cluster.procs
+        const gw = procs[0]!.gw
+        const acct = await gw.account()
+        const on = (i: number): Account => via(procs[i % procs.length]!.gw, acct)
+        const item = await sellable(acct, {stock, unit_amount: UNIT})
+        const product = item.product.id as string
+        const sales: Sale[] = []
+        const keys = new Set<string>()
+        const titles = new Set<string>()
+        /** Store sessions opened and left to be paid, declined or expired. */
+        const sessions: Array<{id: string; quantity: number; paid: boolean}> = []
+        let sold = 0
+        let restored = 0
+        let n = 0
+
+        /** `o` sent; it acts on a sale of those made before its batch (`known`). */
+        const send = async (o: Op, known: Sale[], open: typeof sessions): Promise<void> => {
+          const id = ++n
+          const sale = known.length ? known[('pick' in o ? o.pick : 0) % known.length] : undefined
+          let res: HttpResult
+          switch (o.op) {
+            case 'buy': {
+              const opened = await on(o.via).store('POST', '/checkouts', {body: {product_id: product, variant_id: item.variant.id, quantity: o.quantity}})
+              res = opened
+              if (opened.status !== 201) break
+              const paid = await procs[(o.via + 1) % procs.length]!.gw.admin('POST', `/checkouts/${opened.body.session_id}/complete`, {outcome: 'paid'})
+              if (paid.status !== 200) {
+                // A clock moved past its 30 minutes in between: expired, its units free again.
+                expect(paid.body.error?.code, paid.text).to.equal('session_expired')
+                sessions.push({id: opened.body.session_id, quantity: o.quantity, paid: false})
+                return
+              }
+              sold += o.quantity
+              sales.push({payment: paid.body.payment.id, order: paid.body.order.id, amount: o.quantity * UNIT, quantity: o.quantity, refunds: new Map(), disputed: false, warnings: new Set(), notes: new Set()})
+              return
+            }
+            case 'open':
+              res = await on(o.via).store('POST', '/checkouts', {body: {product_id: product, variant_id: item.variant.id, quantity: o.quantity}})
+              if (res.status === 201) sessions.push({id: res.body.session_id, quantity: o.quantity, paid: false})
+              break
+            case 'settle': {
+              const session = open.length ? open[o.pick % open.length]! : undefined
+              if (!session) return
+              res = await procs[o.via % procs.length]!.gw.admin('POST', `/checkouts/${session.id}/complete`, {outcome: o.outcome})
+              if (res.status < 300 && o.outcome === 'paid') {
+                session.paid = true
+                sold += session.quantity
+                sales.push({payment: res.body.payment.id, order: res.body.order.id, amount: session.quantity * UNIT, quantity: session.quantity, refunds: new Map(), disputed: false, warnings: new Set(), notes: new Set()})
+              }
+              break
+            }
+            case 'advance':
+              res = await procs[o.via % procs.length]!.gw.admin('POST', '/clock', {merchant: acct.merchant.id, advance_seconds: o.seconds})
+              break
+            case 'refund':
+              if (!sale) return
+              res = await on(o.via).v1('POST', '/refunds', {body: {payment: sale.payment, ...(o.amount === null ? {} : {amount: o.amount})}})
+              if (res.status === 201) {
+                sale.refunds.set(res.body.id, res.body.amount)
+                if ([...sale.refunds.values()].reduce((a, b) => a + b, 0) === sale.amount) restored += sale.quantity
+              }
+              break
+            case 'dispute':
+              if (!sale) return
+              res = await procs[o.via % procs.length]!.gw.admin('POST', `/payments/${sale.payment}/dispute`, {})
+              if (res.status < 300) sale.disputed = true
+              break
+            case 'warn':
+              if (!sale) return
+              res = await on(o.via).v1('POST', '/test_helpers/fraud_warnings', {body: {charge_id: sale.payment}})
+              if (res.status < 300) sale.warnings.add(res.body.id)
+              break
+            case 'note':
+              if (!sale) return
+              res = await on(o.via).app('POST', `/orders/${sale.order}/evidence`, {body: {note: `note ${id}`}})
+              if (res.status < 300) sale.notes.add(`note ${id}`)
+              break
+            case 'meta':
+              res = await on(o.via).store('PATCH', `/products/${product}`, {body: {metadata: {[`k${id}`]: 'set'}}})
+              if (res.status === 200) keys.add(`k${id}`)
+              break
+            case 'retitle':
+              res = await on(o.via).store('PATCH', `/variants/${item.variant.id}`, {body: {title: `Title ${id}`}})
+              if (res.status === 200) titles.add(`Title ${id}`)
+              break
+          }
+          if (res.status < 300) return
+          // Refused only for what another request changed, in the platform's envelope: never a 5xx, never busy.
+          expect(res.status, `${o.op}: ${res.text}`).to.be.within(400, 499)
+          expect(res.status, `${o.op}: ${res.text}`).not.to.equal(429)
+          expect(REFUSALS[o.op], `${o.op}: ${res.text}`).to.include(res.body.error.code)
+        }
+
+        // A few sales first, one at a time, for the first batch to act on.
+        for (let i = 0; i < before; i++) await send({op: 'buy', via: i, quantity: 1}, [], [])
+        for (const batch of batches) {
+          const known = [...sales]
+          const open = sessions.filter((x) => !x.paid)
+          await Promise.all(batch.map((o) => send(o, known, open)))
+          // A full refund restores the stock; a refused buy wanted more than was left.
+          for (const p of procs) {
+            const reader = via(p.gw, acct)
+            const stored = (await reader.store('GET', `/products/${product}`)).body
+            expect(Object.keys(stored.metadata ?? {}).sort(), 'metadata keys').to.deep.equal([...keys].sort())
+            const variant = stored.variants.find((v: {id: string}) => v.id === item.variant.id)
+            // Held by the sessions still open; the paid ones each complete, and paid once.
+            let held = 0
+            for (const session of sessions) {
+              const read = (await reader.v1('GET', `/checkout/sessions/${session.id}`)).body
+              if (read.status === 'open') held += session.quantity
+              expect(read.status === 'complete', `session ${session.id} is ${read.status}`).to.equal(session.paid)
+            }
+            expect(variant, 'stock').to.include({stock_qty: stock - sold + restored, stock_reserved: held, stock_available: stock - sold + restored - held})
+            if (titles.size) expect([...titles], 'title').to.include(variant.title)
+            const warnings = (await reader.v1('GET', '/fraud_warnings?limit=100')).body.data as Array<{id: string; charge_id: string; status: string}>
+            for (const sale of sales) {
+              const payment = (await reader.v1('GET', `/payments/${sale.payment}`)).body
+              const refunded = [...sale.refunds.values()].reduce((a, b) => a + b, 0)
+              expect(payment.amount_refunded, 'amount refunded').to.equal(refunded)
+              const status = sale.disputed ? 'disputed' : refunded === sale.amount ? 'refunded' : refunded > 0 ? 'partially_refunded' : 'succeeded'
+              expect(payment.status, 'payment status').to.equal(status)
+              const listed = (await reader.v1('GET', `/refunds?payment_intent=${sale.payment}&limit=100`)).body.data as Array<{id: string}>
+              expect(listed.map((r) => r.id).sort(), 'refunds').to.deep.equal([...sale.refunds.keys()].sort())
+              const mine = warnings.filter((w) => sale.warnings.has(w.id))
+              expect(mine, 'warnings stored').to.have.length(sale.warnings.size)
+              if (payment.status === 'refunded' || payment.status === 'disputed') {
+                expect(mine.filter((w) => w.status === 'open'), `open warnings on a ${payment.status} payment`).to.deep.equal([])
+              }
+              const order = (await reader.app('GET', `/orders/${sale.order}`)).body
+              expect(order.evidence.map((e: {note: string}) => e.note).sort(), 'evidence').to.deep.equal([...sale.notes].sort())
+              if (refunded === sale.amount) expect(order.status, 'order of a refunded payment').to.equal('refunded')
+            }
+          }
+        }
+        // Each acknowledged refund and warning announced once.
+        const refundEvents = (await events(gw, acct.merchant.id, 'test', 'refund.created')).map((e) => e.data.object.id).sort()
+        expect(refundEvents, 'refund.created').to.deep.equal(sales.flatMap((s) => [...s.refunds.keys()]).sort())
+        const warningEvents = (await events(gw, acct.merchant.id, 'test', 'fraud_warning.created')).map((e) => e.data.object.id).sort()
+        expect(warningEvents, 'fraud_warning.created').to.deep.equal(sales.flatMap((s) => [...s.warnings]).sort())
+      }),
+      {numRuns: RUNS},
+    )
+  })
+})
