@@ -27,6 +27,7 @@ type Op =
   | {op: 'open'; via: number; quantity: number}
   | {op: 'settle'; via: number; pick: number; outcome: 'paid' | 'declined'}
   | {op: 'advance'; via: number; seconds: number}
+  | {op: 'create'; via: number}
 
 const viaArb = fc.nat({max: 2})
 const pick = fc.nat({max: 7})
@@ -43,6 +44,8 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   fc.record({op: fc.constant('settle' as const), via: viaArb, pick, outcome: fc.constantFrom('paid' as const, 'declined' as const)}),
   // Past a store session's 30 minutes, or not.
   fc.record({op: fc.constant('advance' as const), via: viaArb, seconds: fc.constantFrom(600, 1900)}),
+  // Another product, against the plan's product_limit.
+  fc.record({op: fc.constant('create' as const), via: viaArb}),
 )
 
 interface Sale {
@@ -68,6 +71,7 @@ const REFUSALS: Record<Op['op'], string[]> = {
   open: ['out_of_stock'],
   settle: ['session_expired', 'session_already_completed'],
   advance: [],
+  create: ['product_limit_reached'],
 }
 
 describe('the books balance across processes, for generated concurrent traffic', function () {
@@ -80,16 +84,22 @@ describe('the books balance across processes, for generated concurrent traffic',
 
   it('stores each acknowledged write once, and payments, refunds, orders, warnings and stock agree', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.integer({min: 4, max: 20}), fc.nat({max: 3}), fc.array(fc.array(opArb, {minLength: 1, maxLength: 10}), {minLength: 1, maxLength: 6}), async (stock, before, batches) => {
+      fc.asyncProperty(
+        fc.integer({min: 4, max: 20}),
+        fc.integer({min: 1, max: 4}),
+        fc.nat({max: 3}),
+        fc.array(fc.array(opArb, {minLength: 1, maxLength: 10}), {minLength: 1, maxLength: 6}),
+        async (stock, productLimit, before, batches) => {
         const procs = cluster.procs
         const gw = procs[0]!.gw
-        const acct = await gw.account()
+        const acct = await gw.account('test', {plan: {product_limit: productLimit}})
         const on = (i: number): Account => via(procs[i % procs.length]!.gw, acct)
         const item = await sellable(acct, {stock, unit_amount: UNIT})
         const product = item.product.id as string
         const sales: Sale[] = []
         const keys = new Set<string>()
         const titles = new Set<string>()
+        let products = 1
         /** Store sessions opened and left to be paid, declined or expired. */
         const sessions: Array<{id: string; quantity: number; paid: boolean}> = []
         let sold = 0
@@ -132,6 +142,10 @@ describe('the books balance across processes, for generated concurrent traffic',
               }
               break
             }
+            case 'create':
+              res = await on(o.via).v1('POST', '/products', {body: {name: `Product ${id}`}})
+              if (res.status === 201) products++
+              break
             case 'advance':
               res = await procs[o.via % procs.length]!.gw.admin('POST', '/clock', {merchant: acct.merchant.id, advance_seconds: o.seconds})
               break
@@ -183,6 +197,9 @@ describe('the books balance across processes, for generated concurrent traffic',
           // A full refund restores the stock; a refused buy wanted more than was left.
           for (const p of procs) {
             const reader = via(p.gw, acct)
+            const listed = (await reader.v1('GET', '/products?limit=100')).body.data as unknown[]
+            expect(listed, 'products, at most the plan allows').to.have.length(products)
+            expect(products).to.be.at.most(productLimit)
             const stored = (await reader.store('GET', `/products/${product}`)).body
             expect(Object.keys(stored.metadata ?? {}).sort(), 'metadata keys').to.deep.equal([...keys].sort())
             const variant = stored.variants.find((v: {id: string}) => v.id === item.variant.id)
