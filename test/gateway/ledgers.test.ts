@@ -1,10 +1,11 @@
 /**
  * Generated concurrent traffic through three gateway processes on one database (a SQLite file in `npm test`,
- * PostgreSQL in `npm run test:pg`): batches of sales, refunds, disputes, fraud warnings, order evidence and
+ * PostgreSQL in `npm run test:pg`): batches of sales, refunds, disputes, fraud warnings, order evidence, subscriptions and
  * catalogue changes, each batch sent at once, each request to any process. After every batch the books must
  * balance as every process reads them: each acknowledged write stored once, refunds summing to what the
  * payment says, states that follow from one another (a refunded or disputed payment has no open warning, a
- * refunded one a refunded order and its stock back), stock never below what was sold, and no 5xx or 429.
+ * refunded one a refunded order and its stock back), stock never below what was sold, one successful charge per
+ * paid invoice, and no 5xx or 429.
  * Whatever order the requests of a batch ran in, these hold (a serial order explains the outcome).
  */
 import {expect} from 'chai'
@@ -28,6 +29,10 @@ type Op =
   | {op: 'settle'; via: number; pick: number; outcome: 'paid' | 'declined'}
   | {op: 'advance'; via: number; seconds: number}
   | {op: 'create'; via: number}
+  | {op: 'subscribe'; via: number}
+  | {op: 'confirm'; via: number; pick: number; outcome: 'paid' | 'declined'}
+  | {op: 'cancel'; via: number; pick: number; atPeriodEnd: boolean}
+  | {op: 'card'; via: number; pick: number; outcome: 'succeed' | 'fail'}
 
 const viaArb = fc.nat({max: 2})
 const pick = fc.nat({max: 7})
@@ -43,9 +48,15 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   fc.record({op: fc.constant('open' as const), via: viaArb, quantity: fc.integer({min: 1, max: 3})}),
   fc.record({op: fc.constant('settle' as const), via: viaArb, pick, outcome: fc.constantFrom('paid' as const, 'declined' as const)}),
   // Past a store session's 30 minutes, or not.
-  fc.record({op: fc.constant('advance' as const), via: viaArb, seconds: fc.constantFrom(600, 1900)}),
+  // Past a store session's 30 minutes, or not; or past a monthly renewal and a dunning retry.
+  fc.record({op: fc.constant('advance' as const), via: viaArb, seconds: fc.constantFrom(600, 1900, 32 * 86_400)}),
   // Another product, against the plan's product_limit.
   fc.record({op: fc.constant('create' as const), via: viaArb}),
+  fc.record({op: fc.constant('subscribe' as const), via: viaArb}),
+  fc.record({op: fc.constant('confirm' as const), via: viaArb, pick, outcome: fc.constantFrom('paid' as const, 'declined' as const)}),
+  fc.record({op: fc.constant('cancel' as const), via: viaArb, pick, atPeriodEnd: fc.boolean()}),
+  // Later renewals and dunning retries succeed or fail.
+  fc.record({op: fc.constant('card' as const), via: viaArb, pick, outcome: fc.constantFrom('succeed' as const, 'fail' as const)}),
 )
 
 interface Sale {
@@ -72,6 +83,10 @@ const REFUSALS: Record<Op['op'], string[]> = {
   settle: ['session_expired', 'session_already_completed'],
   advance: [],
   create: ['product_limit_reached'],
+  subscribe: [],
+  confirm: ['subscription_not_incomplete'],
+  cancel: ['subscription_already_canceled'],
+  card: [],
 }
 
 describe('the books balance across processes, for generated concurrent traffic', function () {
@@ -100,6 +115,15 @@ describe('the books balance across processes, for generated concurrent traffic',
         const keys = new Set<string>()
         const titles = new Set<string>()
         let products = 1
+        /** Subscriptions created, to a monthly plan made before the traffic (it counts against the product limit). */
+        const subscriptions: string[] = []
+        let plan: string | undefined
+        if (productLimit > 1) {
+          const made = await acct.store('POST', '/products', {body: {name: 'Pro', price: {currency: 'eur', unit_amount: 900, recurring: {interval: 'month'}}}})
+          expect(made.status, made.text).to.equal(201)
+          plan = made.body.default_price
+          products++
+        }
         /** Store sessions opened and left to be paid, declined or expired. */
         const sessions: Array<{id: string; quantity: number; paid: boolean}> = []
         let sold = 0
@@ -107,9 +131,10 @@ describe('the books balance across processes, for generated concurrent traffic',
         let n = 0
 
         /** `o` sent; it acts on a sale of those made before its batch (`known`). */
-        const send = async (o: Op, known: Sale[], open: typeof sessions): Promise<void> => {
+        const send = async (o: Op, known: Sale[], open: typeof sessions, subs: string[]): Promise<void> => {
           const id = ++n
           const sale = known.length ? known[('pick' in o ? o.pick : 0) % known.length] : undefined
+          const sub = subs.length ? subs[('pick' in o ? o.pick : 0) % subs.length] : undefined
           let res: HttpResult
           switch (o.op) {
             case 'buy': {
@@ -145,6 +170,23 @@ describe('the books balance across processes, for generated concurrent traffic',
             case 'create':
               res = await on(o.via).v1('POST', '/products', {body: {name: `Product ${id}`}})
               if (res.status === 201) products++
+              break
+            case 'subscribe':
+              if (!plan) return
+              res = await on(o.via).v1('POST', '/subscriptions', {body: {price_id: plan, customer_name: 'Ada Buyer', customer_email: 'ada@example.com'}})
+              if (res.status === 201) subscriptions.push(res.body.id)
+              break
+            case 'confirm':
+              if (!sub) return
+              res = await procs[o.via % procs.length]!.gw.admin('POST', `/subscriptions/${sub}/confirm`, {outcome: o.outcome})
+              break
+            case 'cancel':
+              if (!sub) return
+              res = await on(o.via).v1('POST', `/subscriptions/${sub}/cancel`, {body: {at_period_end: o.atPeriodEnd}})
+              break
+            case 'card':
+              if (!sub) return
+              res = await procs[o.via % procs.length]!.gw.admin('POST', `/subscriptions/${sub}/renewals`, {outcome: o.outcome})
               break
             case 'advance':
               res = await procs[o.via % procs.length]!.gw.admin('POST', '/clock', {merchant: acct.merchant.id, advance_seconds: o.seconds})
@@ -189,11 +231,12 @@ describe('the books balance across processes, for generated concurrent traffic',
         }
 
         // A few sales first, one at a time, for the first batch to act on.
-        for (let i = 0; i < before; i++) await send({op: 'buy', via: i, quantity: 1}, [], [])
+        for (let i = 0; i < before; i++) await send({op: 'buy', via: i, quantity: 1}, [], [], [])
         for (const batch of batches) {
           const known = [...sales]
           const open = sessions.filter((x) => !x.paid)
-          await Promise.all(batch.map((o) => send(o, known, open)))
+          const subs = [...subscriptions]
+          await Promise.all(batch.map((o) => send(o, known, open, subs)))
           // A full refund restores the stock; a refused buy wanted more than was left.
           for (const p of procs) {
             const reader = via(p.gw, acct)
@@ -212,6 +255,22 @@ describe('the books balance across processes, for generated concurrent traffic',
             }
             expect(variant, 'stock').to.include({stock_qty: stock - sold + restored, stock_reserved: held, stock_available: stock - sold + restored - held})
             if (titles.size) expect([...titles], 'title').to.include(variant.title)
+            // Each invoice charged at most once with success, and paid exactly when so; one invoice per period.
+            if (subscriptions.length) {
+              const invoices = (await reader.v1('GET', '/invoices?limit=100')).body.data as Array<{id: string; subscription: string; status: string; period_start: number}>
+              const payments = (await reader.v1('GET', '/payments?limit=100')).body.data as Array<{invoice_id?: string | null; status: string}>
+              for (const sub of subscriptions) {
+                const mine = invoices.filter((i) => i.subscription === sub)
+                expect(new Set(mine.map((i) => i.period_start)).size, `one invoice per period of ${sub}`).to.equal(mine.length)
+                for (const invoice of mine) {
+                  const succeeded = payments.filter((p) => p.invoice_id === invoice.id && p.status === 'succeeded').length
+                  expect(succeeded, `successful charges of ${invoice.id} (${invoice.status})`).to.equal(invoice.status === 'paid' ? 1 : 0)
+                }
+                const read = (await reader.v1('GET', `/subscriptions/${sub}`)).body
+                const latest = mine.find((i) => i.id === (read.latest_invoice?.id ?? read.latest_invoice))
+                if (read.status === 'active') expect(latest?.status, `latest invoice of active ${sub}`).to.equal('paid')
+              }
+            }
             const warnings = (await reader.v1('GET', '/fraud_warnings?limit=100')).body.data as Array<{id: string; charge_id: string; status: string}>
             for (const sale of sales) {
               const payment = (await reader.v1('GET', `/payments/${sale.payment}`)).body
@@ -235,6 +294,8 @@ describe('the books balance across processes, for generated concurrent traffic',
         // Each acknowledged refund and warning announced once.
         const refundEvents = (await events(gw, acct.merchant.id, 'test', 'refund.created')).map((e) => e.data.object.id).sort()
         expect(refundEvents, 'refund.created').to.deep.equal(sales.flatMap((s) => [...s.refunds.keys()]).sort())
+        const subscriptionEvents = (await events(gw, acct.merchant.id, 'test', 'subscription.created')).map((e) => e.data.object.id).sort()
+        expect(subscriptionEvents, 'subscription.created').to.deep.equal([...subscriptions].sort())
         const warningEvents = (await events(gw, acct.merchant.id, 'test', 'fraud_warning.created')).map((e) => e.data.object.id).sort()
         expect(warningEvents, 'fraud_warning.created').to.deep.equal(sales.flatMap((s) => [...s.warnings]).sort())
       }),
