@@ -5,7 +5,7 @@
  * balance as every process reads them: each acknowledged write stored once, refunds summing to what the
  * payment says, states that follow from one another (a refunded or disputed payment has no open warning, a
  * refunded one a refunded order and its stock back), stock never below what was sold, one successful charge per
- * paid invoice, and no 5xx or 429.
+ * paid invoice, every event delivered to the merchant's webhook endpoint, and no 5xx or 429.
  * Whatever order the requests of a batch ran in, these hold (a serial order explains the outcome).
  */
 import {expect} from 'chai'
@@ -14,6 +14,7 @@ import fc from 'fast-check'
 import {events, sellable} from '../helpers/commerce.js'
 import {type Account, type HttpResult} from '../helpers/gateway.js'
 import {startCluster, via, type Cluster} from '../helpers/processes.js'
+import {receiver, until, type Receiver} from '../helpers/receiver.js'
 
 const UNIT = 1000
 
@@ -92,8 +93,15 @@ const REFUSALS: Record<Op['op'], string[]> = {
 describe('the books balance across processes, for generated concurrent traffic', function () {
   this.timeout(300_000)
   let cluster: Cluster
-  before(async () => (cluster = await startCluster(3, {args: ['--rate-limit', 'off']})))
-  after(async () => cluster?.close())
+  let rx: Receiver
+  before(async () => {
+    cluster = await startCluster(3, {args: ['--rate-limit', 'off']})
+    rx = await receiver()
+  })
+  after(async () => {
+    await cluster?.close()
+    await rx?.close()
+  })
 
   const RUNS = Number(process.env.PAYAPP_LEDGER_RUNS ?? 15)
 
@@ -108,6 +116,8 @@ describe('the books balance across processes, for generated concurrent traffic',
         const procs = cluster.procs
         const gw = procs[0]!.gw
         const acct = await gw.account('test', {plan: {product_limit: productLimit}})
+        const endpoint = await gw.admin('POST', '/webhook_endpoints', {merchant: acct.merchant.id, env: 'test', url: rx.url, events: ['*']})
+        expect(endpoint.status, endpoint.text).to.equal(201)
         const on = (i: number): Account => via(procs[i % procs.length]!.gw, acct)
         const item = await sellable(acct, {stock, unit_amount: UNIT})
         const product = item.product.id as string
@@ -298,6 +308,12 @@ describe('the books balance across processes, for generated concurrent traffic',
         expect(subscriptionEvents, 'subscription.created').to.deep.equal([...subscriptions].sort())
         const warningEvents = (await events(gw, acct.merchant.id, 'test', 'fraud_warning.created')).map((e) => e.data.object.id).sort()
         expect(warningEvents, 'fraud_warning.created').to.deep.equal(sales.flatMap((s) => [...s.warnings]).sort())
+        // Every event delivered to the merchant's endpoint, whichever process emitted and sent it (at least once).
+        const all = (await gw.admin('GET', `/events?merchant=${acct.merchant.id}&env=test&limit=1000`)).body.data as Array<{id: string}>
+        await until(() => {
+          const got = new Set(rx.got.map((r) => r.event.id as string))
+          return all.every((e) => got.has(e.id))
+        }, `the merchant's ${all.length} events delivered`, 15_000)
       }),
       {numRuns: RUNS},
     )
