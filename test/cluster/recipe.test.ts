@@ -94,9 +94,11 @@ describe('docs/shared-gateway.md: the recipe runs as written', function () {
     const ports = await Promise.all([0, 1, 2, 3].map(() => freePort()))
     const config = join(work, 'haproxy.cfg')
     writeFileSync(config, haproxyConfig(ports[0]!, ports.slice(1)))
+    // In one pass: replaced one after another, a free port put in for one that holds another (44302 holds 4302) was replaced
+    // again, and a process was told to listen on 425859.
     const local = (script: string) =>
-      [4300, 4301, 4302, 4303]
-        .reduce((s, port, i) => s.replaceAll(String(port), String(ports[i])), script)
+      script
+        .replace(/\b430[0-3]\b/g, (port) => String(ports[Number(port) - 4300]))
         .replaceAll('docs/shared-gateway/haproxy.cfg', config)
         .replaceAll(DOC_DB, db)
     const env: NodeJS.ProcessEnv = {
