@@ -119,6 +119,8 @@ describe('the books balance across processes, for generated concurrent traffic',
         const endpoint = await gw.admin('POST', '/webhook_endpoints', {merchant: acct.merchant.id, env: 'test', url: rx.url, events: ['*']})
         expect(endpoint.status, endpoint.text).to.equal(201)
         const on = (i: number): Account => via(procs[i % procs.length]!.gw, acct)
+        /** A POST to the admin API of process `i` (a test helper: pay a session, confirm, dispute, move the clock). */
+        const admin = (i: number, path: string, body: Record<string, unknown>) => procs[i % procs.length]!.gw.admin('POST', path, body)
         const item = await sellable(acct, {stock, unit_amount: UNIT})
         const product = item.product.id as string
         const sales: Sale[] = []
@@ -151,7 +153,7 @@ describe('the books balance across processes, for generated concurrent traffic',
               const opened = await on(o.via).store('POST', '/checkouts', {body: {product_id: product, variant_id: item.variant.id, quantity: o.quantity}})
               res = opened
               if (opened.status !== 201) break
-              const paid = await procs[(o.via + 1) % procs.length]!.gw.admin('POST', `/checkouts/${opened.body.session_id}/complete`, {outcome: 'paid'})
+              const paid = await admin(o.via + 1, `/checkouts/${opened.body.session_id}/complete`, {outcome: 'paid'})
               if (paid.status !== 200) {
                 // A clock moved past its 30 minutes in between: expired, its units free again.
                 expect(paid.body.error?.code, paid.text).to.equal('session_expired')
@@ -169,7 +171,7 @@ describe('the books balance across processes, for generated concurrent traffic',
             case 'settle': {
               const session = open.length ? open[o.pick % open.length]! : undefined
               if (!session) return
-              res = await procs[o.via % procs.length]!.gw.admin('POST', `/checkouts/${session.id}/complete`, {outcome: o.outcome})
+              res = await admin(o.via, `/checkouts/${session.id}/complete`, {outcome: o.outcome})
               if (res.status < 300 && o.outcome === 'paid') {
                 session.paid = true
                 sold += session.quantity
@@ -188,7 +190,7 @@ describe('the books balance across processes, for generated concurrent traffic',
               break
             case 'confirm':
               if (!sub) return
-              res = await procs[o.via % procs.length]!.gw.admin('POST', `/subscriptions/${sub}/confirm`, {outcome: o.outcome})
+              res = await admin(o.via, `/subscriptions/${sub}/confirm`, {outcome: o.outcome})
               break
             case 'cancel':
               if (!sub) return
@@ -196,10 +198,10 @@ describe('the books balance across processes, for generated concurrent traffic',
               break
             case 'card':
               if (!sub) return
-              res = await procs[o.via % procs.length]!.gw.admin('POST', `/subscriptions/${sub}/renewals`, {outcome: o.outcome})
+              res = await admin(o.via, `/subscriptions/${sub}/renewals`, {outcome: o.outcome})
               break
             case 'advance':
-              res = await procs[o.via % procs.length]!.gw.admin('POST', '/clock', {merchant: acct.merchant.id, advance_seconds: o.seconds})
+              res = await admin(o.via, '/clock', {merchant: acct.merchant.id, advance_seconds: o.seconds})
               break
             case 'refund':
               if (!sale) return
@@ -211,7 +213,7 @@ describe('the books balance across processes, for generated concurrent traffic',
               break
             case 'dispute':
               if (!sale) return
-              res = await procs[o.via % procs.length]!.gw.admin('POST', `/payments/${sale.payment}/dispute`, {})
+              res = await admin(o.via, `/payments/${sale.payment}/dispute`, {})
               if (res.status < 300) sale.disputed = true
               break
             case 'warn':
