@@ -36,6 +36,8 @@ export interface Cluster {
   procs: GatewayProc[]
   /** Starts one more process on the same database. */
   add(): Promise<GatewayProc>
+  /** `kill -9` of process `i`, then a new process on the same database in its place (`procs[i]`). */
+  restart(i: number): Promise<GatewayProc>
   close(): Promise<void>
 }
 
@@ -82,6 +84,11 @@ export async function startCluster(n: number, opts: ClusterOptions = {}): Promis
       const proc = await startProc(db, adminKey, opts, home)
       procs.push(proc)
       return proc
+    },
+    async restart(i) {
+      await procs[i]!.kill()
+      procs[i] = await startProc(db, adminKey, opts, home)
+      return procs[i]!
     },
     async close() {
       await Promise.all(
