@@ -2,11 +2,13 @@
  * The admin API (`/_admin/*`, `Authorization: Bearer <admin_key>`) as one encapsulated fastify plugin:
  * one auth hook for every route, one route per entry of packages/sdk/src/admin-endpoints.ts, bodies and queries
  * validated by the entry's schemas, every handler in one unit of work. Handlers (routes/admin.ts) are
- * typed from the table, so a missing one is a compile error.
+ * typed from the table, so a missing one is a compile error. A POST honours `Idempotency-Key` as the public
+ * API's writes do (the SDK sends one and retries with it), its keys the admin key's own; a clock jump, which
+ * is not one unit of work, runs again for each request.
  */
-import {timingSafeEqual} from 'node:crypto'
+import {createHash, timingSafeEqual} from 'node:crypto'
 
-import type {FastifyPluginAsync, FastifyRequest} from 'fastify'
+import type {FastifyPluginAsync, FastifyReply, FastifyRequest} from 'fastify'
 import type {z} from 'zod'
 
 import {adminEndpoints, ADMIN_PREFIX, type AdminEndpoint, type AdminEndpointDef, type AdminEndpointId} from '@payapp/sdk/admin-endpoints'
@@ -28,6 +30,18 @@ export interface AdminContext<Id extends AdminEndpointId> {
 
 export type AdminHandlers = {[Id in AdminEndpointId]: (ctx: AdminContext<Id>) => unknown}
 
+/**
+ * Sends a write's answer under the Idempotency-Key rules (app.ts `sendIdempotent`), the keys those of `owner`:
+ * `run` runs in the write's unit and hands its answer to `onCommit`, which records it in the same unit.
+ */
+export type KeyedWrite = (
+  request: FastifyRequest,
+  reply: FastifyReply,
+  owner: string,
+  fingerprintBody: string,
+  run: (tx: Tx, onCommit?: (status: number, body: string) => Promise<void>) => Promise<{status: number; body: string}>,
+) => Promise<unknown>
+
 /** Admin routes whose handler manages its own units of work (a clock jump runs each due job in its own). */
 const OWN_TRANSACTIONS: ReadonlySet<AdminEndpointId> = new Set(['clock.advance'])
 
@@ -48,8 +62,10 @@ function parse(schema: z.ZodType, input: unknown, where: 'body' | 'query'): unkn
   return parsed.data
 }
 
-export function adminPlugin(platform: Platform, adminKey: string, handlers: AdminHandlers): FastifyPluginAsync {
+export function adminPlugin(platform: Platform, adminKey: string, handlers: AdminHandlers, keyed: KeyedWrite): FastifyPluginAsync {
   const expected = Buffer.from(`Bearer ${adminKey}`)
+  // Whose Idempotency-Keys these are: the admin key's (a hash; gateways started with another key replay none of them).
+  const owner = `admin:${createHash('sha256').update(adminKey).digest('hex').slice(0, 24)}`
   return async (admin) => {
     admin.addHook('onRequest', async (request: FastifyRequest) => {
       const given = Buffer.from(request.headers.authorization ?? '')
@@ -72,6 +88,13 @@ export function adminPlugin(platform: Platform, adminKey: string, handlers: Admi
             body: def.body ? parse(def.body, request.body, 'body') : undefined,
             query: def.query ? parse(def.query, request.query, 'query') : undefined,
           } as AdminContext<AdminEndpointId>
+          if (def.method === 'POST' && !OWN_TRANSACTIONS.has(id)) {
+            return keyed(request, reply, owner, JSON.stringify(request.body ?? {}), async (tx, onCommit) => {
+              const body = JSON.stringify(await handler({...ctx, tx}))
+              await onCommit?.(def.status, body)
+              return {status: def.status, body}
+            })
+          }
           // A clock jump is not one unit: it runs each due job in its own and awaits webhook attempts between them.
           const unit = OWN_TRANSACTIONS.has(id) ? (fn: (tx: Tx) => Promise<unknown>) => platform.read(fn) : def.method === 'GET' ? platform.read.bind(platform) : platform.write.bind(platform)
           const result = await unit(async (tx) => handler({...ctx, tx}))

@@ -15,7 +15,7 @@ import type {z} from 'zod'
 import {DOOR_PREFIX, endpoints, type Door, type EndpointDef, type EndpointId, type Endpoint} from '@payapp/sdk/endpoints'
 import {MAX_FILE_BYTES} from '@payapp/sdk/schemas/catalog'
 import {listQuery, type ListQuery} from '@payapp/sdk/schemas/common'
-import {ADMIN_PREFIX, adminPlugin, type AdminHandlers} from './admin.js'
+import {ADMIN_PREFIX, adminPlugin, type AdminHandlers, type KeyedWrite} from './admin.js'
 import {applyCors} from './cors.js'
 import {ApiError, fromZodError, insufficientScope, invalid, methodNotAllowed, paramName, unauthenticated} from './errors.js'
 import type {NotAPromise, Tx} from './domain/context.js'
@@ -224,7 +224,8 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     }
   }
 
-  await app.register(adminPlugin(platform, opts.adminKey, opts.adminHandlers), {prefix: ADMIN_PREFIX})
+  const keyed: KeyedWrite = (request, reply, owner, fingerprintBody, run) => sendIdempotent(platform, request, reply, owner, fingerprintBody, run)
+  await app.register(adminPlugin(platform, opts.adminKey, opts.adminHandlers, keyed), {prefix: ADMIN_PREFIX})
   registerHealth(app, platform)
   opts.extra?.(app, platform)
   return app
@@ -475,7 +476,7 @@ function endpointRunner(platform: Platform, def: EndpointDef, door: Door, handle
 
     if (!isWrite || !cred) return send(reply, await runUnit(platform, handler, ctx, def))
     const fingerprintBody = ctx.upload ? uploadFingerprint(ctx.upload) : JSON.stringify(request.body ?? {})
-    return sendIdempotent(platform, request, reply, cred, fingerprintBody, (tx, onCommit) => runHandler(tx, handler, ctx, def, onCommit))
+    return sendIdempotent(platform, request, reply, cred.id, fingerprintBody, (tx, onCommit) => runHandler(tx, handler, ctx, def, onCommit))
   }
 }
 
@@ -523,7 +524,8 @@ export async function sendIdempotent(
   platform: Platform,
   request: FastifyRequest,
   reply: FastifyReply,
-  cred: Credential,
+  /** Whose keys: the credential's id (the admin API's: its key's). */
+  owner: string,
   fingerprintBody: string,
   run: (tx: Tx, onCommit?: (status: number, body: string) => Promise<void>) => Promise<Serialized>,
 ) {
@@ -540,8 +542,8 @@ export async function sendIdempotent(
       // The claim goes out first and the handler runs alongside it, so on PostgreSQL the claim shares the
       // handler's first round trip. A key another request holds makes the answer a replay: the handler's
       // statements, queued behind the claim on the unit's connection, roll back with the unit.
-      const start = platform.idempotency.begin(tx, cred.id, key, fingerprint)
-      const ran = run(tx, (status, body) => platform.idempotency.finish(tx, cred.id, key, status, body))
+      const start = platform.idempotency.begin(tx, owner, key, fingerprint)
+      const ran = run(tx, (status, body) => platform.idempotency.finish(tx, owner, key, status, body))
       // Handled now (a handler that fails before the claim answers is not an unhandled rejection); returned below.
       const settled = ran.then(noop, noop)
       const started = await start.catch(async (error: unknown) => {
@@ -562,7 +564,7 @@ export async function sendIdempotent(
       // A request rejected for its content replays the same rejection; a transient failure (5xx, 429)
       // rolled its claim back with its writes, so a retry runs afresh.
       if (apiError.status < 500 && apiError.status !== 429) {
-        await platform.idempotency.remember(cred.id, key, fingerprint, apiError.status, JSON.stringify(apiError.envelope(request.id)))
+        await platform.idempotency.remember(owner, key, fingerprint, apiError.status, JSON.stringify(apiError.envelope(request.id)))
       }
       throw apiError
     }

@@ -113,15 +113,17 @@ describe('cluster harness', function () {
     await Promise.all(servers.map((srv) => new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve))))
     const balancer = await startBalancer(servers.map((srv) => (srv.address() as AddressInfo).port))
     try {
-      const send = (method: string, tag: string, key?: string) =>
-        fetch(`${balancer.url}/v1/app/products`, {method, headers: {'x-test': tag, 'content-type': 'application/json', ...(key ? {'idempotency-key': key} : {})}, body: method === 'POST' ? '{}' : undefined}).then((r) => r.status, () => 599)
+      const send = (method: string, tag: string, key?: string, path = '/v1/app/products') =>
+        fetch(`${balancer.url}${path}`, {method, headers: {'x-test': tag, 'content-type': 'application/json', ...(key ? {'idempotency-key': key} : {})}, body: method === 'POST' ? '{}' : undefined}).then((r) => r.status, () => 599)
       // One at a time, four of each kind: round robin sends some of each to the failing process first.
-      const statuses: Record<string, number[]> = {get: [], keyed: [], unkeyed: []}
+      const statuses: Record<string, number[]> = {get: [], keyed: [], unkeyed: [], clock: []}
       for (let i = 0; i < 4; i++) statuses.get!.push(await send('GET', `get-${i}`))
       for (let i = 0; i < 4; i++) statuses.keyed!.push(await send('POST', `keyed-${i}`, `key-${i}`))
       for (let i = 0; i < 4; i++) statuses.unkeyed!.push(await send('POST', `unkeyed-${i}`))
+      // A keyed clock advance: not one unit of work, so not run once per key.
+      for (let i = 0; i < 4; i++) statuses.clock!.push(await send('POST', `clock-${i}`, `clock-key-${i}`, '/_admin/clock'))
       const reached = (kind: string) => seen.failing.filter((t) => t.includes(` ${kind}-`))
-      for (const kind of ['get', 'keyed', 'unkeyed']) expect(reached(kind), `the failing process got some ${kind}: ${seen.failing.join(', ')}`).not.to.deep.equal([])
+      for (const kind of ['get', 'keyed', 'unkeyed', 'clock']) expect(reached(kind), `the failing process got some ${kind}: ${seen.failing.join(', ')}`).not.to.deep.equal([])
       return {statuses, reached, resent: (kind: string) => reached(kind).filter((t) => seen.healthy.includes(t))}
     } finally {
       await balancer.stop()
@@ -129,7 +131,7 @@ describe('cluster harness', function () {
     }
   }
 
-  it('the config resends a request whose process died before answering only if it is a read or carries an Idempotency-Key', async () => {
+  it('the config resends a request whose process died before answering only if it is a read or carries an Idempotency-Key, never a clock advance', async () => {
     const {statuses, reached, resent} = await throughFailing((req) => void req.socket.destroy())
     // Reads and keyed writes that reached it were answered by the other process.
     expect(statuses.get).to.deep.equal([200, 200, 200, 200])
@@ -138,6 +140,9 @@ describe('cluster harness', function () {
     // An unkeyed write that reached it fails (a 502, or the connection closed: 599 here) and is never sent to another one.
     expect(statuses.unkeyed!.filter((st) => st === 502 || st === 599)).to.have.length(reached('unkeyed').length)
     expect(resent('unkeyed')).to.deep.equal([])
+    // A clock advance runs again for each request, key or not: never resent either.
+    expect(statuses.clock!.filter((st) => st === 502 || st === 599)).to.have.length(reached('clock').length)
+    expect(resent('clock')).to.deep.equal([])
   })
 
   it("the config passes a process's 503 on to the client, never resent: a fault rule's 503 must be seen", async () => {

@@ -114,4 +114,34 @@ describe('gateway idempotency keys', () => {
     expect(again.headers.get('idempotent-replayed')).to.equal('true')
     expect(again.text).to.equal(missing.text)
   })
+
+  it('holds on the admin API too: a repeated POST replays its answer, another body is 409, a clock jump runs each time', async () => {
+    const key = freshKey()
+    const first = await gw.admin('POST', '/merchants', {company: 'Keyed GmbH'}, key)
+    expect(first.status, first.text).to.equal(201)
+    const replay = await gw.admin('POST', '/merchants', {company: 'Keyed GmbH'}, key)
+    expect(replay.headers.get('idempotent-replayed')).to.equal('true')
+    expect(replay.text).to.equal(first.text)
+    expectError(await gw.admin('POST', '/merchants', {company: 'Other GmbH'}, key), 409, 'idempotency_key_reused')
+    // A key of the admin API is not a credential's: the same key on the public API is its own.
+    const acct = await gw.account('live')
+    expect((await acct.app('POST', '/subscription_links', {body: monthly, idempotencyKey: key})).status).to.equal(201)
+
+    // A session paid once: its retry replays the payment instead of answering session_already_completed.
+    const sale = await acct.store('POST', '/products', {body: {name: 'Mug', price: {currency: 'eur', unit_amount: 1200}}})
+    const opened = await acct.store('POST', '/checkouts', {body: {product_id: sale.body.id}})
+    expect(opened.status, opened.text).to.equal(201)
+    const payKey = freshKey()
+    const paid = await gw.admin('POST', `/checkouts/${opened.body.session_id}/complete`, {outcome: 'paid'}, payKey)
+    expect(paid.status, paid.text).to.equal(200)
+    const again = await gw.admin('POST', `/checkouts/${opened.body.session_id}/complete`, {outcome: 'paid'}, payKey)
+    expect(again.text).to.equal(paid.text)
+    expectError(await gw.admin('POST', `/checkouts/${opened.body.session_id}/complete`, {outcome: 'paid'}), 422, 'session_already_completed')
+
+    // A clock jump is not one unit of work: the same key moves the clock again.
+    const clockKey = freshKey()
+    const t1 = (await gw.admin('POST', '/clock', {merchant: acct.merchant.id, advance_seconds: 60}, clockKey)).body
+    const t2 = (await gw.admin('POST', '/clock', {merchant: acct.merchant.id, advance_seconds: 60}, clockKey)).body
+    expect(t2.now - t1.now).to.equal(60)
+  })
 })

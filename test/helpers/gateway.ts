@@ -59,8 +59,8 @@ export class HttpGateway {
     return {status: res.status, headers: res.headers, body: parsed as T, text}
   }
 
-  admin<T = any>(method: string, path: string, body?: unknown) {
-    return this.request<T>(method, `/_admin${path}`, {token: this.adminKey, body})
+  admin<T = any>(method: string, path: string, body?: unknown, idempotencyKey?: string) {
+    return this.request<T>(method, `/_admin${path}`, {token: this.adminKey, body, idempotencyKey})
   }
 
   async merchant(body: Record<string, unknown> = {}): Promise<{id: string; store: {id: string}}> {

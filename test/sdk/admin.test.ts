@@ -140,6 +140,29 @@ describe('sdk/GatewayAdmin', function () {
     expect(again.code).to.equal('session_expired')
   })
 
+  it('sends a write again with its Idempotency-Key when the connection drops, but never a clock advance', async () => {
+    const got: Array<{path: string; key: string | undefined}> = []
+    // A process that dies before answering: every connection cut.
+    const dying = createServer((req, res) => {
+      got.push({path: req.url!, key: req.headers['idempotency-key'] as string | undefined})
+      req.resume()
+      req.on('end', () => res.socket?.destroy())
+    })
+    await new Promise<void>((resolve) => dying.listen(0, '127.0.0.1', resolve))
+    try {
+      const retrying = new GatewayAdmin({baseUrl: `http://127.0.0.1:${(dying.address() as AddressInfo).port}`, adminKey: 'adm_x', maxRetries: 1})
+      await rejection(retrying.merchants.create({company: 'Twice GmbH'}))
+      expect(got.map((g) => g.path)).to.deep.equal(['/_admin/merchants', '/_admin/merchants'])
+      expect(got[0]!.key).to.be.a('string').and.to.equal(got[1]!.key)
+      got.length = 0
+      await rejection(retrying.clock.advance(60))
+      await rejection(retrying.clock.advanceTo(2_000_000_000, {maxRetries: 3}))
+      expect(got.map((g) => g.path)).to.deep.equal(['/_admin/clock', '/_admin/clock'])
+    } finally {
+      dying.close()
+    }
+  })
+
   it('parses every answer with the admin table\'s schema: a wrong type is a ResponseValidationError naming the field', async () => {
     const fake = createServer((_req, res) => res.writeHead(200, {'content-type': 'application/json'}).end(JSON.stringify({object: 'clock', now: 'soon', offset_seconds: 0})))
     await new Promise<void>((resolve) => fake.listen(0, '127.0.0.1', resolve))
