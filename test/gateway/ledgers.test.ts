@@ -7,11 +7,12 @@
  * refunded one a refunded order and its stock back), stock never below what was sold, one successful charge per
  * paid invoice, every event delivered to the merchant's webhook endpoint, and no 5xx or 429.
  * Whatever order the requests of a batch ran in, these hold (a serial order explains the outcome).
- * Now and then a batch also kills one process (`kill -9`, after 0–40 ms) and starts a new one in its place. Its
- * credentialed writes are sent as the SDK sends them, with an Idempotency-Key, and again to the next process when
- * the connection dropped, so each one's outcome is known and the same books must balance: a write the killed
- * process committed is stored once, one it did not is run afresh, its claims (due work, deliveries) pass to
- * another process after their lease. (Sent again under a new key instead, the property finds the duplicates.)
+ * Now and then a batch also kills one process (`kill -9`, after 0–40 ms) and starts a new one in its place.
+ * Writes go as the SDK sends them, with an Idempotency-Key, and again to the next process when the connection
+ * dropped; the admin API's too, but a clock advance, which is not one unit of work, avoids the victim. So each
+ * write's outcome is known and the same books must balance: a write the killed process committed is stored
+ * once, one it did not is run afresh, its claims (due work, deliveries) pass to another process after their
+ * lease. (Sent again under a new key instead, the property finds the duplicates.)
  */
 import {expect} from 'chai'
 import fc from 'fast-check'
@@ -135,26 +136,33 @@ describe('the books balance across processes, for generated concurrent traffic',
         let victim: number | undefined
         const on = (i: number): Account => via(procs[i % procs.length]!.gw, acct)
         /**
-         * A credentialed write as the SDK sends it, with an Idempotency-Key: when the batch's victim dropped its
-         * connection, or a killed unit still holds the key, it goes again to the next process with the same key,
-         * so its outcome is known (stored once, or refused) whatever the kill interrupted.
+         * A write as the SDK sends it, with an Idempotency-Key: when the batch's victim dropped its connection, or a
+         * killed unit still holds the key, it goes again to the next process with the same key, so its outcome is
+         * known (stored once, or refused) whatever the kill interrupted. `call(to, key)` sends it to process `to`.
          */
-        const write = async (i: number, door: 'store' | 'v1' | 'app', method: string, path: string, body: Record<string, unknown>): Promise<HttpResult> => {
-          const idempotencyKey = `ledger-${++n}`
+        const keyed = async (i: number, what: string, call: (to: number, idempotencyKey: string) => Promise<HttpResult>): Promise<HttpResult> => {
+          // The run's merchant in it: the admin API's keys are the admin key's, shared by every run.
+          const idempotencyKey = `ledger-${acct.merchant.id}-${++n}`
           for (let attempt = 0; ; attempt++) {
             const to = (i + attempt) % procs.length
-            const res = await on(to)[door](method, path, {body, idempotencyKey}).catch((error: Error) => {
+            const res = await call(to, idempotencyKey).catch((error: Error) => {
               if (to !== victim) throw error
               return undefined
             })
             const held = victim !== undefined && res?.status === 409 && res.body?.error?.code === 'idempotency_in_flight'
             if (res && !held) return res
-            expect(attempt, `${method} ${path}: no answer`).to.be.below(20)
+            expect(attempt, `${what}: no answer`).to.be.below(20)
             await sleep(50 * (attempt + 1))
           }
         }
-        /** A POST to the admin API of process `i`, or the next if `i` is the batch's victim (admin calls carry no key to send again). */
+        const write = (i: number, door: 'store' | 'v1' | 'app', method: string, path: string, body: Record<string, unknown>) =>
+          keyed(i, `${method} ${path}`, (to, idempotencyKey) => on(to)[door](method, path, {body, idempotencyKey}))
+        /**
+         * A POST to the admin API of process `i` (a test helper: pay a session, confirm, dispute), keyed as `write`;
+         * a clock advance, which runs again for each request, key or not, goes to a process the batch does not kill.
+         */
         const admin = (i: number, path: string, body: Record<string, unknown>) => {
+          if (path !== '/clock') return keyed(i, `POST /_admin${path}`, (to, idempotencyKey) => procs[to]!.gw.admin('POST', path, body, idempotencyKey))
           const to = i % procs.length === victim ? i + 1 : i
           return procs[to % procs.length]!.gw.admin('POST', path, body)
         }
