@@ -55,7 +55,6 @@ const ops: fc.Arbitrary<Op>[] = [
   fc.record({op: fc.constant('retitle' as const), via: viaArb}),
   fc.record({op: fc.constant('open' as const), via: viaArb, quantity: fc.integer({min: 1, max: 3})}),
   fc.record({op: fc.constant('settle' as const), via: viaArb, pick, outcome: fc.constantFrom('paid' as const, 'declined' as const)}),
-  // Past a store session's 30 minutes, or not.
   // Past a store session's 30 minutes, or not; or past a monthly renewal and a dunning retry.
   fc.record({op: fc.constant('advance' as const), via: viaArb, seconds: fc.constantFrom(600, 1900, 32 * 86_400)}),
   // Another product, against the plan's product_limit.

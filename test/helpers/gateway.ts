@@ -81,9 +81,9 @@ export class HttpGateway {
     return res.body
   }
 
-  /** A merchant (`merchant`: its create's body, e.g. a plan) with an all-scope test installation and test secret key: the common starting point. */
-  async account(env: 'live' | 'test' = 'test', merchant_: Record<string, unknown> = {}) {
-    const merchant = await this.merchant(merchant_)
+  /** A merchant (`merchantBody`: its create's body, e.g. a plan) with an all-scope test installation and test secret key: the common starting point. */
+  async account(env: 'live' | 'test' = 'test', merchantBody: Record<string, unknown> = {}) {
+    const merchant = await this.merchant(merchantBody)
     const inst = await this.installation(merchant.id, env)
     const key = await this.secretKey(merchant.id, env)
     const app = (method: string, path: string, opts: Omit<CallOptions, 'token'> = {}) => this.request(method, `/v1/app${path}`, {token: inst.token, ...opts})
