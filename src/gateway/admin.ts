@@ -3,8 +3,9 @@
  * one auth hook for every route, one route per entry of packages/sdk/src/admin-endpoints.ts, bodies and queries
  * validated by the entry's schemas, every handler in one unit of work. Handlers (routes/admin.ts) are
  * typed from the table, so a missing one is a compile error. A POST honours `Idempotency-Key` as the public
- * API's writes do (the SDK sends one and retries with it), its keys the admin key's own; a clock jump, which
- * is not one unit of work, runs again for each request.
+ * API's writes do (the SDK sends one and retries with it), its keys the admin key's own. A clock jump is not
+ * one unit of work: its key is claimed in a unit of its own and keeps the jump's plan until it answers, so a
+ * request sent again (its process died, or the client gave up waiting) walks the same jump, never a second one.
  */
 import {createHash, timingSafeEqual} from 'node:crypto'
 
@@ -14,7 +15,8 @@ import type {z} from 'zod'
 import {adminEndpoints, ADMIN_PREFIX, type AdminEndpoint, type AdminEndpointDef, type AdminEndpointId} from '@payapp/sdk/admin-endpoints'
 import {ApiError, fromZodError, invalid, unauthenticated} from './errors.js'
 import type {Tx} from './domain/context.js'
-import type {Platform} from './platform.js'
+import {Idempotency, type Platform} from './platform.js'
+import type {AdvancePlans} from './scheduler.js'
 
 type Out<S> = S extends z.ZodType ? z.output<S> : undefined
 
@@ -26,6 +28,8 @@ export interface AdminContext<Id extends AdminEndpointId> {
   params: Record<string, string>
   body: Out<AdminEndpoint<Id> extends {body: infer B} ? B : undefined>
   query: Out<AdminEndpoint<Id> extends {query: infer Q} ? Q : undefined>
+  /** A keyed clock jump's: where its plan is kept, and whether an earlier request with the key began it. */
+  keyed?: {plans: AdvancePlans; joined: boolean}
 }
 
 export type AdminHandlers = {[Id in AdminEndpointId]: (ctx: AdminContext<Id>) => unknown}
@@ -88,6 +92,9 @@ export function adminPlugin(platform: Platform, adminKey: string, handlers: Admi
             body: def.body ? parse(def.body, request.body, 'body') : undefined,
             query: def.query ? parse(def.query, request.query, 'query') : undefined,
           } as AdminContext<AdminEndpointId>
+          if (OWN_TRANSACTIONS.has(id) && request.headers['idempotency-key'] !== undefined) {
+            return advanceOnce(platform, request, reply, owner, def.status, (keyed) => platform.read(async (tx) => handler({...ctx, tx, keyed})))
+          }
           if (def.method === 'POST' && !OWN_TRANSACTIONS.has(id)) {
             return keyed(request, reply, owner, JSON.stringify(request.body ?? {}), async (tx, onCommit) => {
               const body = JSON.stringify(await handler({...ctx, tx}))
@@ -111,6 +118,40 @@ export function adminPlugin(platform: Platform, adminKey: string, handlers: Admi
       },
     })
   }
+}
+
+/**
+ * A keyed clock jump (`POST /_admin/clock` with an Idempotency-Key): its answer replayed once it has one, 409
+ * `idempotency_key_reused` for another body; until then, a request with the key joins the jump its first
+ * request planned and walks it to its end (what the first walked is done, so it is not done twice), answering
+ * the clock as it then reads. A rejection (an unknown merchant, a moment passed) is replayed as it is.
+ */
+async function advanceOnce(
+  platform: Platform,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  owner: string,
+  status: number,
+  run: (keyed: {plans: AdvancePlans; joined: boolean}) => Promise<unknown>,
+) {
+  const header = request.headers['idempotency-key']
+  const key = (Array.isArray(header) ? header[0] : header)!
+  Idempotency.checkKey(key)
+  const fingerprint = Idempotency.fingerprint(request.method, request.url.split('?')[0]!, JSON.stringify(request.body ?? {}))
+  const start = await platform.idempotency.beginAdvance(owner, key, fingerprint)
+  if (start.kind === 'replay') return reply.header('idempotent-replayed', 'true').code(start.status).type('application/json').send(start.body)
+  let body: string
+  try {
+    body = JSON.stringify(await run({plans: platform.idempotency.plans(owner, key), joined: start.kind === 'join'}))
+  } catch (error) {
+    // Refused before anything moved: the same refusal each time. Any other failure leaves the key claimed with its plan, for a request sent again to finish.
+    if (start.kind === 'started' && error instanceof ApiError && error.status < 500 && error.status !== 429) {
+      await platform.idempotency.answer(owner, key, error.status, JSON.stringify(error.envelope(request.id)))
+    }
+    throw error
+  }
+  await platform.idempotency.answer(owner, key, status, body)
+  return reply.code(status).type('application/json').send(body)
 }
 
 export {ADMIN_PREFIX}

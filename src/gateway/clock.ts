@@ -28,6 +28,11 @@ export class Clock {
     return this.now(merchant) - wall()
   }
 
+  /** Seconds the shared clock runs ahead of the wall clock (one read of it: `offset()` reads the wall clock twice). */
+  sharedOffset(): number {
+    return this.shared
+  }
+
   /** Seconds the merchant's clock runs ahead of the shared one (its own offset), whatever the wall clock says. */
   lead(merchant: string): number {
     return this.own.get(merchant) ?? 0
@@ -66,15 +71,17 @@ export class Clock {
   }
 
   /**
-   * Lets the merchant's clock run again at its own offset from before it was pinned: after every clock
-   * moved together (`advanceAll`), it keeps its lead or lag on the shared clock however long the walk took.
+   * Ends a walk of every clock (the scheduler's `walkAll`): the shared offset becomes `offset` and the walked
+   * merchants' clocks, pinned at their targets until now, run again at their `leads` on it. Unless the shared
+   * offset is there already (the same jump stored before, by a request that died after): then the stored offsets stand.
    */
-  unpin(merchant: string): void {
-    this.pinned.delete(merchant)
-  }
-
-  /** Moves every clock by `seconds`; a pinned clock stays where it is pinned until released. */
-  advanceAll(seconds: number): void {
-    this.shared += seconds
+  moveAll(offset: number, leads: Readonly<Record<string, number>>, walked: readonly string[]): void {
+    for (const merchant of walked) this.pinned.delete(merchant)
+    if (this.shared >= offset) return
+    this.shared = offset
+    for (const [merchant, lead] of Object.entries(leads)) {
+      if (lead === 0) this.own.delete(merchant)
+      else this.own.set(merchant, lead)
+    }
   }
 }

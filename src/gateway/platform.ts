@@ -29,7 +29,7 @@ import type {Env, EventDoc, Kind, Scope} from './storage/documents.js'
 import {openStorage} from './storage/open.js'
 import type {IdempotencyRecord, Storage, Store} from './storage/storage.js'
 import {SHARED_VERSION_KEY} from './storage/storage.js'
-import {readOffsets, Scheduler, type AdvanceResult} from './scheduler.js'
+import {readOffsets, Scheduler, type AdvancePlan, type AdvancePlans, type AdvanceResult} from './scheduler.js'
 import {Webhooks} from './webhooks.js'
 
 export interface Credential {
@@ -215,7 +215,7 @@ const inFlight = () =>
   conflict('idempotency_in_flight', 'A request with this Idempotency-Key is still being processed; retry shortly', 'Idempotency-Key', 'idempotency_error')
 
 /** What a live record of the key answers instead of running the request: a replay, or a 409; undefined to claim it. */
-function answerFor(row: IdempotencyRecord | undefined, fingerprint: string, now: number): IdempotencyStart | undefined {
+function answerFor(row: IdempotencyRecord | undefined, fingerprint: string, now: number): AdvanceStart | undefined {
   if (!row || row.created + IDEMPOTENCY_RETENTION_SECONDS <= now) return undefined
   if (row.fingerprint !== fingerprint) {
     throw conflict(
@@ -226,10 +226,13 @@ function answerFor(row: IdempotencyRecord | undefined, fingerprint: string, now:
     )
   }
   if (row.state === 'in_flight') throw inFlight()
+  if (row.state === 'advancing') return {kind: 'join'}
   return {kind: 'replay', status: row.status!, body: row.body!}
 }
 
 export type IdempotencyStart = {kind: 'replay'; status: number; body: string} | {kind: 'started'}
+/** A keyed clock advance's start: also `join`, when the key's first request has not answered (it runs, or died). */
+export type AdvanceStart = IdempotencyStart | {kind: 'join'}
 
 export class Idempotency {
   private lastPrune = 0
@@ -281,11 +284,44 @@ export class Idempotency {
       await Promise.all([claimed, tx.idempotency.prune(now - IDEMPOTENCY_RETENTION_SECONDS)])
     }
     if (!(await claimed)) {
+      // (A clock advance's record, `join`, has another path than any write's: its fingerprint never matches one.)
       const replay = answerFor(await tx.idempotency.read(credential, key), fingerprint, now)
-      if (replay) return replay
+      if (replay?.kind === 'replay') return replay
       throw inFlight()
     }
     return {kind: 'started'}
+  }
+
+  /**
+   * Claims a key for a clock advance, in a unit of its own (the advance is many units): `started`, the
+   * first response to replay, `join` while the key's first request has not answered, or 409
+   * `idempotency_key_reused`. The claim stays until the advance answers: a request sent again after its
+   * process died joins it and walks the jump the first one planned (`plans`), to its end.
+   */
+  beginAdvance(owner: string, key: string, fingerprint: string): Promise<AdvanceStart> {
+    return this.storage.write(async (tx) => {
+      const now = this.clock.now()
+      if (await tx.idempotency.claim(owner, key, fingerprint, now, now - IDEMPOTENCY_RETENTION_SECONDS, 'advancing')) return {kind: 'started'}
+      const answer = answerFor(await tx.idempotency.read(owner, key), fingerprint, now)
+      // The record that refused the claim was pruned meanwhile (expired): the key is free again, for a retry to claim.
+      if (!answer) throw inFlight()
+      return answer
+    })
+  }
+
+  /** Where a keyed clock advance keeps the jump it walks (its key's record, dated the jump's end on the clock). */
+  plans(owner: string, key: string): AdvancePlans {
+    return {
+      settle: async (fresh, created) => {
+        const kept = await this.storage.write((tx) => tx.idempotency.plan(owner, key, JSON.stringify(fresh), created))
+        return kept === undefined ? fresh : (JSON.parse(kept) as AdvancePlan)
+      },
+    }
+  }
+
+  /** Stores a keyed clock advance's answer (or its rejection) to replay, in a unit of its own. */
+  answer(owner: string, key: string, status: number, body: string): Promise<void> {
+    return this.storage.write((tx) => tx.idempotency.finish(owner, key, status, body))
   }
 
   /** Stores the response to replay; called inside the route's transaction for a success. */
@@ -718,8 +754,8 @@ export class Platform {
    * the new time has happened in time order (jobs, then the webhook attempts they and earlier events
    * made due, each finished and logged).
    */
-  advanceClock(by: {seconds: number} | {to: number}, merchant?: string): Promise<AdvanceResult> {
-    return this.scheduler.advance(by, merchant)
+  advanceClock(by: {seconds: number} | {to: number}, merchant?: string, plans?: AdvancePlans): Promise<AdvanceResult> {
+    return this.scheduler.advance(by, merchant, plans)
   }
 
   /** The merchant's clock; without one, the shared clock (merchants that never moved alone). */

@@ -50,6 +50,19 @@ export interface SchedulerSharing {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
+/**
+ * The jump a clock advance walks, fixed once its lease is taken: one merchant's clock `to` a moment, or every
+ * clock from `base` (the shared clock's time, its `offset` on the wall clock then) by `seconds`, each walked
+ * merchant from its `leads` on the shared clock then. A keyed advance keeps it with its key (`AdvancePlans`),
+ * so a request sent again after its process died walks the same jump, not another one.
+ */
+export type AdvancePlan = {to: number} | {base: number; offset: number; seconds: number; leads: Record<string, number>}
+
+/** Where a keyed advance keeps its plan: `settle` stores the fresh plan unless one is kept already, and answers the kept one. */
+export interface AdvancePlans {
+  settle(fresh: AdvancePlan, created: number): Promise<AdvancePlan>
+}
+
 export interface AdvanceResult {
   /** The clock moved (the merchant's, else the shared one), after the jump. */
   now: number
@@ -148,28 +161,34 @@ export class Scheduler {
    * Moves the merchant's clock (every clock without one) forward by `seconds` or to `to` (no move when
    * it already reads `to` or later), doing everything due on the way in time order.
    */
-  advance(by: {seconds: number} | {to: number}, merchant?: string): Promise<AdvanceResult> {
+  advance(by: {seconds: number} | {to: number}, merchant?: string, plans?: AdvancePlans): Promise<AdvanceResult> {
     const target = (now: number) => ('to' in by ? Math.max(now, by.to) : now + by.seconds)
     if (merchant !== undefined) {
-      const run = Promise.all([this.allLane, this.lanes.get(merchant)]).then(() => this.walkOne(merchant, target))
+      const run = Promise.all([this.allLane, this.lanes.get(merchant)]).then(() => this.walkOne(merchant, target, plans))
       const lane = run.catch(() => {})
       this.lanes.set(merchant, lane)
       void lane.then(() => this.lanes.get(merchant) === lane && this.lanes.delete(merchant))
       return run
     }
-    const run = Promise.all([this.allLane, ...this.lanes.values()]).then(() => this.walkAll(target))
+    const run = Promise.all([this.allLane, ...this.lanes.values()]).then(() => this.walkAll(target, plans))
     this.allLane = run.catch(() => {})
     return run
   }
 
-  /** Walks one merchant's jump while holding its clock lease, from the clock as stored when the lease is taken. */
-  private async walkOne(merchant: string, target: (now: number) => number): Promise<AdvanceResult> {
+  /**
+   * Walks one merchant's jump while holding its clock lease, from the clock as stored when the lease is taken;
+   * with `plans`, to the target kept there (an earlier request's with the key, or this one's).
+   */
+  private async walkOne(merchant: string, target: (now: number) => number, plans?: AdvancePlans): Promise<AdvanceResult> {
     const release = (await this.lease(merchant, true))!
     // Another process may have moved the clock before the lease was ours (read unless a walk here owns the clocks).
     await this.loadOffsets()
     this.walking.add(merchant)
     try {
-      const to = target(this.clock.now(merchant))
+      const fresh = target(this.clock.now(merchant))
+      const plan = plans ? await plans.settle({to: fresh}, fresh) : {to: fresh}
+      // A kept target the clock already passed (the first request got there): nothing moves, what is due runs.
+      const to = 'to' in plan ? Math.max(plan.to, this.clock.now(merchant)) : fresh
       return {now: to, jobs: await this.walk(merchant, to)}
     } finally {
       this.clock.release(merchant)
@@ -184,17 +203,24 @@ export class Scheduler {
 
   /**
    * Every clock moves by `seconds`: each merchant with work due on the way walks its own jump (holding
-   * its clock lease), then the shared offset moves.
+   * its clock lease), then the shared offset moves. With `plans`, the jump kept there (an earlier request's
+   * with the key, which may have died part way: its walked merchants are not walked again, nor is the shared
+   * offset moved twice).
    */
-  private async walkAll(target: (now: number) => number): Promise<AdvanceResult> {
+  private async walkAll(target: (now: number) => number, plans?: AdvancePlans): Promise<AdvanceResult> {
     const release = (await this.lease('*', true))!
     await this.loadOffsets()
     // One instant for the whole jump: every clock's target is where it stood at `now`, moved by `seconds`. Read
     // again per merchant, a walk of many merchants that took longer than a second walked the later ones past the
     // target (`advance_to: t` ran a job due at t + 1), and two reads of the wall clock could straddle a second.
     const now = this.clock.now()
-    const seconds = target(now) - now
-    const merchants = [...new Set([...(await this.storage.reads.jobs.merchants()), ...(await this.deliveries.merchantsPending())])]
+    const due = [...new Set([...(await this.storage.reads.jobs.merchants()), ...(await this.deliveries.merchantsPending())])]
+    const fresh = {base: now, offset: this.clock.sharedOffset(), seconds: target(now) - now, leads: Object.fromEntries(due.map((m) => [m, this.clock.lead(m)]))}
+    const kept = plans ? await plans.settle(fresh, fresh.base + fresh.seconds) : fresh
+    const plan = 'leads' in kept ? kept : fresh
+    // The plan's merchants keep the leads they had then: one the first request walked has its pinned clock stored as its lead.
+    const merchants = [...new Set([...Object.keys(plan.leads), ...due])]
+    const lead = (merchant: string) => plan.leads[merchant] ?? this.clock.lead(merchant)
     let jobs = 0
     this.walkingAll = true
     try {
@@ -202,17 +228,17 @@ export class Scheduler {
       for (const merchant of merchants) {
         const releaseOne = (await this.lease(merchant, true))!
         try {
-          jobs += await this.walk(merchant, now + this.clock.lead(merchant) + seconds)
+          jobs += await this.walk(merchant, plan.base + lead(merchant) + plan.seconds)
         } finally {
           await releaseOne()
         }
       }
-      return {now: now + seconds, jobs}
+      return {now: plan.base + plan.seconds, jobs}
     } finally {
-      // Walked clocks stay pinned at their target while the shared offset moves under them.
-      this.clock.advanceAll(seconds)
-      // Each walked clock keeps its own offset: it moved by `seconds` like every other, not by the walk's wall time less.
-      for (const merchant of merchants) this.clock.unpin(merchant)
+      // Walked clocks stay pinned at their target while the shared offset moves under them; each keeps its own
+      // offset: it moved by `seconds` like every other, not by the walk's wall time less. Once only: a plan whose
+      // first request stored the moved offsets (it answered, or died after) leaves them as they are.
+      this.clock.moveAll(plan.offset + plan.seconds, plan.leads, merchants)
       this.version += 1
       await this.persist(['', ...merchants]).finally(() => {
         this.version += 1

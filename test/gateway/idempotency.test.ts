@@ -115,7 +115,7 @@ describe('gateway idempotency keys', () => {
     expect(again.text).to.equal(missing.text)
   })
 
-  it('holds on the admin API too: a repeated POST replays its answer, another body is 409, a clock jump runs each time', async () => {
+  it('holds on the admin API too: a repeated POST replays its answer, another body is 409', async () => {
     const key = freshKey()
     const first = await gw.admin('POST', '/merchants', {company: 'Keyed GmbH'}, key)
     expect(first.status, first.text).to.equal(201)
@@ -138,10 +138,43 @@ describe('gateway idempotency keys', () => {
     expect(again.text).to.equal(paid.text)
     expectError(await gw.admin('POST', `/checkouts/${opened.body.session_id}/complete`, {outcome: 'paid'}), 422, 'session_already_completed')
 
-    // A clock jump is not one unit of work: the same key moves the clock again.
-    const clockKey = freshKey()
-    const t1 = (await gw.admin('POST', '/clock', {merchant: acct.merchant.id, advance_seconds: 60}, clockKey)).body
-    const t2 = (await gw.admin('POST', '/clock', {merchant: acct.merchant.id, advance_seconds: 60}, clockKey)).body
-    expect(t2.now - t1.now).to.equal(60)
+  })
+
+  it('makes a keyed clock jump once: the same key replays its answer and moves nothing, another body is 409', async () => {
+    const acct = await gw.account('test')
+    const clockOf = async (merchant?: string) => (await gw.admin('GET', merchant ? `/clock?merchant=${merchant}` : '/clock')).body.now as number
+    const jump = {merchant: acct.merchant.id, advance_seconds: 3600}
+    const key = freshKey()
+    const first = await gw.admin('POST', '/clock', jump, key)
+    expect(first.status, first.text).to.equal(200)
+    const again = await gw.admin('POST', '/clock', jump, key)
+    expect(again.headers.get('idempotent-replayed')).to.equal('true')
+    expect(again.text).to.equal(first.text)
+    // Moved once: an hour ahead of the shared clock (a second jump would make it two; the reads may straddle a second).
+    expect((await clockOf(acct.merchant.id)) - (await clockOf())).to.be.within(3599, 3600)
+    expectError(await gw.admin('POST', '/clock', {...jump, advance_seconds: 60}, key), 409, 'idempotency_key_reused')
+
+    // advance_to: the replay is the answer, not 400 clock_in_past for a moment the jump itself passed.
+    const to = (await clockOf(acct.merchant.id)) + 600
+    const toKey = freshKey()
+    const moved = await gw.admin('POST', '/clock', {merchant: acct.merchant.id, advance_to: to}, toKey)
+    expect(moved.body.now).to.equal(to)
+    expect((await gw.admin('POST', '/clock', {merchant: acct.merchant.id, advance_seconds: 600})).status).to.equal(200)
+    expectError(await gw.admin('POST', '/clock', {merchant: acct.merchant.id, advance_to: to}), 400, 'clock_in_past')
+    expect((await gw.admin('POST', '/clock', {merchant: acct.merchant.id, advance_to: to}, toKey)).text).to.equal(moved.text)
+
+    // Every clock: once per key too, each merchant keeping its lead.
+    const allKey = freshKey()
+    const shared = await clockOf()
+    expect((await gw.admin('POST', '/clock', {advance_seconds: 86_400}, allKey)).status).to.equal(200)
+    expect((await gw.admin('POST', '/clock', {advance_seconds: 86_400}, allKey)).headers.get('idempotent-replayed')).to.equal('true')
+    expect((await clockOf()) - shared).to.be.within(86_400, 86_401)
+    expect((await clockOf(acct.merchant.id)) - (await clockOf())).to.be.within(4799, 4800)
+
+    // A refusal moved nothing and is replayed as it was.
+    const unknownKey = freshKey()
+    const unknown = await gw.admin('POST', '/clock', {merchant: 'mch_missing', advance_seconds: 60}, unknownKey)
+    expectError(unknown, 404)
+    expect((await gw.admin('POST', '/clock', {merchant: 'mch_missing', advance_seconds: 60}, unknownKey)).text).to.equal(unknown.text)
   })
 })

@@ -9,7 +9,7 @@
  * Whatever order the requests of a batch ran in, these hold (a serial order explains the outcome).
  * Now and then a batch also kills one process (`kill -9`, after 0–40 ms) and starts a new one in its place.
  * Writes go as the SDK sends them, with an Idempotency-Key, and again to the next process when the connection
- * dropped; the admin API's too, but a clock advance, which is not one unit of work, avoids the victim. So each
+ * dropped; the admin API's too, a clock advance among them (its resend finishes the jump its first request planned). So each
  * write's outcome is known and the same books must balance: a write the killed process committed is stored
  * once, one it did not is run afresh, its claims (due work, deliveries) pass to another process after their
  * lease. (Sent again under a new key instead, the property finds the duplicates.)
@@ -157,20 +157,20 @@ describe('the books balance across processes, for generated concurrent traffic',
         const write = (i: number, door: 'store' | 'v1' | 'app', method: string, path: string, body: Record<string, unknown>) =>
           keyed(i, `${method} ${path}`, (to, idempotencyKey) => on(to)[door](method, path, {body, idempotencyKey}))
         /**
-         * A POST to the admin API of process `i` (a test helper: pay a session, confirm, dispute), keyed as `write`;
-         * a clock advance, which runs again for each request, key or not, goes to a process the batch does not kill.
+         * A POST to the admin API of process `i` (a test helper: pay a session, confirm, dispute, move the clock),
+         * keyed as `write`: a clock advance sent again walks the jump its first request planned, to its end.
          */
-        const admin = (i: number, path: string, body: Record<string, unknown>) => {
-          if (path !== '/clock') return keyed(i, `POST /_admin${path}`, (to, idempotencyKey) => procs[to]!.gw.admin('POST', path, body, idempotencyKey))
-          const to = i % procs.length === victim ? i + 1 : i
-          return procs[to % procs.length]!.gw.admin('POST', path, body)
-        }
+        const admin = (i: number, path: string, body: Record<string, unknown>) =>
+          keyed(i, `POST /_admin${path}`, (to, idempotencyKey) => procs[to]!.gw.admin('POST', path, body, idempotencyKey))
         const item = await sellable(acct, {stock, unit_amount: UNIT})
         const product = item.product.id as string
         const sales: Sale[] = []
         const keys = new Set<string>()
         const titles = new Set<string>()
         let products = 1
+        /** Seconds of the merchant's acknowledged clock advances, and when the run began (a walk's clock stands still meanwhile). */
+        let advanced = 0
+        const began = Date.now()
         /** Subscriptions created, to a monthly plan made before the traffic (it counts against the product limit). */
         const subscriptions: string[] = []
         let plan: string | undefined
@@ -252,6 +252,7 @@ describe('the books balance across processes, for generated concurrent traffic',
               return
             case 'advance':
               res = await admin(o.via, '/clock', {merchant: acct.merchant.id, advance_seconds: o.seconds})
+              if (res.status === 200) advanced += o.seconds
               break
             case 'refund':
               if (!sale) return
@@ -305,6 +306,9 @@ describe('the books balance across processes, for generated concurrent traffic',
           // A full refund restores the stock; a refused buy wanted more than was left.
           for (const p of procs) {
             const reader = via(p.gw, acct)
+            // Each acknowledged advance moved the merchant's clock once, a resent one too (a second walk is 600 s or more).
+            const lead = (await p.gw.admin('GET', `/clock?merchant=${acct.merchant.id}`)).body.now - (await p.gw.admin('GET', '/clock')).body.now
+            expect(lead, 'seconds the merchant clock leads the shared one').to.be.within(advanced - Math.ceil((Date.now() - began) / 1000) - 2, advanced + 1)
             const listed = (await reader.v1('GET', '/products?limit=100')).body.data as unknown[]
             expect(listed, 'products, at most the plan allows').to.have.length(products)
             expect(products).to.be.at.most(productLimit)

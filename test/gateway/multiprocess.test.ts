@@ -608,6 +608,75 @@ describe('gateway: several processes on one database', function () {
     }
   })
 
+  it("walks a keyed clock advance once when its process dies mid-walk and the request goes again with its key to another process", async () => {
+    const cluster = await startCluster(2, {env: {PAYAPP_GATEWAY_LEASE_MS: '1500'}})
+    try {
+      const [p1, p2] = cluster.procs
+      const rx = await receiver(() => 200, 80)
+      receivers.push(rx)
+      const acct = await walkScene(p1, rx, 10)
+      const start = (await p1.gw.admin('GET', `/clock?merchant=${acct.merchant.id}`)).body.now as number
+      const before = rx.got.length
+      const jump = {merchant: acct.merchant.id, advance_seconds: 95 * DAY}
+      const key = `advance-${acct.merchant.id}`
+
+      void p1.gw.admin('POST', '/clock', jump, key).catch(() => {})
+      await until(() => rx.got.length > before + 2, 'the walk under way', 10_000)
+      await p1.kill()
+      const resent = Date.now()
+      // What a client (the SDK, the balancer) does when the connection drops: the same request, the same key, to another process.
+      const finished = await p2.gw.admin('POST', '/clock', jump, key)
+      expect(finished.status, finished.text).to.equal(200)
+      // One jump of 95 days from where the first request began, not another 95 days from where its walk stood.
+      const slack = Math.ceil((Date.now() - resent) / 1000) + 2
+      expect(finished.body.now - start, 'seconds the clock moved').to.be.within(95 * DAY, 95 * DAY + slack)
+      const paid = new Set(rx.got.slice(before).filter((r) => r.event.type === 'invoice.paid').map((r) => r.event.id as string))
+      expect(paid.size, 'renewals in 95 days').to.equal(3)
+      // Answered now: the key replays that answer, and moves nothing.
+      const replay = await p2.gw.admin('POST', '/clock', jump, key)
+      expect(replay.headers.get('idempotent-replayed')).to.equal('true')
+      expect(replay.text).to.equal(finished.text)
+      expect((await p2.gw.admin('GET', `/clock?merchant=${acct.merchant.id}`)).body.now - start).to.be.below(95 * DAY + slack + 2)
+    } finally {
+      await cluster.close()
+    }
+  })
+
+  it("walks a keyed advance of every clock once when its process dies mid-walk: each merchant keeps its own lead, each renewal runs once", async () => {
+    const cluster = await startCluster(2, {env: {PAYAPP_GATEWAY_LEASE_MS: '1500'}})
+    try {
+      const [p1, p2] = cluster.procs
+      const [rxAhead, rxLevel] = [await receiver(() => 200, 80), await receiver(() => 200, 80)]
+      receivers.push(rxAhead, rxLevel)
+      const ahead = await walkScene(p1, rxAhead, 6)
+      const level = await walkScene(p1, rxLevel, 6)
+      // One merchant's clock runs a day ahead of the others: it keeps that lead through the jump.
+      expect((await p1.gw.admin('POST', '/clock', {merchant: ahead.merchant.id, advance_seconds: DAY})).status).to.equal(200)
+      const clockOf = async (p: typeof p1, merchant?: string) => (await p.gw.admin('GET', merchant ? `/clock?merchant=${merchant}` : '/clock')).body.now as number
+      const start = await clockOf(p1)
+      const before = [rxAhead.got.length, rxLevel.got.length] as const
+      const key = `advance-all-${ahead.merchant.id}`
+
+      void p1.gw.admin('POST', '/clock', {advance_seconds: 95 * DAY}, key).catch(() => {})
+      await until(() => rxAhead.got.length + rxLevel.got.length > before[0] + before[1] + 8, 'the walk under way', 10_000)
+      await p1.kill()
+      const resent = Date.now()
+      const finished = await p2.gw.admin('POST', '/clock', {advance_seconds: 95 * DAY}, key)
+      expect(finished.status, finished.text).to.equal(200)
+      const slack = Math.ceil((Date.now() - resent) / 1000) + 2
+      const shared = await clockOf(p2)
+      expect(shared - start, 'seconds the shared clock moved').to.be.within(95 * DAY, 95 * DAY + slack)
+      expect((await clockOf(p2, ahead.merchant.id)) - shared, 'the merchant a day ahead').to.be.within(DAY - 1, DAY + 1)
+      expect((await clockOf(p2, level.merchant.id)) - shared, 'the merchant on the shared clock').to.be.within(-1, 1)
+      for (const [i, rx] of [rxAhead, rxLevel].entries()) {
+        const paid = new Set(rx.got.slice(before[i]).filter((r) => r.event.type === 'invoice.paid').map((r) => r.event.id as string))
+        expect(paid.size, `renewals in 95 days (${i ? 'level' : 'ahead'})`).to.equal(3)
+      }
+    } finally {
+      await cluster.close()
+    }
+  })
+
   it('runs each due job once and delivers each event once when a clock advance through one process meets the ticks of others', async () => {
     const cluster = await startCluster(3)
     try {

@@ -107,12 +107,12 @@ export class GatewayAdmin {
     /**
      * Moves the merchant's time (every merchant's without one) forward and resolves once everything due
      * up to the new time has happened in time order: expiries, renewals, dunning, trial reminders, webhook attempts.
-     * Never sent again, whatever `maxRetries` says: an advance is not one unit of work (each due job runs in its
-     * own), so one cut off midway may have moved the clock already; `retrieve` says where it is.
+     * Sent again with its Idempotency-Key like any write when the connection drops: the gateway walks the jump
+     * the first request planned to its end, so the clock moves once.
      */
-    advance: (seconds: number, {merchant, ...opts}: ClockOptions = {}) => this.call('clock.advance', {body: {merchant, advance_seconds: seconds}, opts: {...opts, maxRetries: 0}}),
-    /** Moves the clock to the Unix time `t` exactly (400 `clock_in_past` if it already passed); never sent again, as `advance`. */
-    advanceTo: (t: number, {merchant, ...opts}: ClockOptions = {}) => this.call('clock.advance', {body: {merchant, advance_to: t}, opts: {...opts, maxRetries: 0}}),
+    advance: (seconds: number, {merchant, ...opts}: ClockOptions = {}) => this.call('clock.advance', {body: {merchant, advance_seconds: seconds}, opts}),
+    /** Moves the clock to the Unix time `t` exactly (400 `clock_in_past` if it already passed). */
+    advanceTo: (t: number, {merchant, ...opts}: ClockOptions = {}) => this.call('clock.advance', {body: {merchant, advance_to: t}, opts}),
   }
 
   readonly sandbox = {

@@ -38,7 +38,7 @@ async function sessionById(tx: Tx, id: string) {
 }
 
 /** A merchant's clock (checked to exist), or the shared one, as the clock's rules see it. */
-async function testClock(tx: Tx, gw: Platform, merchant: string | undefined): Promise<TestClock> {
+async function testClock(tx: Tx, gw: Platform, merchant: string | undefined, plans?: Parameters<Platform['advanceClock']>[2]): Promise<TestClock> {
   if (merchant !== undefined) await requireMerchant(tx, merchant)
   return {
     merchant: merchant ?? null,
@@ -46,7 +46,7 @@ async function testClock(tx: Tx, gw: Platform, merchant: string | undefined): Pr
     get offset() {
       return gw.clock.offset(merchant)
     },
-    advance: (by) => gw.advanceClock(by, merchant),
+    advance: (by) => gw.advanceClock(by, merchant, plans),
   }
 }
 
@@ -60,7 +60,7 @@ export const adminHandlers: AdminHandlers = {
   'keys.revoke': ({tx, params}) => revokeCredential(tx, 'key', params.id),
 
   'clock.retrieve': async ({tx, gw, query}) => clockView(await testClock(tx, gw, query.merchant)),
-  'clock.advance': async ({tx, gw, body}) => advanceClock(await testClock(tx, gw, body.merchant), body),
+  'clock.advance': async ({tx, gw, body, keyed}) => advanceClock(await testClock(tx, gw, body.merchant, keyed?.plans), body, {joined: keyed?.joined}),
   'sandbox.reset': ({tx, body}) => resetSandbox(tx, body.merchant),
   'events.list': ({tx, query}) => listEvents(tx, {merchant: query.merchant, env: query.env}, query),
   'events.resend': ({tx, params, body}) => resendEvent(tx, params.id, body.endpoint),

@@ -1653,15 +1653,20 @@ class PgConnection {
       read: (credential, key) => this._one<IdempotencyRecord>('SELECT fingerprint, state, status, body, created FROM idempotency WHERE credential = $1 AND key = $2', [credential, key]),
       // The primary key (credential, key) decides a race: an insert, or the replacement of an expired row only.
       // A concurrent unit's uncommitted claim makes this wait for it, then see its row.
-      claim: async (credential, key, fingerprint, now, expiredBefore) =>
+      claim: async (credential, key, fingerprint, now, expiredBefore, state = 'in_flight') =>
         (
           await this._run(
-            `INSERT INTO idempotency (credential, key, fingerprint, state, created) VALUES ($1, $2, $3, 'in_flight', $4)
-             ON CONFLICT (credential, key) DO UPDATE SET fingerprint = excluded.fingerprint, state = 'in_flight', status = NULL, body = NULL, created = excluded.created
+            `INSERT INTO idempotency (credential, key, fingerprint, state, created) VALUES ($1, $2, $3, $6, $4)
+             ON CONFLICT (credential, key) DO UPDATE SET fingerprint = excluded.fingerprint, state = excluded.state, status = NULL, body = NULL, created = excluded.created
              WHERE idempotency.created <= $5 RETURNING key`,
-            [credential, key, fingerprint, now, expiredBefore],
+            [credential, key, fingerprint, now, expiredBefore, state],
           )
         ).length > 0,
+      // A concurrent unit's plan makes the update wait for it, then find the row planned (read committed): its plan is read.
+      plan: async (credential, key, plan, created) => {
+        await this._run(`UPDATE idempotency SET body = $1, created = $2 WHERE credential = $3 AND key = $4 AND state = 'advancing' AND body IS NULL`, [plan, created, credential, key])
+        return (await this._one<{body: string | null}>(`SELECT body FROM idempotency WHERE credential = $1 AND key = $2 AND state = 'advancing'`, [credential, key]))?.body ?? undefined
+      },
       // Sent with the unit's COMMIT: the answer to store is the unit's last write.
       finish: async (credential, key, status, body) => {
         await this._defer(`UPDATE idempotency SET state = 'done', status = $1, body = $2 WHERE credential = $3 AND key = $4`, [status, body, credential, key])

@@ -913,12 +913,16 @@ class SqliteConnection {
     read: (credential, key) =>
       this._sql<IdempotencyRecord>('SELECT fingerprint, state, status, body, created FROM idempotency WHERE credential = ? AND key = ?').get(credential, key),
     // The primary key (credential, key) decides a race: an insert, or the replacement of an expired row only.
-    claim: (credential, key, fingerprint, now, expiredBefore) =>
+    claim: (credential, key, fingerprint, now, expiredBefore, state = 'in_flight') =>
       this._sql(
-        `INSERT INTO idempotency (credential, key, fingerprint, state, created) VALUES (?, ?, ?, 'in_flight', ?)
-         ON CONFLICT(credential, key) DO UPDATE SET fingerprint = excluded.fingerprint, state = 'in_flight', status = NULL, body = NULL, created = excluded.created
+        `INSERT INTO idempotency (credential, key, fingerprint, state, created) VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT(credential, key) DO UPDATE SET fingerprint = excluded.fingerprint, state = excluded.state, status = NULL, body = NULL, created = excluded.created
          WHERE idempotency.created <= ?`,
-      ).run(credential, key, fingerprint, now, expiredBefore).changes > 0,
+      ).run(credential, key, fingerprint, state, now, expiredBefore).changes > 0,
+    plan: (credential, key, plan, created) => {
+      this._sql(`UPDATE idempotency SET body = ?, created = ? WHERE credential = ? AND key = ? AND state = 'advancing' AND body IS NULL`).run(plan, created, credential, key)
+      return this._sql<{body: string | null}>(`SELECT body FROM idempotency WHERE credential = ? AND key = ? AND state = 'advancing'`).get(credential, key)?.body ?? undefined
+    },
     finish: (credential, key, status, body) => {
       this._sql(`UPDATE idempotency SET state = 'done', status = ?, body = ? WHERE credential = ? AND key = ?`).run(status, body, credential, key)
     },

@@ -228,7 +228,8 @@ export interface CredentialTable {
 
 export interface IdempotencyRecord {
   fingerprint: string
-  state: 'in_flight' | 'done'
+  /** `advancing`: a keyed clock advance's, its plan in `body` once it has one (no answer yet); `done`: the answer to replay. */
+  state: 'in_flight' | 'advancing' | 'done'
   status: number | null
   body: string | null
   created: number
@@ -240,7 +241,12 @@ export interface IdempotencyTable {
    * Marks the key in flight for this fingerprint: a new row, or one created at or before
    * `expiredBefore` replaced. False when a live record holds the key (another request claimed it first).
    */
-  claim(credential: string, key: string, fingerprint: string, now: number, expiredBefore: number): Promise<boolean>
+  claim(credential: string, key: string, fingerprint: string, now: number, expiredBefore: number, state?: 'in_flight' | 'advancing'): Promise<boolean>
+  /**
+   * A keyed clock advance's plan (the jump it walks, JSON): stores `plan`, dated `created`, unless the key's
+   * `advancing` record has one already; answers the record's plan (undefined when it holds none: gone or done).
+   */
+  plan(credential: string, key: string, plan: string, created: number): Promise<string | undefined>
   finish(credential: string, key: string, status: number, body: string): Promise<void>
   /** Deletes every claim still in flight (one a crashed process of an older version committed). */
   releaseInFlight(): Promise<void>
