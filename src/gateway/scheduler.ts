@@ -209,42 +209,49 @@ export class Scheduler {
    */
   private async walkAll(target: (now: number) => number, plans?: AdvancePlans): Promise<AdvanceResult> {
     const release = (await this.lease('*', true))!
-    await this.loadOffsets()
-    // One instant for the whole jump: every clock's target is where it stood at `now`, moved by `seconds`. Read
-    // again per merchant, a walk of many merchants that took longer than a second walked the later ones past the
-    // target (`advance_to: t` ran a job due at t + 1), and two reads of the wall clock could straddle a second.
-    const now = this.clock.now()
-    const due = [...new Set([...(await this.storage.reads.jobs.merchants()), ...(await this.deliveries.merchantsPending())])]
-    const fresh = {base: now, offset: this.clock.sharedOffset(), seconds: target(now) - now, leads: Object.fromEntries(due.map((m) => [m, this.clock.lead(m)]))}
-    const kept = plans ? await plans.settle(fresh, fresh.base + fresh.seconds) : fresh
-    const plan = 'leads' in kept ? kept : fresh
-    // The plan's merchants keep the leads they had then: one the first request walked has its pinned clock stored as its lead.
-    const merchants = [...new Set([...Object.keys(plan.leads), ...due])]
-    const lead = (merchant: string) => plan.leads[merchant] ?? this.clock.lead(merchant)
-    let jobs = 0
-    this.walkingAll = true
+    // Each merchant to walk is leased before its lead is read, and until the shared offset has moved: another
+    // process's advance of its clock meanwhile waits for this jump (as one here waits in its lane), so neither
+    // overwrites the other's offset.
+    const held = new Map<string, () => Promise<void>>()
+    const hold = async (merchant: string) => {
+      if (!held.has(merchant)) held.set(merchant, (await this.lease(merchant, true))!)
+    }
     try {
-      // One merchant after another: their work never meets, and each keeps its own time order.
-      for (const merchant of merchants) {
-        const releaseOne = (await this.lease(merchant, true))!
-        try {
-          jobs += await this.walk(merchant, plan.base + lead(merchant) + plan.seconds)
-        } finally {
-          await releaseOne()
-        }
-      }
-      return {now: plan.base + plan.seconds, jobs}
-    } finally {
-      // Walked clocks stay pinned at their target while the shared offset moves under them; each keeps its own
-      // offset: it moved by `seconds` like every other, not by the walk's wall time less. Once only: a plan whose
-      // first request stored the moved offsets (it answered, or died after) leaves them as they are.
-      this.clock.moveAll(plan.offset + plan.seconds, plan.leads, merchants)
-      this.version += 1
-      await this.persist(['', ...merchants]).finally(() => {
+      const due = [...new Set([...(await this.storage.reads.jobs.merchants()), ...(await this.deliveries.merchantsPending())])]
+      for (const merchant of due) await hold(merchant)
+      await this.loadOffsets()
+      // One instant for the whole jump: every clock's target is where it stood at `now`, moved by `seconds`. Read
+      // again per merchant, a walk of many merchants that took longer than a second walked the later ones past the
+      // target (`advance_to: t` ran a job due at t + 1), and two reads of the wall clock could straddle a second.
+      const now = this.clock.now()
+      const fresh = {base: now, offset: this.clock.sharedOffset(), seconds: target(now) - now, leads: Object.fromEntries(due.map((m) => [m, this.clock.lead(m)]))}
+      const kept = plans ? await plans.settle(fresh, fresh.base + fresh.seconds) : fresh
+      const plan = 'leads' in kept ? kept : fresh
+      // The plan's merchants keep the leads they had then: one the first request walked has its pinned clock stored as its lead.
+      const merchants = [...new Set([...Object.keys(plan.leads), ...due])]
+      for (const merchant of merchants) await hold(merchant)
+      const lead = (merchant: string) => plan.leads[merchant] ?? this.clock.lead(merchant)
+      let jobs = 0
+      this.walkingAll = true
+      try {
+        // One merchant after another: their work never meets, and each keeps its own time order.
+        for (const merchant of merchants) jobs += await this.walk(merchant, plan.base + lead(merchant) + plan.seconds)
+        return {now: plan.base + plan.seconds, jobs}
+      } finally {
+        // Walked clocks stay pinned at their target while the shared offset moves under them; each keeps its own
+        // offset: it moved by `seconds` like every other, not by the walk's wall time less. Once only: a plan whose
+        // first request stored the moved offsets (it answered, or died after) leaves them as they are.
+        this.clock.moveAll(plan.offset + plan.seconds, plan.leads, merchants)
         this.version += 1
-        this.walkingAll = false
-        return release()
-      })
+        await this.persist(['', ...merchants]).finally(() => {
+          this.version += 1
+          this.walkingAll = false
+        })
+      }
+    } finally {
+      // Each released whatever the others do: a lease whose release failed stops being renewed and runs out.
+      await Promise.allSettled([...held.values()].map((releaseOne) => releaseOne()))
+      await release()
     }
   }
 

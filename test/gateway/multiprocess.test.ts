@@ -677,6 +677,32 @@ describe('gateway: several processes on one database', function () {
     }
   })
 
+  it("keeps both when one merchant's clock is moved through one process while every clock moves through another", async () => {
+    const cluster = await startCluster(2)
+    try {
+      const [p1, p2] = cluster.procs
+      const rxs = [await receiver(() => 200, 80), await receiver(() => 200, 80)]
+      receivers.push(...rxs)
+      const [moved, other] = [await walkScene(p1, rxs[0]!, 6), await walkScene(p1, rxs[1]!, 6)]
+      const clockOf = async (merchant?: string) => (await p2.gw.admin('GET', merchant ? `/clock?merchant=${merchant}` : '/clock')).body.now as number
+      const start = await clockOf()
+      const before = rxs[0]!.got.length + rxs[1]!.got.length
+
+      const all = p1.gw.admin('POST', '/clock', {advance_seconds: 95 * DAY})
+      await until(() => rxs[0]!.got.length + rxs[1]!.got.length > before + 2, 'the walk under way', 10_000)
+      // Whichever merchant the walk is at, this jump and that one happen one after the other, and both count.
+      const one = await p2.gw.admin('POST', '/clock', {merchant: moved.merchant.id, advance_seconds: DAY})
+      expect(one.status, one.text).to.equal(200)
+      expect((await all).status).to.equal(200)
+      const shared = await clockOf()
+      expect(shared - start, 'seconds the shared clock moved').to.be.at.least(95 * DAY)
+      expect((await clockOf(moved.merchant.id)) - shared, 'the merchant moved alone leads by its day').to.be.within(DAY - 2, DAY)
+      expect((await clockOf(other.merchant.id)) - shared, 'the other merchant').to.be.within(-1, 1)
+    } finally {
+      await cluster.close()
+    }
+  })
+
   it('runs each due job once and delivers each event once when a clock advance through one process meets the ticks of others', async () => {
     const cluster = await startCluster(3)
     try {
