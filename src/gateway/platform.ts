@@ -443,10 +443,16 @@ export class Platform {
   /** Opens the storage and reads what the platform keeps across restarts (the clocks' offsets). */
   static async open(opts: PlatformOptions): Promise<Platform> {
     const storage = await openStorage(opts.db)
+    // What tells of other processes' changes (the token, the shared version) before what they version: a change
+    // committed in between (another process's clock walk storing its end) makes the first request read again.
+    // Read after the offsets, they passed for them: this process kept a merchant's clock where the walk stood
+    // when it started, until the next change. (This process's own release below moves neither.)
+    const external = await storage.external()
+    const seen = await storage.reads.meta(SHARED_VERSION)
     const platform = new Platform(opts, storage, await readOffsets(storage))
     await platform.idempotency.releaseInFlight()
-    platform.external = await storage.external()
-    platform.seen = await storage.reads.meta(SHARED_VERSION)
+    platform.external = external
+    platform.seen = seen
     await platform.faults.refresh()
     return platform
   }

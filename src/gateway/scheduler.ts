@@ -51,12 +51,13 @@ export interface SchedulerSharing {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /**
- * The jump a clock advance walks, fixed once its lease is taken: one merchant's clock `to` a moment, or every
+ * The jump a clock advance walks, fixed once its lease is taken: one merchant's clock `to` a moment or to a
+ * `lead` on the shared clock (by seconds: what every clock moving together in between keeps), or every
  * clock from `base` (the shared clock's time, its `offset` on the wall clock then) by `seconds`, each walked
  * merchant from its `leads` on the shared clock then. A keyed advance keeps it with its key (`AdvancePlans`),
  * so a request sent again after its process died walks the same jump, not another one.
  */
-export type AdvancePlan = {to: number} | {base: number; offset: number; seconds: number; leads: Record<string, number>}
+export type AdvancePlan = {to: number} | {lead: number} | {base: number; offset: number; seconds: number; leads: Record<string, number>}
 
 /** Where a keyed advance keeps its plan: `settle` stores the fresh plan unless one is kept already, and answers the kept one. */
 export interface AdvancePlans {
@@ -86,6 +87,8 @@ export class Scheduler {
   /** Merchants whose jump is being walked (the tick leaves them alone), and whether every clock is. */
   private readonly walking = new Set<string>()
   private walkingAll = false
+  /** The clock leases this process holds (`*`: every clock's), each taken by one walk or tick here at a time. */
+  private readonly held = new Set<string>()
   /**
    * Bumped on every local clock change, and again once a walk's offsets are stored, so a tick's read of the
    * stored offsets is not applied when it may predate them: a read sent between the walk's end and its persist's
@@ -111,7 +114,19 @@ export class Scheduler {
     const {owner, leaseMs} = this.sharing
     const name = `clock:${merchant}`
     const take = () => this.storage.write((tx) => tx.leases.acquire(name, owner, Date.now() + leaseMs, Date.now()))
-    while (!(await take())) {
+    // Held here first: the stored lease is this process's whoever in it takes it (the owner is the process), so
+    // without this a tick would take a lease a walk here holds, run the merchant's jobs beside it, and release it.
+    for (;;) {
+      if (!this.held.has(merchant)) {
+        this.held.add(merchant)
+        let taken = false
+        try {
+          taken = await take()
+        } finally {
+          if (!taken) this.held.delete(merchant)
+        }
+        if (taken) break
+      }
       if (!wait) return undefined
       await sleep(LEASE_POLL_MS)
     }
@@ -120,7 +135,11 @@ export class Scheduler {
     renew.unref()
     return async () => {
       clearInterval(renew)
-      if (this.storage.open) await this.storage.write((tx) => tx.leases.release(name, owner))
+      try {
+        if (this.storage.open) await this.storage.write((tx) => tx.leases.release(name, owner))
+      } finally {
+        this.held.delete(merchant)
+      }
     }
   }
 
@@ -164,7 +183,7 @@ export class Scheduler {
   advance(by: {seconds: number} | {to: number}, merchant?: string, plans?: AdvancePlans): Promise<AdvanceResult> {
     const target = (now: number) => ('to' in by ? Math.max(now, by.to) : now + by.seconds)
     if (merchant !== undefined) {
-      const run = Promise.all([this.allLane, this.lanes.get(merchant)]).then(() => this.walkOne(merchant, target, plans))
+      const run = Promise.all([this.allLane, this.lanes.get(merchant)]).then(() => this.walkOne(merchant, by, plans))
       const lane = run.catch(() => {})
       this.lanes.set(merchant, lane)
       void lane.then(() => this.lanes.get(merchant) === lane && this.lanes.delete(merchant))
@@ -179,16 +198,21 @@ export class Scheduler {
    * Walks one merchant's jump while holding its clock lease, from the clock as stored when the lease is taken;
    * with `plans`, to the target kept there (an earlier request's with the key, or this one's).
    */
-  private async walkOne(merchant: string, target: (now: number) => number, plans?: AdvancePlans): Promise<AdvanceResult> {
+  private async walkOne(merchant: string, by: {seconds: number} | {to: number}, plans?: AdvancePlans): Promise<AdvanceResult> {
     const release = (await this.lease(merchant, true))!
     // Another process may have moved the clock before the lease was ours (read unless a walk here owns the clocks).
     await this.loadOffsets()
     this.walking.add(merchant)
     try {
-      const fresh = target(this.clock.now(merchant))
-      const plan = plans ? await plans.settle({to: fresh}, fresh) : {to: fresh}
+      // By seconds: a lead on the shared clock, which an advance of every clock in between (the first request
+      // died before it moved) keeps; a moment would pass with it, and the jump never happen.
+      const fresh: AdvancePlan = 'to' in by ? {to: by.to} : {lead: this.clock.lead(merchant) + by.seconds}
+      const now = this.clock.now(merchant)
+      const plan = plans ? await plans.settle(fresh, 'to' in by ? Math.max(now, by.to) : now + by.seconds) : fresh
+      // (The shared clock's time as `now` less the lead: one reading of the wall clock, so a fresh plan walks exactly `seconds`.)
+      const planned = 'to' in plan ? plan.to : 'lead' in plan ? now - this.clock.lead(merchant) + plan.lead : now
       // A kept target the clock already passed (the first request got there): nothing moves, what is due runs.
-      const to = 'to' in plan ? Math.max(plan.to, this.clock.now(merchant)) : fresh
+      const to = Math.max(planned, now)
       return {now: to, jobs: await this.walk(merchant, to)}
     } finally {
       this.clock.release(merchant)
@@ -235,7 +259,7 @@ export class Scheduler {
       this.walkingAll = true
       try {
         // One merchant after another: their work never meets, and each keeps its own time order.
-        for (const merchant of merchants) jobs += await this.walk(merchant, plan.base + lead(merchant) + plan.seconds)
+        for (const merchant of merchants) jobs += await this.walk(merchant, plan.base + lead(merchant) + plan.seconds, true)
         return {now: plan.base + plan.seconds, jobs}
       } finally {
         // Walked clocks stay pinned at their target while the shared offset moves under them; each keeps its own
@@ -255,8 +279,11 @@ export class Scheduler {
     }
   }
 
-  /** Walks the merchant's jump to `target` in time order, leaving its clock pinned there; answers how many jobs ran. */
-  private async walk(merchant: string, target: number): Promise<number> {
+  /**
+   * Walks the merchant's jump to `target` in time order, leaving its clock pinned there (`all`: pinned at its
+   * last due moment, as every clock moves together at the end of the walk); answers how many jobs ran.
+   */
+  private async walk(merchant: string, target: number, all = false): Promise<number> {
     const {clock, deliveries} = this
     let jobs = 0
     // Deliveries the worker cannot make (it is stopped) must not hold the clock in place.
@@ -265,6 +292,8 @@ export class Scheduler {
       const nextJob = await this.storage.reads.jobs.earliest(merchant)
       const nextDelivery = deliveriesStuck ? undefined : await deliveries.nextDue(merchant)
       const candidates = [nextJob, nextDelivery].filter((t): t is number => t !== undefined && t <= target)
+      // Nothing (more) due on the way: every clock moves at the end of the walk, so no step is stored for it (a write, and each process's re-read).
+      if (all && candidates.length === 0) return jobs
       const at = candidates.length === 0 ? target : Math.min(...candidates)
       const t = clock.pin(merchant, at)
       await this.persist([merchant])
