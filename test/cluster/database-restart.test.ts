@@ -187,6 +187,18 @@ describe('cluster: PostgreSQL restarted under two gateway processes', function (
     const fence = async (on: boolean) => {
       await admin.query(on ? 'ALTER SYSTEM SET default_transaction_read_only = on' : 'ALTER SYSTEM RESET default_transaction_read_only')
       await admin.query('SELECT pg_reload_conf()')
+      // pg_reload_conf() only signals the server. Once a new session starts with the setting, the server has read the
+      // file and told every session, and each takes it before its next statement: so do the gateways' connections.
+      // (Without this wait, a write right after the fence's end once still met the fence: 503 for 201, in CI.)
+      for (let tries = 0; ; tries++) {
+        const probe = new pg.Client(server!.url)
+        await probe.connect()
+        const shown = (await probe.query('SHOW default_transaction_read_only')).rows[0].default_transaction_read_only
+        await probe.end()
+        if (shown === (on ? 'on' : 'off')) return
+        expect(tries, 'the server reads its configuration again').to.be.below(200)
+        await new Promise((resolve) => setTimeout(resolve, 10))
+      }
     }
     try {
       await fence(true)
