@@ -72,12 +72,10 @@ export class Clock {
 
   /**
    * Ends a walk of every clock (the scheduler's `walkAll`): the shared offset becomes `offset` and the walked
-   * merchants' clocks, pinned at their targets until now, run again at their `leads` on it. Unless the shared
-   * offset is there already (the same jump stored before, by a request that died after): then the stored offsets stand.
+   * merchants' clocks, pinned at their targets until now, run again at their `leads` on it.
    */
   moveAll(offset: number, leads: Readonly<Record<string, number>>, walked: readonly string[]): void {
     for (const merchant of walked) this.pinned.delete(merchant)
-    if (this.shared >= offset) return
     this.shared = offset
     for (const [merchant, lead] of Object.entries(leads)) {
       if (lead === 0) this.own.delete(merchant)

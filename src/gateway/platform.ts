@@ -316,6 +316,9 @@ export class Idempotency {
         const kept = await this.storage.write((tx) => tx.idempotency.plan(owner, key, JSON.stringify(fresh), created))
         return kept === undefined ? fresh : (JSON.parse(kept) as AdvancePlan)
       },
+      end: async (store, plan) => {
+        await store.idempotency.plan(owner, key, JSON.stringify({...plan, ended: true}), undefined)
+      },
     }
   }
 

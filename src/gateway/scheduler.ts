@@ -14,6 +14,7 @@
  */
 import type {Clock} from './clock.js'
 import type {Tx} from './domain/context.js'
+import {randomText} from './ids.js'
 import type {Job, Storage, Store} from './storage/storage.js'
 
 export type {Job}
@@ -33,6 +34,13 @@ export interface DeliveryDriver {
 
 const TICK_MS = 1000
 const OFFSET_KEY = 'clock_offset'
+/**
+ * `clock_walk:<merchant>`: the keyed jumps that stepped the merchant and have not ended (each walks, or its process
+ * died before its end), as JSON `{<plan id>: lead}`: the lead on the shared clock the merchant has without that jump's
+ * steps (a step stores the merchant's pinned time as its offset), which the jump's end, or its request sent again,
+ * moves on from. A merchant's own jump meanwhile adds what it moved to each; a jump's end takes its own out.
+ */
+const WALK_KEY = 'clock_walk'
 /** How often a lease waited for is tried again. */
 const LEASE_POLL_MS = 25
 
@@ -51,18 +59,36 @@ export interface SchedulerSharing {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /**
- * The jump a clock advance walks, fixed once its lease is taken: one merchant's clock `to` a moment or to a
- * `lead` on the shared clock (by seconds: what every clock moving together in between keeps), or every
- * clock from `base` (the shared clock's time, its `offset` on the wall clock then) by `seconds`, each walked
- * merchant from its `leads` on the shared clock then. A keyed advance keeps it with its key (`AdvancePlans`),
- * so a request sent again after its process died walks the same jump, not another one.
+ * The jump a clock advance walks, fixed once its lease is taken: its `id` (which names its walk marks,
+ * `WALK_KEY`), `ended` once its end is stored; for every clock, from `base` (the shared clock's time, its `offset`
+ * on the wall clock then) by `seconds`, walking the merchants of `leads` (their leads then) and any due. A keyed
+ * advance keeps it with its key (`AdvancePlans`), so a request sent again after its process died walks the
+ * same jump, not another one, and one sent after its end moves nothing.
  */
-export type AdvancePlan = {to: number} | {lead: number} | {base: number; offset: number; seconds: number; leads: Record<string, number>}
+export type AdvancePlan = {id: string; ended?: true} & ({merchant: string} | {base: number; offset: number; seconds: number; leads: Record<string, number>})
 
-/** Where a keyed advance keeps its plan: `settle` stores the fresh plan unless one is kept already, and answers the kept one. */
+/**
+ * Where a keyed advance keeps its plan: `settle` stores the fresh plan unless one is kept already, and answers
+ * the kept one; `end` marks it ended, in the unit that stores the jump's end.
+ */
 export interface AdvancePlans {
   settle(fresh: AdvancePlan, created: number): Promise<AdvancePlan>
+  end(store: Store, plan: AdvancePlan): Promise<void>
 }
+
+/** A merchant a jump here steps: the jump's plan id ('' unkeyed: no mark of its own), the lead it restores (`WALK_KEY`), the merchant's marks as stored, its offset as last stored. */
+interface Walked {
+  plan: string
+  lead: number
+  marks: Record<string, number>
+  offset: number
+  /** A jump of the merchant alone: what it moves, the other jumps' marks move too. */
+  alone: boolean
+}
+
+const sameMarks = (a: Record<string, number>, b: Record<string, number>) =>
+  Object.keys(a).length === Object.keys(b).length && Object.entries(a).every(([id, lead]) => b[id] === lead)
+const parseMarks = (text: string | undefined): Record<string, number> => (text ? (JSON.parse(text) as Record<string, number>) : {})
 
 export interface AdvanceResult {
   /** The clock moved (the merchant's, else the shared one), after the jump. */
@@ -89,6 +115,8 @@ export class Scheduler {
   private walkingAll = false
   /** The clock leases this process holds (`*`: every clock's), each taken by one walk or tick here at a time. */
   private readonly held = new Set<string>()
+  /** The merchants a jump here steps that has walk marks to keep (its own, keyed; or others' on a merchant it walks alone), and them (`persist` stores them with the steps). */
+  private readonly walked = new Map<string, Walked>()
   /**
    * Bumped on every local clock change, and again once a walk's offsets are stored, so a tick's read of the
    * stored offsets is not applied when it may predate them: a read sent between the walk's end and its persist's
@@ -196,30 +224,35 @@ export class Scheduler {
 
   /**
    * Walks one merchant's jump while holding its clock lease, from the clock as stored when the lease is taken;
-   * with `plans`, to the target kept there (an earlier request's with the key, or this one's).
+   * with `plans`, the jump kept there (an earlier request's with the key, or this one's): by seconds from where
+   * that request began (its mark, with the merchant's other jumps since), to its end once.
    */
   private async walkOne(merchant: string, by: {seconds: number} | {to: number}, plans?: AdvancePlans): Promise<AdvanceResult> {
     const release = (await this.lease(merchant, true))!
     // Another process may have moved the clock before the lease was ours (read unless a walk here owns the clocks).
     await this.loadOffsets()
     this.walking.add(merchant)
+    let plan: AdvancePlan | undefined
     try {
-      // By seconds: a lead on the shared clock, which an advance of every clock in between (the first request
-      // died before it moved) keeps; a moment would pass with it, and the jump never happen.
-      const fresh: AdvancePlan = 'to' in by ? {to: by.to} : {lead: this.clock.lead(merchant) + by.seconds}
       const now = this.clock.now(merchant)
-      const plan = plans ? await plans.settle(fresh, 'to' in by ? Math.max(now, by.to) : now + by.seconds) : fresh
-      // (The shared clock's time as `now` less the lead: one reading of the wall clock, so a fresh plan walks exactly `seconds`.)
-      const planned = 'to' in plan ? plan.to : 'lead' in plan ? now - this.clock.lead(merchant) + plan.lead : now
+      const offset = this.clock.lead(merchant)
+      plan = plans ? await plans.settle({id: randomText(16), merchant}, 'to' in by ? Math.max(now, by.to) : now + by.seconds) : undefined
+      // Its end stored (its process died before the answer): nothing moves again.
+      if (plan?.ended) return {now, jobs: 0}
+      // The merchant's marks: unended jumps that stepped it (this request's among them when its process died mid-walk).
+      const marks = parseMarks(await this.storage.reads.meta(`${WALK_KEY}:${merchant}`))
+      const from = plan && marks[plan.id] !== undefined ? marks[plan.id]! : offset
+      if (plan || Object.keys(marks).length > 0) this.walked.set(merchant, {plan: plan?.id ?? '', lead: from, marks, offset, alone: true})
       // A kept target the clock already passed (the first request got there): nothing moves, what is due runs.
-      const to = Math.max(planned, now)
+      const to = Math.max(now, 'to' in by ? by.to : now - offset + from + by.seconds)
       return {now: to, jobs: await this.walk(merchant, to)}
     } finally {
       this.clock.release(merchant)
       this.version += 1
-      await this.persist([merchant]).finally(() => {
+      await this.persist([merchant], plan && plans && !plan.ended ? {plans, plan} : true).finally(() => {
         this.version += 1
         this.walking.delete(merchant)
+        this.walked.delete(merchant)
         return release()
       })
     }
@@ -228,8 +261,8 @@ export class Scheduler {
   /**
    * Every clock moves by `seconds`: each merchant with work due on the way walks its own jump (holding
    * its clock lease), then the shared offset moves. With `plans`, the jump kept there (an earlier request's
-   * with the key, which may have died part way: its walked merchants are not walked again, nor is the shared
-   * offset moved twice).
+   * with the key, which may have died part way: a merchant it stepped goes on from its mark, the shared clock
+   * from where it stands, so advances between that request and this one count too; once ended, nothing moves).
    */
   private async walkAll(target: (now: number) => number, plans?: AdvancePlans): Promise<AdvanceResult> {
     const release = (await this.lease('*', true))!
@@ -248,28 +281,40 @@ export class Scheduler {
       // again per merchant, a walk of many merchants that took longer than a second walked the later ones past the
       // target (`advance_to: t` ran a job due at t + 1), and two reads of the wall clock could straddle a second.
       const now = this.clock.now()
-      const fresh = {base: now, offset: this.clock.sharedOffset(), seconds: target(now) - now, leads: Object.fromEntries(due.map((m) => [m, this.clock.lead(m)]))}
+      const fresh = {id: randomText(16), base: now, offset: this.clock.sharedOffset(), seconds: target(now) - now, leads: Object.fromEntries(due.map((m) => [m, this.clock.lead(m)]))}
       const kept = plans ? await plans.settle(fresh, fresh.base + fresh.seconds) : fresh
-      const plan = 'leads' in kept ? kept : fresh
-      // The plan's merchants keep the leads they had then: one the first request walked has its pinned clock stored as its lead.
+      const plan: Extract<AdvancePlan, {leads: unknown}> = 'leads' in kept ? kept : fresh
+      if (plan.ended) return {now, jobs: 0}
+      // What every clock moved since the plan (advances of every clock between its first request's death and this
+      // one): the jump goes on from there and adds its seconds to it, so neither is lost.
+      const shared = this.clock.sharedOffset()
+      const since = shared - plan.offset
       const merchants = [...new Set([...Object.keys(plan.leads), ...due])]
       for (const merchant of merchants) await hold(merchant)
-      const lead = (merchant: string) => plan.leads[merchant] ?? this.clock.lead(merchant)
+      // Each merchant keeps its lead: one the first request stepped as its mark says (its stored offset is that walk's
+      // pinned time), with its own advances since; any other as it stands, its own advances since included.
+      const stored = new Map((await this.storage.reads.metaWithPrefix(`${WALK_KEY}:`)).map(([k, v]) => [k.slice(WALK_KEY.length + 1), parseMarks(v)]))
+      const leads: Record<string, number> = {}
+      for (const merchant of merchants) {
+        const marks = stored.get(merchant) ?? {}
+        leads[merchant] = marks[plan.id] ?? this.clock.lead(merchant)
+        if (plans) this.walked.set(merchant, {plan: plan.id, lead: leads[merchant], marks, offset: this.clock.lead(merchant), alone: false})
+      }
       let jobs = 0
       this.walkingAll = true
       try {
         // One merchant after another: their work never meets, and each keeps its own time order.
-        for (const merchant of merchants) jobs += await this.walk(merchant, plan.base + lead(merchant) + plan.seconds, true)
-        return {now: plan.base + plan.seconds, jobs}
+        for (const merchant of merchants) jobs += await this.walk(merchant, plan.base + since + leads[merchant]! + plan.seconds, true)
+        return {now: plan.base + since + plan.seconds, jobs}
       } finally {
         // Walked clocks stay pinned at their target while the shared offset moves under them; each keeps its own
-        // offset: it moved by `seconds` like every other, not by the walk's wall time less. Once only: a plan whose
-        // first request stored the moved offsets (it answered, or died after) leaves them as they are.
-        this.clock.moveAll(plan.offset + plan.seconds, plan.leads, merchants)
+        // offset: it moved by `seconds` like every other, not by the walk's wall time less.
+        this.clock.moveAll(shared + plan.seconds, leads, merchants)
         this.version += 1
-        await this.persist(['', ...merchants]).finally(() => {
+        await this.persist(['', ...merchants], plans ? {plans, plan} : true).finally(() => {
           this.version += 1
           this.walkingAll = false
+          for (const merchant of merchants) this.walked.delete(merchant)
         })
       }
     } finally {
@@ -307,13 +352,37 @@ export class Scheduler {
     }
   }
 
-  /** Keeps the clocks' offsets (`''`: the shared one) across restarts and for other processes on the database. */
-  private persist(merchants: readonly string[]): Promise<void> {
+  /**
+   * Keeps the clocks' offsets (`''`: the shared one) across restarts and for other processes on the database,
+   * with the walk marks of the merchants a keyed jump here steps (`WALK_KEY`): its first step stores its own, a
+   * merchant's own jump moves the others' by what it moved, and the jump's `end` takes its own out (and marks its
+   * plan ended, so a request sent again moves nothing).
+   */
+  private async persist(merchants: readonly string[], end?: true | {plans: AdvancePlans; plan: AdvancePlan}): Promise<void> {
     const offsets = this.clock.offsets()
-    return this.storage.write(async (tx) => {
-      for (const m of merchants) await tx.setMeta(m === '' ? OFFSET_KEY : `${OFFSET_KEY}:${m}`, String(offsets.get(m) ?? 0))
+    const next = new Map<string, Record<string, number>>()
+    await this.storage.write(async (tx) => {
+      for (const m of merchants) {
+        const offset = offsets.get(m) ?? 0
+        await tx.setMeta(m === '' ? OFFSET_KEY : `${OFFSET_KEY}:${m}`, String(offset))
+        const walked = m === '' ? undefined : this.walked.get(m)
+        if (!walked) continue
+        const marks = {...walked.marks}
+        if (walked.alone) for (const id of Object.keys(marks)) if (id !== walked.plan) marks[id]! += offset - walked.offset
+        if (end) delete marks[walked.plan]
+        else if (walked.plan !== '') marks[walked.plan] = walked.lead
+        if (!sameMarks(marks, walked.marks)) await tx.setMeta(`${WALK_KEY}:${m}`, Object.keys(marks).length > 0 ? JSON.stringify(marks) : '')
+        next.set(m, marks)
+      }
+      if (end && end !== true) await end.plans.end(tx, end.plan)
       await this.sharing.changed(tx)
     })
+    // Committed: the marks as stored, and the offsets a later step moves them from.
+    for (const [m, marks] of next) {
+      const walked = this.walked.get(m)!
+      walked.marks = marks
+      walked.offset = offsets.get(m) ?? 0
+    }
   }
 
   /** Takes the offsets another process stored, unless a walk here owns the clock (then its own stand). */

@@ -111,10 +111,13 @@ describe('the books balance across processes, for generated concurrent traffic',
   this.timeout(TIMEOUT)
   let cluster: Cluster
   let rx: Receiver
+  /** The shared clock when the runs began, on the wall clock then, and the seconds of every acknowledged advance of every clock since. */
+  let sharedAt: {now: number; wall: number; advanced: number}
   before(async () => {
     // A killed process's claims (due work, deliveries) pass to another after their lease: 3 s here instead of 30.
     cluster = await startCluster(3, {args: ['--rate-limit', 'off'], env: {PAYAPP_GATEWAY_LEASE_MS: '3000'}})
     rx = await receiver()
+    sharedAt = {now: (await cluster.procs[0]!.gw.admin('GET', '/clock')).body.now, wall: Date.now(), advanced: 0}
   })
   after(async () => {
     await cluster?.close()
@@ -257,6 +260,7 @@ describe('the books balance across processes, for generated concurrent traffic',
               res = await admin(o.via, '/clock', o.all ? {advance_seconds: o.seconds} : {merchant: acct.merchant.id, advance_seconds: o.seconds})
               // Every clock moving keeps the merchant's lead on the shared clock.
               if (res.status === 200 && !o.all) advanced += o.seconds
+              if (res.status === 200 && o.all) sharedAt.advanced += o.seconds
               break
             case 'refund':
               if (!sale) return
@@ -312,8 +316,13 @@ describe('the books balance across processes, for generated concurrent traffic',
             const reader = via(p.gw, acct)
             // Each acknowledged advance moved the merchant's clock once, a resent one too (a second walk is 600 s or more),
             // and one of every clock did not lose it (nor a merchant's advance meanwhile).
-            const lead = (await p.gw.admin('GET', `/clock?merchant=${acct.merchant.id}`)).body.now - (await p.gw.admin('GET', '/clock')).body.now
+            const shared = (await p.gw.admin('GET', '/clock')).body.now as number
+            const lead = (await p.gw.admin('GET', `/clock?merchant=${acct.merchant.id}`)).body.now - shared
             expect(lead, 'seconds the merchant clock leads the shared one').to.be.within(advanced - Math.ceil((Date.now() - began) / 1000) - 2, advanced + 1)
+            // The shared clock runs with the wall clock, and moved by each acknowledged advance of every clock once, a
+            // resent one too, and one sent while another's first request lay dead.
+            const ran = (Date.now() - sharedAt.wall) / 1000
+            expect(shared - sharedAt.now - ran, 'seconds every clock was moved').to.be.within(sharedAt.advanced - 2, sharedAt.advanced + 2)
             const listed = (await reader.v1('GET', '/products?limit=100')).body.data as unknown[]
             expect(listed, 'products, at most the plan allows').to.have.length(products)
             expect(products).to.be.at.most(productLimit)

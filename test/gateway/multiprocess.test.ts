@@ -36,12 +36,41 @@ async function walkScene(p: Cluster['procs'][number], rx: Receiver, sessions: nu
   return acct
 }
 
+/** The clock process `p` reads: the merchant's, or the shared one. */
+const clockOf = async (p: Cluster['procs'][number], merchant?: string) => (await p.gw.admin('GET', merchant ? `/clock?merchant=${merchant}` : '/clock')).body.now as number
+
 describe('gateway: several processes on one database', function () {
   this.timeout(120_000)
   const receivers: Receiver[] = []
   after(async () => {
     await Promise.all(receivers.map((r) => r.close()))
   })
+
+  /**
+   * Two processes whose clock leases run out 1.5 s after a `kill -9`, and a merchant on the first per entry of
+   * `sessions` (walkScene with that many), each with its receiver, slow enough (80 ms a request) that a walk is
+   * still delivering when its process dies; the processes close once `fn` is done.
+   */
+  const walkScenes = async (
+    sessions: number[],
+    fn: (scene: {p1: Cluster['procs'][number]; p2: Cluster['procs'][number]; accts: Account[]; rxs: Receiver[]}) => Promise<void>,
+  ) => {
+    const cluster = await startCluster(2, {env: {PAYAPP_GATEWAY_LEASE_MS: '1500'}})
+    try {
+      const [p1, p2] = cluster.procs as [Cluster['procs'][number], Cluster['procs'][number]]
+      const rxs: Receiver[] = []
+      const accts: Account[] = []
+      for (const n of sessions) {
+        const rx = await receiver(() => 200, 80)
+        receivers.push(rx)
+        rxs.push(rx)
+        accts.push(await walkScene(p1, rx, n))
+      }
+      await fn({p1, p2, accts, rxs})
+    } finally {
+      await cluster.close()
+    }
+  }
 
   describe('per-process state made shared', () => {
     let cluster: Cluster
@@ -578,14 +607,8 @@ describe('gateway: several processes on one database', function () {
   })
 
   it('finishes a clock advance whose process was killed mid-walk from another after the lease: each job once, each event delivered', async () => {
-    const cluster = await startCluster(2, {env: {PAYAPP_GATEWAY_LEASE_MS: '1500'}})
-    try {
-      const [p1, p2] = cluster.procs
-      // A slow receiver, so the walk is still delivering when p1 dies.
-      const rx = await receiver(() => 200, 80)
-      receivers.push(rx)
-      const sessions = 10
-      const acct = await walkScene(p1, rx, sessions)
+    const sessions = 10
+    await walkScenes([sessions], async ({p1, p2, accts: [acct], rxs: [rx]}) => {
       const start = (await p1.gw.admin('GET', `/clock?merchant=${acct.merchant.id}`)).body.now
       const before = rx.got.length
 
@@ -603,18 +626,11 @@ describe('gateway: several processes on one database', function () {
       expect(byType('checkout.session.expired').size).to.equal(sessions)
       expect(byType('invoice.paid').size).to.equal(3)
       expect(after.filter((r) => r.event.type === 'invoice.paid').length).to.be.within(3, 4)
-    } finally {
-      await cluster.close()
-    }
+    })
   })
 
   it("walks a keyed clock advance once when its process dies mid-walk and the request goes again with its key to another process", async () => {
-    const cluster = await startCluster(2, {env: {PAYAPP_GATEWAY_LEASE_MS: '1500'}})
-    try {
-      const [p1, p2] = cluster.procs
-      const rx = await receiver(() => 200, 80)
-      receivers.push(rx)
-      const acct = await walkScene(p1, rx, 10)
+    await walkScenes([10], async ({p1, p2, accts: [acct], rxs: [rx]}) => {
       const start = (await p1.gw.admin('GET', `/clock?merchant=${acct.merchant.id}`)).body.now as number
       const before = rx.got.length
       const jump = {merchant: acct.merchant.id, advance_seconds: 95 * DAY}
@@ -637,22 +653,13 @@ describe('gateway: several processes on one database', function () {
       expect(replay.headers.get('idempotent-replayed')).to.equal('true')
       expect(replay.text).to.equal(finished.text)
       expect((await p2.gw.admin('GET', `/clock?merchant=${acct.merchant.id}`)).body.now - start).to.be.below(95 * DAY + slack + 2)
-    } finally {
-      await cluster.close()
-    }
+    })
   })
 
   it("walks a keyed advance of every clock once when its process dies mid-walk: each merchant keeps its own lead, each renewal runs once", async () => {
-    const cluster = await startCluster(2, {env: {PAYAPP_GATEWAY_LEASE_MS: '1500'}})
-    try {
-      const [p1, p2] = cluster.procs
-      const [rxAhead, rxLevel] = [await receiver(() => 200, 80), await receiver(() => 200, 80)]
-      receivers.push(rxAhead, rxLevel)
-      const ahead = await walkScene(p1, rxAhead, 6)
-      const level = await walkScene(p1, rxLevel, 6)
+    await walkScenes([6, 6], async ({p1, p2, accts: [ahead, level], rxs: [rxAhead, rxLevel]}) => {
       // One merchant's clock runs a day ahead of the others: it keeps that lead through the jump.
       expect((await p1.gw.admin('POST', '/clock', {merchant: ahead.merchant.id, advance_seconds: DAY})).status).to.equal(200)
-      const clockOf = async (p: typeof p1, merchant?: string) => (await p.gw.admin('GET', merchant ? `/clock?merchant=${merchant}` : '/clock')).body.now as number
       const start = await clockOf(p1)
       const began = Date.now()
       const before = [rxAhead.got.length, rxLevel.got.length] as const
@@ -673,20 +680,66 @@ describe('gateway: several processes on one database', function () {
         const paid = new Set(rx.got.slice(before[i]).filter((r) => r.event.type === 'invoice.paid').map((r) => r.event.id as string))
         expect(paid.size, `renewals in 95 days (${i ? 'level' : 'ahead'})`).to.equal(3)
       }
-    } finally {
-      await cluster.close()
-    }
+    })
+  })
+
+  it("keeps a merchant's own advance made between the death of another of its advances and that one's resend", async () => {
+    await walkScenes([10], async ({p1, p2, accts: [acct], rxs: [rx]}) => {
+      const lead = async () => (await clockOf(p2, acct.merchant.id)) - (await clockOf(p2))
+      const began = Date.now()
+      const before = rx.got.length
+      const jump = {merchant: acct.merchant.id, advance_seconds: 95 * DAY}
+      const key = `advance-between-${acct.merchant.id}`
+
+      void p1.gw.admin('POST', '/clock', jump, key).catch(() => {})
+      await until(() => rx.got.length > before + 2, 'the walk under way', 10_000)
+      await p1.kill()
+      // A day more, acknowledged once the dead walk's lease ran out, then the first request sent again.
+      const day = await p2.gw.admin('POST', '/clock', {merchant: acct.merchant.id, advance_seconds: DAY}, `${key}-day`)
+      expect(day.status, day.text).to.equal(200)
+      const finished = await p2.gw.admin('POST', '/clock', jump, key)
+      expect(finished.status, finished.text).to.equal(200)
+      const slack = Math.ceil((Date.now() - began) / 1000) + 2
+      // 96 days less the seconds its walks stood still, at most.
+      expect(await lead(), 'seconds the merchant leads the shared clock').to.be.within(96 * DAY - slack, 96 * DAY + 1)
+      const paid = new Set(rx.got.slice(before).filter((r) => r.event.type === 'invoice.paid').map((r) => r.event.id as string))
+      expect(paid.size, 'renewals in 96 days').to.equal(3)
+    })
+  })
+
+  it("keeps the advances made between the death of an advance of every clock and its resend: a merchant's own, and every clock's", async () => {
+    await walkScenes([6, 6], async ({p1, p2, accts, rxs}) => {
+      const start = await clockOf(p2)
+      const began = Date.now()
+      const before = rxs[0]!.got.length + rxs[1]!.got.length
+      const key = `advance-all-between-${accts[0]!.merchant.id}`
+
+      void p1.gw.admin('POST', '/clock', {advance_seconds: 95 * DAY}, key).catch(() => {})
+      await until(() => rxs[0]!.got.length + rxs[1]!.got.length > before + 8, 'the walk under way', 10_000)
+      await p1.kill()
+      // Each merchant's own day, acknowledged once the dead walk's leases ran out: one merchant the walk had begun, maybe the
+      // other too; then a day of every clock, with another key.
+      for (const acct of accts) {
+        const own = await p2.gw.admin('POST', '/clock', {merchant: acct.merchant.id, advance_seconds: DAY})
+        expect(own.status, own.text).to.equal(200)
+      }
+      const day = await p2.gw.admin('POST', '/clock', {advance_seconds: DAY}, `${key}-day`)
+      expect(day.status, day.text).to.equal(200)
+      const finished = await p2.gw.admin('POST', '/clock', {advance_seconds: 95 * DAY}, key)
+      expect(finished.status, finished.text).to.equal(200)
+      const slack = Math.ceil((Date.now() - began) / 1000) + 2
+      const shared = await clockOf(p2)
+      expect(shared - start, 'seconds the shared clock moved: 95 days and 1').to.be.within(96 * DAY, 96 * DAY + slack)
+      for (const [i, acct] of accts.entries()) {
+        // Its day less the seconds its own walk stood still, at most.
+        expect((await clockOf(p2, acct.merchant.id)) - shared, `merchant ${i + 1}'s own day`).to.be.within(DAY - slack, DAY + 1)
+      }
+    })
   })
 
   it("keeps both when one merchant's clock is moved through one process while every clock moves through another", async () => {
-    const cluster = await startCluster(2)
-    try {
-      const [p1, p2] = cluster.procs
-      const rxs = [await receiver(() => 200, 80), await receiver(() => 200, 80)]
-      receivers.push(...rxs)
-      const [moved, other] = [await walkScene(p1, rxs[0]!, 6), await walkScene(p1, rxs[1]!, 6)]
-      const clockOf = async (merchant?: string) => (await p2.gw.admin('GET', merchant ? `/clock?merchant=${merchant}` : '/clock')).body.now as number
-      const start = await clockOf()
+    await walkScenes([6, 6], async ({p1, p2, accts: [moved, other], rxs}) => {
+      const start = await clockOf(p2)
       const before = rxs[0]!.got.length + rxs[1]!.got.length
 
       const all = p1.gw.admin('POST', '/clock', {advance_seconds: 95 * DAY})
@@ -695,13 +748,11 @@ describe('gateway: several processes on one database', function () {
       const one = await p2.gw.admin('POST', '/clock', {merchant: moved.merchant.id, advance_seconds: DAY})
       expect(one.status, one.text).to.equal(200)
       expect((await all).status).to.equal(200)
-      const shared = await clockOf()
+      const shared = await clockOf(p2)
       expect(shared - start, 'seconds the shared clock moved').to.be.at.least(95 * DAY)
-      expect((await clockOf(moved.merchant.id)) - shared, 'the merchant moved alone leads by its day').to.be.within(DAY - 2, DAY)
-      expect((await clockOf(other.merchant.id)) - shared, 'the other merchant').to.be.within(-1, 1)
-    } finally {
-      await cluster.close()
-    }
+      expect((await clockOf(p2, moved.merchant.id)) - shared, 'the merchant moved alone leads by its day').to.be.within(DAY - 2, DAY)
+      expect((await clockOf(p2, other.merchant.id)) - shared, 'the other merchant').to.be.within(-1, 1)
+    })
   })
 
   it('runs each due job once and delivers each event once when a clock advance through one process meets the ticks of others', async () => {

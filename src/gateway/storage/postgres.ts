@@ -1664,6 +1664,10 @@ class PgConnection {
         ).length > 0,
       // A concurrent unit's plan makes the update wait for it, then find the row planned (read committed): its plan is read.
       plan: async (credential, key, plan, created) => {
+        if (created === undefined) {
+          await this._run(`UPDATE idempotency SET body = $1 WHERE credential = $2 AND key = $3 AND state = 'advancing'`, [plan, credential, key])
+          return plan
+        }
         await this._run(`UPDATE idempotency SET body = $1, created = $2 WHERE credential = $3 AND key = $4 AND state = 'advancing' AND body IS NULL`, [plan, created, credential, key])
         return (await this._one<{body: string | null}>(`SELECT body FROM idempotency WHERE credential = $1 AND key = $2 AND state = 'advancing'`, [credential, key]))?.body ?? undefined
       },

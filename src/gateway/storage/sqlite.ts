@@ -920,6 +920,10 @@ class SqliteConnection {
          WHERE idempotency.created <= ?`,
       ).run(credential, key, fingerprint, state, now, expiredBefore).changes > 0,
     plan: (credential, key, plan, created) => {
+      if (created === undefined) {
+        this._sql(`UPDATE idempotency SET body = ? WHERE credential = ? AND key = ? AND state = 'advancing'`).run(plan, credential, key)
+        return plan
+      }
       this._sql(`UPDATE idempotency SET body = ?, created = ? WHERE credential = ? AND key = ? AND state = 'advancing' AND body IS NULL`).run(plan, created, credential, key)
       return this._sql<{body: string | null}>(`SELECT body FROM idempotency WHERE credential = ? AND key = ? AND state = 'advancing'`).get(credential, key)?.body ?? undefined
     },

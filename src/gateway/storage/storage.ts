@@ -245,8 +245,9 @@ export interface IdempotencyTable {
   /**
    * A keyed clock advance's plan (the jump it walks, JSON): stores `plan`, dated `created`, unless the key's
    * `advancing` record has one already; answers the record's plan (undefined when it holds none: gone or done).
+   * Without `created`, replaces the plan the record holds (its jump ended), keeping its date.
    */
-  plan(credential: string, key: string, plan: string, created: number): Promise<string | undefined>
+  plan(credential: string, key: string, plan: string, created: number | undefined): Promise<string | undefined>
   finish(credential: string, key: string, status: number, body: string): Promise<void>
   /** Deletes every claim still in flight (one a crashed process of an older version committed). */
   releaseInFlight(): Promise<void>
