@@ -16,7 +16,7 @@ import {adminEndpoints, ADMIN_PREFIX, type AdminEndpoint, type AdminEndpointDef,
 import {ApiError, fromZodError, invalid, unauthenticated} from './errors.js'
 import type {Tx} from './domain/context.js'
 import {Idempotency, type Platform} from './platform.js'
-import type {AdvancePlans} from './scheduler.js'
+import {AdvanceAnswered, type AdvancePlans} from './scheduler.js'
 
 type Out<S> = S extends z.ZodType ? z.output<S> : undefined
 
@@ -138,20 +138,24 @@ async function advanceOnce(
   const key = (Array.isArray(header) ? header[0] : header)!
   Idempotency.checkKey(key)
   const fingerprint = Idempotency.fingerprint(request.method, request.url.split('?')[0]!, JSON.stringify(request.body ?? {}))
-  const start = await platform.idempotency.beginAdvance(owner, key, fingerprint)
-  if (start.kind === 'replay') return reply.header('idempotent-replayed', 'true').code(start.status).type('application/json').send(start.body)
-  let body: string
-  try {
-    body = JSON.stringify(await run({plans: platform.idempotency.plans(owner, key), joined: start.kind === 'join'}))
-  } catch (error) {
-    // Refused before anything moved: the same refusal each time. Any other failure leaves the key claimed with its plan, for a request sent again to finish.
-    if (start.kind === 'started' && error instanceof ApiError && error.status < 500 && error.status !== 429) {
-      await platform.idempotency.answer(owner, key, error.status, JSON.stringify(error.envelope(request.id)))
+  for (;;) {
+    const start = await platform.idempotency.beginAdvance(owner, key, fingerprint)
+    if (start.kind === 'replay') return reply.header('idempotent-replayed', 'true').code(start.status).type('application/json').send(start.body)
+    let body: string
+    try {
+      body = JSON.stringify(await run({plans: platform.idempotency.plans(owner, key), joined: start.kind === 'join'}))
+    } catch (error) {
+      // The first request with the key answered while this one waited for the clock: its answer, read again, is replayed.
+      if (error instanceof AdvanceAnswered) continue
+      // Refused before anything moved: the same refusal each time. Any other failure leaves the key claimed with its plan, for a request sent again to finish.
+      if (start.kind === 'started' && error instanceof ApiError && error.status < 500 && error.status !== 429) {
+        await platform.idempotency.answer(owner, key, error.status, JSON.stringify(error.envelope(request.id)))
+      }
+      throw error
     }
-    throw error
+    await platform.idempotency.answer(owner, key, status, body)
+    return reply.code(status).type('application/json').send(body)
   }
-  await platform.idempotency.answer(owner, key, status, body)
-  return reply.code(status).type('application/json').send(body)
 }
 
 export {ADMIN_PREFIX}

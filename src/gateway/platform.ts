@@ -29,7 +29,7 @@ import type {Env, EventDoc, Kind, Scope} from './storage/documents.js'
 import {openStorage} from './storage/open.js'
 import type {IdempotencyRecord, Storage, Store} from './storage/storage.js'
 import {SHARED_VERSION_KEY} from './storage/storage.js'
-import {readOffsets, Scheduler, type AdvancePlan, type AdvancePlans, type AdvanceResult} from './scheduler.js'
+import {AdvanceAnswered, readOffsets, Scheduler, type AdvancePlan, type AdvancePlans, type AdvanceResult} from './scheduler.js'
 import {Webhooks} from './webhooks.js'
 
 export interface Credential {
@@ -314,7 +314,9 @@ export class Idempotency {
     return {
       settle: async (fresh, created) => {
         const kept = await this.storage.write((tx) => tx.idempotency.plan(owner, key, JSON.stringify(fresh), created))
-        return kept === undefined ? fresh : (JSON.parse(kept) as AdvancePlan)
+        // No plan: the key's record is answered (its first request ended, and answered, while this one waited for the clock).
+        if (kept === undefined) throw new AdvanceAnswered()
+        return JSON.parse(kept) as AdvancePlan
       },
       end: async (store, plan) => {
         await store.idempotency.plan(owner, key, JSON.stringify({...plan, ended: true}), undefined)

@@ -69,11 +69,19 @@ export type AdvancePlan = {id: string; ended?: true} & ({merchant: string} | {ba
 
 /**
  * Where a keyed advance keeps its plan: `settle` stores the fresh plan unless one is kept already, and answers
- * the kept one; `end` marks it ended, in the unit that stores the jump's end.
+ * the kept one (or throws `AdvanceAnswered`: the key's first request answered while this one waited for the
+ * clock); `end` marks it ended, in the unit that stores the jump's end.
  */
 export interface AdvancePlans {
   settle(fresh: AdvancePlan, created: number): Promise<AdvancePlan>
   end(store: Store, plan: AdvancePlan): Promise<void>
+}
+
+/** A keyed advance's first request answered while this one, with its key, waited for the clock: the answer is replayed, nothing moves. */
+export class AdvanceAnswered extends Error {
+  constructor() {
+    super('the clock advance with this key has answered')
+  }
 }
 
 /** A merchant a jump here steps: the jump's plan id ('' unkeyed: no mark of its own), the lead it restores (`WALK_KEY`), the merchant's marks as stored, its offset as last stored. */

@@ -177,4 +177,20 @@ describe('gateway idempotency keys', () => {
     expectError(unknown, 404)
     expect((await gw.admin('POST', '/clock', {merchant: 'mch_missing', advance_seconds: 60}, unknownKey)).text).to.equal(unknown.text)
   })
+
+  it('makes a keyed clock jump once when the same key comes again while the first still walks', async () => {
+    const acct = await gw.account('test')
+    const clockOf = async (merchant?: string) => (await gw.admin('GET', merchant ? `/clock?merchant=${merchant}` : '/clock')).body.now as number
+    for (const merchant of [acct.merchant.id, undefined]) {
+      const jump = {...(merchant ? {merchant} : {}), advance_seconds: 3600}
+      const key = freshKey()
+      const shared = await clockOf()
+      const lead = (await clockOf(acct.merchant.id)) - shared
+      // Sent twice at once, as a client that gave up waiting sends it again: one jump, whichever answers first.
+      const answers = await Promise.all([gw.admin('POST', '/clock', jump, key), gw.admin('POST', '/clock', jump, key)])
+      for (const answer of answers) expect(answer.status, answer.text).to.equal(200)
+      if (merchant) expect((await clockOf(merchant)) - (await clockOf()) - lead, "the merchant's jump").to.be.within(3599, 3600)
+      else expect((await clockOf()) - shared, 'the shared jump').to.be.within(3600, 3602)
+    }
+  })
 })

@@ -683,6 +683,25 @@ describe('gateway: several processes on one database', function () {
     })
   })
 
+  it('walks a keyed advance once when its key reaches a second process while the first walks', async () => {
+    await walkScenes([10], async ({p1, p2, accts: [acct], rxs: [rx]}) => {
+      const before = rx.got.length
+      const lead = async () => (await clockOf(p2, acct.merchant.id)) - (await clockOf(p2))
+      const from = await lead()
+      const jump = {merchant: acct.merchant.id, advance_seconds: 95 * DAY}
+      const key = `advance-twice-${acct.merchant.id}`
+      const first = p1.gw.admin('POST', '/clock', jump, key)
+      await until(() => rx.got.length > before + 2, 'the walk under way', 10_000)
+      // A client that gave up waiting sends it again, and the balancer picks another process: it waits for the clock.
+      const [one, two] = await Promise.all([first, p2.gw.admin('POST', '/clock', jump, key)])
+      expect(one.status, one.text).to.equal(200)
+      expect(two.status, two.text).to.equal(200)
+      // The first answer replayed; or, when the second found the jump ended just before that answer was stored, the clock as it then read.
+      if (two.text !== one.text) expect(two.body.now - one.body.now, 'the second answer, right after the first').to.be.within(0, 5)
+      expect((await lead()) - from, 'seconds the merchant moved').to.be.within(95 * DAY - 5, 95 * DAY)
+    })
+  })
+
   it("keeps a merchant's own advance made between the death of another of its advances and that one's resend", async () => {
     await walkScenes([10], async ({p1, p2, accts: [acct], rxs: [rx]}) => {
       const lead = async () => (await clockOf(p2, acct.merchant.id)) - (await clockOf(p2))
