@@ -11,6 +11,8 @@ describe('gateway idempotency keys', () => {
     gw = await TestGateway.start()
   })
   after(() => gw.close())
+  /** The merchant's clock, or the shared one. */
+  const clockOf = async (merchant?: string) => (await gw.admin('GET', merchant ? `/clock?merchant=${merchant}` : '/clock')).body.now as number
 
   let n = 0
   const freshKey = () => `key-${Date.now()}-${++n}`
@@ -142,7 +144,6 @@ describe('gateway idempotency keys', () => {
 
   it('makes a keyed clock jump once: the same key replays its answer and moves nothing, another body is 409', async () => {
     const acct = await gw.account('test')
-    const clockOf = async (merchant?: string) => (await gw.admin('GET', merchant ? `/clock?merchant=${merchant}` : '/clock')).body.now as number
     const jump = {merchant: acct.merchant.id, advance_seconds: 3600}
     const key = freshKey()
     const first = await gw.admin('POST', '/clock', jump, key)
@@ -180,7 +181,6 @@ describe('gateway idempotency keys', () => {
 
   it('makes a keyed clock jump once when the same key comes again while the first still walks', async () => {
     const acct = await gw.account('test')
-    const clockOf = async (merchant?: string) => (await gw.admin('GET', merchant ? `/clock?merchant=${merchant}` : '/clock')).body.now as number
     for (const merchant of [acct.merchant.id, undefined]) {
       const jump = {...(merchant ? {merchant} : {}), advance_seconds: 3600}
       const key = freshKey()
