@@ -1,5 +1,6 @@
 import {expect} from 'chai'
 
+import {checkout, sellable} from '../helpers/commerce.js'
 import {expectError, TestGateway} from '../helpers/gateway.js'
 
 const monthly = {amount: 1900, currency: 'eur', interval: 'month'}
@@ -191,6 +192,23 @@ describe('gateway idempotency keys', () => {
       for (const answer of answers) expect(answer.status, answer.text).to.equal(200)
       if (merchant) expect((await clockOf(merchant)) - (await clockOf()) - lead, "the merchant's jump").to.be.within(3599, 3600)
       else expect((await clockOf()) - shared, 'the shared jump').to.be.within(3600, 3602)
+    }
+  })
+
+  it('gives every request with one clock advance key the same answer, however many come at once', async () => {
+    const acct = await gw.account('test')
+    const item = await sellable(acct, {stock: 20})
+    for (const merchant of [acct.merchant.id, undefined]) {
+      for (let round = 0; round < 4; round++) {
+        // A session that expires in the jump: its answer says one job ran (a late request's own answer would say none).
+        await checkout(acct, {product_id: item.product.id, quantity: 1})
+        const jump = {...(merchant ? {merchant} : {}), advance_seconds: 2 * DAY}
+        const key = freshKey()
+        // Later ones join the jump, or come between its end and its answer: each must give the answer stored, not the clock as it then reads.
+        const answers = await Promise.all(Array.from({length: 6}, () => gw.admin('POST', '/clock', jump, key)))
+        const replay = await gw.admin('POST', '/clock', jump, key)
+        for (const answer of answers) expect(answer.text, `round ${round}${merchant ? '' : ', every clock'}`).to.equal(replay.text)
+      }
     }
   })
 })
