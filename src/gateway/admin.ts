@@ -124,7 +124,9 @@ export function adminPlugin(platform: Platform, adminKey: string, handlers: Admi
  * A keyed clock jump (`POST /_admin/clock` with an Idempotency-Key): its answer replayed once it has one, 409
  * `idempotency_key_reused` for another body; until then, a request with the key joins the jump its first
  * request planned and walks it to its end (what the first walked is done, so it is not done twice), answering
- * the clock as it then reads. A rejection (an unknown merchant, a moment passed) is replayed as it is.
+ * the clock as it then reads; one that finds the jump ended waits for the answer of the request that ended it,
+ * and answers in its place only when that one stays silent (died). The first answer stored is the one every
+ * request with the key gets. A rejection (an unknown merchant, a moment passed) is replayed as it is.
  */
 async function advanceOnce(
   platform: Platform,
@@ -153,8 +155,10 @@ async function advanceOnce(
       }
       throw error
     }
-    await platform.idempotency.answer(owner, key, status, body)
-    return reply.code(status).type('application/json').send(body)
+    // Another request with the key may have answered first (it found the jump ended while this one had not stored its answer): the one stored is given.
+    const stored = await platform.idempotency.answer(owner, key, status, body)
+    if (stored.replayed) reply.header('idempotent-replayed', 'true')
+    return reply.code(stored.status).type('application/json').send(stored.body)
   }
 }
 

@@ -210,6 +210,14 @@ export class RateLimiter {
 
 /** Stored responses are replayed for 24 hours (spec: Limits). */
 export const IDEMPOTENCY_RETENTION_SECONDS = 24 * 3600
+/**
+ * How long a request with a keyed clock advance's key that found its jump ended waits for the answer of the
+ * request that ended it (ms), polled every `ANSWER_POLL_MS`: that one stores it right after; one silent for this
+ * long died (or stalls), and the waiting request answers in its place.
+ */
+const ANSWER_WAIT_MS = 2000
+const ANSWER_POLL_MS = 20
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 const inFlight = () =>
   conflict('idempotency_in_flight', 'A request with this Idempotency-Key is still being processed; retry shortly', 'Idempotency-Key', 'idempotency_error')
@@ -318,15 +326,33 @@ export class Idempotency {
         if (kept === undefined) throw new AdvanceAnswered()
         return JSON.parse(kept) as AdvancePlan
       },
-      end: async (store, plan) => {
-        await store.idempotency.plan(owner, key, JSON.stringify({...plan, ended: true}), undefined)
+      end: async (store, plan, jobs) => {
+        await store.idempotency.plan(owner, key, JSON.stringify({...plan, ended: true, jobs}), undefined)
+      },
+      answered: async () => {
+        // Polled: the request that ended the jump stores its answer in the unit right after it gives the clock back.
+        const deadline = performance.now() + ANSWER_WAIT_MS
+        for (;;) {
+          const record = await this.storage.reads.idempotency.read(owner, key)
+          if (record?.state !== 'advancing') return record?.state === 'done'
+          if (performance.now() >= deadline) return false
+          await sleep(ANSWER_POLL_MS)
+        }
       },
     }
   }
 
-  /** Stores a keyed clock advance's answer (or its rejection) to replay, in a unit of its own. */
-  answer(owner: string, key: string, status: number, body: string): Promise<void> {
-    return this.storage.write((tx) => tx.idempotency.finish(owner, key, status, body))
+  /**
+   * Stores a keyed clock advance's answer (or its rejection) to replay, in a unit of its own, unless another
+   * request with the key stored one first (it found the jump ended and its first request silent: `AdvancePlans.answered`):
+   * answers the one stored, so every request with the key gets the same answer.
+   */
+  answer(owner: string, key: string, status: number, body: string): Promise<{status: number; body: string; replayed: boolean}> {
+    return this.storage.write(async (tx) => {
+      if (await tx.idempotency.answer(owner, key, status, body)) return {status, body, replayed: false}
+      const stored = await tx.idempotency.read(owner, key)
+      return stored?.state === 'done' ? {status: stored.status!, body: stored.body!, replayed: true} : {status, body, replayed: false}
+    })
   }
 
   /** Stores the response to replay; called inside the route's transaction for a success. */

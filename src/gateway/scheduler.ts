@@ -60,21 +60,23 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /**
  * The jump a clock advance walks, fixed once its lease is taken: its `id` (which names its walk marks,
- * `WALK_KEY`), `ended` once its end is stored; for every clock, from `base` (the shared clock's time, its `offset`
+ * `WALK_KEY`), `ended` once its end is stored (with the `jobs` the walk that ended it ran); for every clock, from `base` (the shared clock's time, its `offset`
  * on the wall clock then) by `seconds`, walking the merchants of `leads` (their leads then) and any due. A keyed
  * advance keeps it with its key (`AdvancePlans`), so a request sent again after its process died walks the
  * same jump, not another one, and one sent after its end moves nothing.
  */
-export type AdvancePlan = {id: string; ended?: true} & ({merchant: string} | {base: number; offset: number; seconds: number; leads: Record<string, number>})
+export type AdvancePlan = {id: string; ended?: true; jobs?: number} & ({merchant: string} | {base: number; offset: number; seconds: number; leads: Record<string, number>})
 
 /**
  * Where a keyed advance keeps its plan: `settle` stores the fresh plan unless one is kept already, and answers
  * the kept one (or throws `AdvanceAnswered`: the key's first request answered while this one waited for the
- * clock); `end` marks it ended, in the unit that stores the jump's end.
+ * clock); `end` marks it ended, in the unit that stores the jump's end; `answered` waits a while for the answer
+ * of the request that ended it (true once stored), for a request that found the jump ended.
  */
 export interface AdvancePlans {
   settle(fresh: AdvancePlan, created: number): Promise<AdvancePlan>
-  end(store: Store, plan: AdvancePlan): Promise<void>
+  end(store: Store, plan: AdvancePlan, jobs: number): Promise<void>
+  answered(): Promise<boolean>
 }
 
 /** A keyed advance's first request answered while this one, with its key, waited for the clock: the answer is replayed, nothing moves. */
@@ -94,6 +96,17 @@ interface Walked {
   alone: boolean
 }
 
+/**
+ * A keyed jump found ended (its end stored, not yet its answer: the request that walked it answers right after, or
+ * died): that request's answer, once stored in time, is the one to give (`AdvanceAnswered`), not the clock as it
+ * reads now. Awaited outside the clock's lanes and leases, which the jump no longer needs.
+ */
+async function answered(run: Promise<AdvanceResult>, plans: AdvancePlans | undefined): Promise<AdvanceResult> {
+  const result = await run
+  if (result.ended && plans && (await plans.answered())) throw new AdvanceAnswered()
+  return result
+}
+
 const sameMarks = (a: Record<string, number>, b: Record<string, number>) =>
   Object.keys(a).length === Object.keys(b).length && Object.entries(a).every(([id, lead]) => b[id] === lead)
 const parseMarks = (text: string | undefined): Record<string, number> => (text ? (JSON.parse(text) as Record<string, number>) : {})
@@ -103,6 +116,8 @@ export interface AdvanceResult {
   now: number
   /** Jobs run during the jump. */
   jobs: number
+  /** The keyed jump had ended before this request walked it: `jobs` are those the walk that ended it ran. */
+  ended?: true
 }
 
 /** The stored offsets (the shared one under `''`), as `Clock.load` takes them. */
@@ -223,11 +238,11 @@ export class Scheduler {
       const lane = run.catch(() => {})
       this.lanes.set(merchant, lane)
       void lane.then(() => this.lanes.get(merchant) === lane && this.lanes.delete(merchant))
-      return run
+      return answered(run, plans)
     }
     const run = Promise.all([this.allLane, ...this.lanes.values()]).then(() => this.walkAll(target, plans))
     this.allLane = run.catch(() => {})
-    return run
+    return answered(run, plans)
   }
 
   /**
@@ -241,23 +256,25 @@ export class Scheduler {
     await this.loadOffsets()
     this.walking.add(merchant)
     let plan: AdvancePlan | undefined
+    let jobs = 0
     try {
       const now = this.clock.now(merchant)
       const offset = this.clock.lead(merchant)
       plan = plans ? await plans.settle({id: randomText(16), merchant}, 'to' in by ? Math.max(now, by.to) : now + by.seconds) : undefined
-      // Its end stored (its process died before the answer): nothing moves again.
-      if (plan?.ended) return {now, jobs: 0}
+      // Its end stored (its answer not yet, or its process died before it): nothing moves again.
+      if (plan?.ended) return {now, jobs: plan.jobs ?? 0, ended: true}
       // The merchant's marks: unended jumps that stepped it (this request's among them when its process died mid-walk).
       const marks = parseMarks(await this.storage.reads.meta(`${WALK_KEY}:${merchant}`))
       const from = plan && marks[plan.id] !== undefined ? marks[plan.id]! : offset
       if (plan || Object.keys(marks).length > 0) this.walked.set(merchant, {plan: plan?.id ?? '', lead: from, marks, offset, alone: true})
       // A kept target the clock already passed (the first request got there): nothing moves, what is due runs.
       const to = Math.max(now, 'to' in by ? by.to : now - offset + from + by.seconds)
-      return {now: to, jobs: await this.walk(merchant, to)}
+      jobs = await this.walk(merchant, to)
+      return {now: to, jobs}
     } finally {
       this.clock.release(merchant)
       this.version += 1
-      await this.persist([merchant], plan && plans && !plan.ended ? {plans, plan} : true).finally(() => {
+      await this.persist([merchant], plan && plans && !plan.ended ? {plans, plan, jobs} : true).finally(() => {
         this.version += 1
         this.walking.delete(merchant)
         this.walked.delete(merchant)
@@ -292,7 +309,7 @@ export class Scheduler {
       const fresh = {id: randomText(16), base: now, offset: this.clock.sharedOffset(), seconds: target(now) - now, leads: Object.fromEntries(due.map((m) => [m, this.clock.lead(m)]))}
       const kept = plans ? await plans.settle(fresh, fresh.base + fresh.seconds) : fresh
       const plan: Extract<AdvancePlan, {leads: unknown}> = 'leads' in kept ? kept : fresh
-      if (plan.ended) return {now, jobs: 0}
+      if (plan.ended) return {now, jobs: plan.jobs ?? 0, ended: true}
       // What every clock moved since the plan (advances of every clock between its first request's death and this
       // one): the jump goes on from there and adds its seconds to it, so neither is lost.
       const shared = this.clock.sharedOffset()
@@ -319,7 +336,7 @@ export class Scheduler {
         // offset: it moved by `seconds` like every other, not by the walk's wall time less.
         this.clock.moveAll(shared + plan.seconds, leads, merchants)
         this.version += 1
-        await this.persist(['', ...merchants], plans ? {plans, plan} : true).finally(() => {
+        await this.persist(['', ...merchants], plans ? {plans, plan, jobs} : true).finally(() => {
           this.version += 1
           this.walkingAll = false
           for (const merchant of merchants) this.walked.delete(merchant)
@@ -366,7 +383,7 @@ export class Scheduler {
    * merchant's own jump moves the others' by what it moved, and the jump's `end` takes its own out (and marks its
    * plan ended, so a request sent again moves nothing).
    */
-  private async persist(merchants: readonly string[], end?: true | {plans: AdvancePlans; plan: AdvancePlan}): Promise<void> {
+  private async persist(merchants: readonly string[], end?: true | {plans: AdvancePlans; plan: AdvancePlan; jobs: number}): Promise<void> {
     const offsets = this.clock.offsets()
     const next = new Map<string, Record<string, number>>()
     await this.storage.write(async (tx) => {
@@ -382,7 +399,7 @@ export class Scheduler {
         if (!sameMarks(marks, walked.marks)) await tx.setMeta(`${WALK_KEY}:${m}`, Object.keys(marks).length > 0 ? JSON.stringify(marks) : '')
         next.set(m, marks)
       }
-      if (end && end !== true) await end.plans.end(tx, end.plan)
+      if (end && end !== true) await end.plans.end(tx, end.plan, end.jobs)
       await this.sharing.changed(tx)
     })
     // Committed: the marks as stored, and the offsets a later step moves them from.

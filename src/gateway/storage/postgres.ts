@@ -1681,6 +1681,9 @@ class PgConnection {
       finish: async (credential, key, status, body) => {
         await this._defer(`UPDATE idempotency SET state = 'done', status = $1, body = $2 WHERE credential = $3 AND key = $4`, [status, body, credential, key])
       },
+      // A concurrent unit's answer makes the update wait for it, then find the row done (read committed): nothing is stored.
+      answer: async (credential, key, status, body) =>
+        (await this._run(`UPDATE idempotency SET state = 'done', status = $1, body = $2 WHERE credential = $3 AND key = $4 AND state = 'advancing' RETURNING key`, [status, body, credential, key])).length > 0,
       releaseInFlight: async () => {
         await this._run("DELETE FROM idempotency WHERE state = 'in_flight'")
       },

@@ -15,7 +15,7 @@ export function name(text: string): string {
 export const WRITES: Record<string, ReadonlySet<string>> = {
   '': new Set(['insert', 'save', 'replaceIf', 'increment', 'remove', 'wipe', 'setMeta', 'saveMerchant', 'putBlob']),
   credentials: new Set(['insert', 'revoke']),
-  idempotency: new Set(['claim', 'plan', 'finish', 'releaseInFlight', 'prune']),
+  idempotency: new Set(['claim', 'plan', 'finish', 'answer', 'releaseInFlight', 'prune']),
   webhooks: new Set(['insertEndpoint', 'removeEndpoint', 'setSecrets', 'enqueue', 'recordAttempt', 'claim', 'release']),
   jobs: new Set(['insert', 'remove', 'cancel']),
   rates: new Set(['hit', 'prune']),

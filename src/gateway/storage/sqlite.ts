@@ -930,6 +930,8 @@ class SqliteConnection {
     finish: (credential, key, status, body) => {
       this._sql(`UPDATE idempotency SET state = 'done', status = ?, body = ? WHERE credential = ? AND key = ?`).run(status, body, credential, key)
     },
+    answer: (credential, key, status, body) =>
+      this._sql(`UPDATE idempotency SET state = 'done', status = ?, body = ? WHERE credential = ? AND key = ? AND state = 'advancing'`).run(status, body, credential, key).changes > 0,
     releaseInFlight: () => {
       this._sql("DELETE FROM idempotency WHERE state = 'in_flight'").run()
     },

@@ -249,6 +249,8 @@ export interface IdempotencyTable {
    */
   plan(credential: string, key: string, plan: string, created: number | undefined): Promise<string | undefined>
   finish(credential: string, key: string, status: number, body: string): Promise<void>
+  /** A keyed clock advance's answer, stored unless its record holds one already (another request with the key answered first, or it is gone): false then. */
+  answer(credential: string, key: string, status: number, body: string): Promise<boolean>
   /** Deletes every claim still in flight (one a crashed process of an older version committed). */
   releaseInFlight(): Promise<void>
   /** Deletes records created at or before `before`. */
