@@ -40,7 +40,7 @@ type Op =
   | {op: 'confirm'; via: number; pick: number; outcome: 'paid' | 'declined'}
   | {op: 'cancel'; via: number; pick: number; atPeriodEnd: boolean}
   | {op: 'card'; via: number; pick: number; outcome: 'succeed' | 'fail'}
-  | {op: 'kill'; victim: number; after: number}
+  | {op: 'kill'; victim: number; after: number; amid: boolean}
 
 const viaArb = fc.nat({max: 2})
 const pick = fc.nat({max: 7})
@@ -67,10 +67,13 @@ const ops: fc.Arbitrary<Op>[] = [
   // Later renewals and dunning retries succeed or fail.
   fc.record({op: fc.constant('card' as const), via: viaArb, pick, outcome: fc.constantFrom('succeed' as const, 'fail' as const)}),
 ]
-/** Mostly requests; now and then `kill -9` of a process amid its batch, after 0–40 ms, and a new one in its place. */
+/**
+ * Mostly requests; now and then `kill -9` of a process amid its batch, after 0–40 ms, and a new one in its place:
+ * with `amid`, the process the batch's first clock advance was sent to, if it has one (a walk cut off).
+ */
 const opArb: fc.Arbitrary<Op> = fc.oneof(
   ...ops.map((arbitrary) => ({arbitrary, weight: 8})),
-  {arbitrary: fc.record({op: fc.constant('kill' as const), victim: viaArb, after: fc.nat({max: 40})}), weight: 4},
+  {arbitrary: fc.record({op: fc.constant('kill' as const), victim: viaArb, after: fc.nat({max: 40}), amid: fc.boolean()}), weight: 4},
 )
 
 interface Sale {
@@ -113,6 +116,8 @@ describe('the books balance across processes, for generated concurrent traffic',
   let rx: Receiver
   /** The shared clock when the runs began, on the wall clock then, and the seconds of every acknowledged advance of every clock since. */
   let sharedAt: {now: number; wall: number; advanced: number}
+  /** How many kills the runs made, and how many of them struck a process while a clock advance sent to it was unanswered. */
+  const kills = {all: 0, amidAdvance: 0}
   before(async () => {
     // A killed process's claims (due work, deliveries) pass to another after their lease: 3 s here instead of 30.
     cluster = await startCluster(3, {args: ['--rate-limit', 'off'], env: {PAYAPP_GATEWAY_LEASE_MS: '3000'}})
@@ -120,6 +125,7 @@ describe('the books balance across processes, for generated concurrent traffic',
     sharedAt = {now: (await cluster.procs[0]!.gw.admin('GET', '/clock')).body.now, wall: Date.now(), advanced: 0}
   })
   after(async () => {
+    console.log(`      kills: ${kills.all}, ${kills.amidAdvance} of them while a clock advance sent to the killed process was unanswered`)
     await cluster?.close()
     await rx?.close()
   })
@@ -139,6 +145,8 @@ describe('the books balance across processes, for generated concurrent traffic',
         expect(endpoint.status, endpoint.text).to.equal(201)
         /** The process a batch kills (its `kill` op), if it does. */
         let victim: number | undefined
+        /** Clock advances sent to each process and not answered yet. */
+        const advancing = procs.map(() => 0)
         const on = (i: number): Account => via(procs[i % procs.length]!.gw, acct)
         /**
          * A write as the SDK sends it, with an Idempotency-Key: when the batch's victim dropped its connection, or a
@@ -254,10 +262,13 @@ describe('the books balance across processes, for generated concurrent traffic',
               // One process a batch: the batch's first kill.
               if (o !== killer) return
               await sleep(o.after)
-              await cluster.restart(o.victim)
+              kills.all++
+              if (advancing[victim!]! > 0) kills.amidAdvance++
+              await cluster.restart(victim!)
               return
             case 'advance':
-              res = await admin(o.via, '/clock', o.all ? {advance_seconds: o.seconds} : {merchant: acct.merchant.id, advance_seconds: o.seconds})
+              advancing[o.via]!++
+              res = await admin(o.via, '/clock', o.all ? {advance_seconds: o.seconds} : {merchant: acct.merchant.id, advance_seconds: o.seconds}).finally(() => advancing[o.via]!--)
               // Every clock moving keeps the merchant's lead on the shared clock.
               if (res.status === 200 && !o.all) advanced += o.seconds
               if (res.status === 200 && o.all) sharedAt.advanced += o.seconds
@@ -308,7 +319,8 @@ describe('the books balance across processes, for generated concurrent traffic',
           const open = sessions.filter((x) => !x.paid)
           const subs = [...subscriptions]
           const killer = batch.find((o) => o.op === 'kill')
-          victim = killer?.op === 'kill' ? killer.victim : undefined
+          const advance = batch.find((o) => o.op === 'advance')
+          victim = killer?.op === 'kill' ? (killer.amid && advance?.op === 'advance' ? advance.via : killer.victim) : undefined
           await Promise.all(batch.map((o) => send(o, known, open, subs, killer)))
           victim = undefined
           // A full refund restores the stock; a refused buy wanted more than was left.
