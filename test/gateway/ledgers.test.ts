@@ -7,7 +7,8 @@
  * refunded one a refunded order and its stock back), stock never below what was sold, one successful charge per
  * paid invoice, every event delivered to the merchant's webhook endpoint, and no 5xx or 429.
  * Whatever order the requests of a batch ran in, these hold (a serial order explains the outcome).
- * Now and then a batch also kills one process (`kill -9`, after 0–40 ms) and starts a new one in its place.
+ * Now and then a batch also kills one process (`kill -9`, after 0–40 ms; half the time the one its clock advance went to,
+ * to cut a walk off) and starts a new one in its place.
  * Writes go as the SDK sends them, with an Idempotency-Key, and again to the next process when the connection
  * dropped; the admin API's too, a clock advance among them (its resend finishes the jump its first request planned). So each
  * write's outcome is known and the same books must balance: a write the killed process committed is stored
