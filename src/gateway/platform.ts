@@ -4,6 +4,7 @@
  * receive this as `ctx.gw`; nothing here knows about HTTP.
  */
 import {hash} from 'node:crypto'
+import {setTimeout as sleep} from 'node:timers/promises'
 
 import type {Door, Bucket} from '@payapp/sdk/endpoints'
 import type {EventType} from '@payapp/sdk/events'
@@ -217,7 +218,6 @@ export const IDEMPOTENCY_RETENTION_SECONDS = 24 * 3600
  */
 const ANSWER_WAIT_MS = 2000
 const ANSWER_POLL_MS = 20
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 const inFlight = () =>
   conflict('idempotency_in_flight', 'A request with this Idempotency-Key is still being processed; retry shortly', 'Idempotency-Key', 'idempotency_error')

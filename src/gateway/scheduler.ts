@@ -12,6 +12,8 @@
  *
  * Nothing here knows about HTTP or about the kinds of work: handlers are registered by kind.
  */
+import {setTimeout as sleep} from 'node:timers/promises'
+
 import type {Clock} from './clock.js'
 import type {Tx} from './domain/context.js'
 import {randomText} from './ids.js'
@@ -55,8 +57,6 @@ export interface SchedulerSharing {
   /** Reads what other processes changed (the clocks' offsets among it) before a tick. */
   sync: () => Promise<void>
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /**
  * The jump a clock advance walks, fixed once its lease is taken: its `id` (which names its walk marks,

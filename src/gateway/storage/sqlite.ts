@@ -8,6 +8,7 @@
  */
 import {mkdirSync} from 'node:fs'
 import {dirname} from 'node:path'
+import {setTimeout as sleep} from 'node:timers/promises'
 
 import type Database from 'better-sqlite3'
 
@@ -429,7 +430,7 @@ export class SqliteStorage implements Storage {
     return (async () => {
       const deadline = Date.now() + BUSY_TIMEOUT_MS
       for (;;) {
-        await new Promise((resolve) => setTimeout(resolve, BUSY_RETRY_MS))
+        await sleep(BUSY_RETRY_MS)
         try {
           db.exec('BEGIN IMMEDIATE')
           return
