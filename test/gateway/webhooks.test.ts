@@ -62,7 +62,11 @@ describe('gateway: webhooks', () => {
       const logged = await gw.admin('GET', `/events?merchant=${acct.merchant.id}&type=checkout.session.completed`)
       expect(logged.body.data[0]).to.deep.equal(rx.got[0].event)
 
-      const log = await gw.admin('GET', `/webhook_endpoints/${we.id}/deliveries`)
+      // An attempt is logged once its answer came back: the receiver may have the second before the log has it.
+      const log = await until(async () => {
+        const read = await gw.admin('GET', `/webhook_endpoints/${we.id}/deliveries`)
+        return read.status !== 200 || read.body.data.length >= 2 ? read : undefined
+      }, 'both attempts logged')
       expect(log.status, log.text).to.equal(200)
       expect(log.body.data.map((a: any) => [a.type, a.attempt, a.status, a.delivered, a.next_attempt])).to.deep.equal([
         ['checkout.session.completed', 1, 200, true, null],
