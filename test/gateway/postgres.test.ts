@@ -4,11 +4,13 @@
  * each holds across them because it is a unique index or one conditional statement, not because their
  * units never interleave. Runs on the run's server with PAYAPP_TEST_DB, else on a private one it starts.
  */
+import {availableParallelism} from 'node:os'
+
 import {expect} from 'chai'
 import fc from 'fast-check'
 import pg, {type Pool} from 'pg'
 
-import {answerDeadlineMs, LAST_VARIANT_SORT_ORDER, PostgresStorage, redactUrl, withServerOptions} from '../../src/gateway/storage/postgres.js'
+import {answerDeadlineMs, LAST_VARIANT_SORT_ORDER, poolSize, PostgresStorage, redactUrl, withServerOptions} from '../../src/gateway/storage/postgres.js'
 import {type AvailabilityChange, type Storage, StorageBusy, StorageUnavailable, type Store} from '../../src/gateway/storage/storage.js'
 import {postgresBin, startPostgres} from '../../scripts/postgres-server.js'
 import {TestGateway} from '../helpers/gateway.js'
@@ -712,6 +714,53 @@ describe('PostgreSQL storage: two storages on one database', function () {
     }
   })
 
+  it('opens two connections per core, 4 to 10, or as many as PAYAPP_GATEWAY_PG_POOL says: 30 units at once have no more server processes', async function () {
+    if (!postgresBin()) this.skip()
+    expect([1, 2, 3, 4, 5, 64].map((cores) => poolSize(undefined, cores))).to.deep.equal([4, 4, 6, 8, 10, 10])
+    expect(poolSize('16', 2)).to.equal(16)
+    const server = await startPostgres()
+    const admin = new pg.Client(server.url)
+    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+    const saved = process.env.PAYAPP_GATEWAY_PG_POOL
+    try {
+      await admin.connect()
+      for (const setting of [undefined, '3']) {
+        if (setting === undefined) delete process.env.PAYAPP_GATEWAY_PG_POOL
+        else process.env.PAYAPP_GATEWAY_PG_POOL = setting
+        const storage = await PostgresStorage.open(server.url)
+        try {
+          let most = 0
+          let running = 0
+          // 30 units, each holding its connection 50 ms, counted while they run: the queue waits for the pool.
+          await Promise.all(
+            Array.from({length: 30}, () =>
+              storage.write(async (tx) => {
+                most = Math.max(most, ++running)
+                await tx.get('product', scope, 'prod_pool')
+                await sleep(50)
+                running--
+              }),
+            ),
+          )
+          const {rows} = await admin.query<{n: number}>(
+            "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND backend_type = 'client backend' AND pid <> pg_backend_pid() AND NOT starts_with(application_name, 'payapp-watch-')",
+          )
+          const size = setting === undefined ? Math.min(10, Math.max(4, 2 * availableParallelism())) : 3
+          expect(most, 'units running at once').to.equal(size)
+          // The pool's connections, and at most the one that reads the shared version for the watch.
+          expect(rows[0]!.n - size, 'server processes besides the pool').to.be.within(0, 1)
+        } finally {
+          await storage.close()
+        }
+      }
+    } finally {
+      if (saved === undefined) delete process.env.PAYAPP_GATEWAY_PG_POOL
+      else process.env.PAYAPP_GATEWAY_PG_POOL = saved
+      await admin.end().catch(() => {})
+      server.stop()
+    }
+  })
+
   it('keeps the connections a burst opened while they idle past 30 s: the next burst starts no new server process', async function () {
     if (!postgresBin()) this.skip()
     // 31 s of idling: a pool that closes connections idle for 30 s (this one did before 2026-11-28) ends them in it.
@@ -727,10 +776,10 @@ describe('PostgreSQL storage: two storages on one database', function () {
           "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND backend_type = 'client backend' AND pid <> pg_backend_pid() AND NOT starts_with(application_name, 'payapp-watch-') ORDER BY pid",
         )
       ).rows.map((r) => r.pid)
-    /** Ten units at once, each holding its connection 100 ms: the pool's ten connections. */
+    /** As many units at once as the pool has connections, each holding its connection 100 ms: all of them open. */
     const burst = () =>
       Promise.all(
-        Array.from({length: 10}, (_, i) =>
+        Array.from({length: poolSize(process.env.PAYAPP_GATEWAY_PG_POOL)}, (_, i) =>
           storage.write(async (tx) => {
             await tx.get('product', scope, `prod_idle_${i}`)
             await sleep(100)
@@ -741,7 +790,7 @@ describe('PostgreSQL storage: two storages on one database', function () {
       await admin.connect()
       await burst()
       const opened = await backends()
-      expect(opened).to.have.length.of.at.least(10)
+      expect(opened).to.have.length.of.at.least(poolSize(process.env.PAYAPP_GATEWAY_PG_POOL))
       await sleep(31_000)
       expect(await backends(), 'after 31 s idle').to.deep.equal(opened)
       await burst()

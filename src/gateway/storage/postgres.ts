@@ -8,6 +8,7 @@
  * outside transactions, and see committed data only.
  */
 import type {Socket} from 'node:net'
+import {availableParallelism} from 'node:os'
 
 import type {Client, Pool, PoolClient, QueryResultRow} from 'pg'
 
@@ -964,6 +965,18 @@ class Unit {
 }
 
 /**
+ * Connections per gateway process: `PAYAPP_GATEWAY_PG_POOL`, else two per core, at least 4 (units waiting on a row
+ * lock hold theirs) and at most 10 (12 a process with the watch's two, so Debian's `max_connections` of 100 still
+ * covers eight processes). Each connection is a server process running a unit's statements; beyond about two per
+ * core they only take turns on the cores, which costs the server CPU: on the 2-core machine, with the server there
+ * too, a pool of 4 made 1.15 times the keyed writes of a pool of 10 with 0.78 of the server's CPU per write
+ * (docs/architecture.md).
+ */
+export function poolSize(setting: string | undefined, cores = availableParallelism()): number {
+  return Number(setting) || Math.min(10, Math.max(4, 2 * cores))
+}
+
+/**
  * The URL as messages and `gateway start --json` may show it: the password (in the user part or a
  * `password` parameter) replaced by `***`.
  */
@@ -1128,7 +1141,7 @@ export class PostgresStorage implements Storage {
     // A connection once opened stays open however long it idles (min = max, a fixed-size pool): closed after 30 s
     // idle, they were opened again all at once by the next burst, each a new server process with cold caches that
     // parses and plans the statements again (docs/shared-gateway.md says what that cost).
-    const max = opts.max ?? (Number(process.env.PAYAPP_GATEWAY_PG_POOL) || 10)
+    const max = opts.max ?? poolSize(process.env.PAYAPP_GATEWAY_PG_POOL)
     const pool = new pg.Pool({...options, max, min: max})
     const side = new pg.Pool({...options, max: 1, min: 1, pipeline: true})
     for (const p of [pool, side]) {
