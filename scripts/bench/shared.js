@@ -13,6 +13,9 @@
  * rate, three processes ≥ 0.9 of one, p99 < 50 ms. Without PostgreSQL (not installed, or a gateway that does
  * not take a postgres:// URL yet) it prints "PostgreSQL: not available" and measures the rest.
  *
+ * First, what crossing between processes costs on this machine (scripts/bench/roundtrip.c, when there is a C
+ * compiler): PostgreSQL's rows pay it on every round trip and SQLite's do not, so their ratio moves with it.
+ *
  * Every server is warmed up with the same number of reads and of writes per gateway process (V8 optimizes
  * each process's code on its own: three processes warmed with one process's requests would be measured
  * while still compiling), then measured in BENCH_ROUNDS rounds, reads and writes of every server in turn
@@ -252,12 +255,29 @@ function cpuText(cpu) {
   return parts.length > 1 ? `${parts.join(' + ')} = ${fmt(total)}` : parts.join('')
 }
 
+/**
+ * What a crossing between processes costs here (scripts/bench/roundtrip.c, built with the system's `cc`): PostgreSQL's
+ * round trips pay it and SQLite's in-process calls do not, so it says how this machine's ratios compare with another's.
+ * Undefined without a C compiler.
+ */
+function machineCrossing(work) {
+  try {
+    const bin = join(work, 'roundtrip')
+    execFileSync('cc', ['-O2', '-o', bin, join(dirname(fileURLToPath(import.meta.url)), 'roundtrip.c')], {stdio: 'ignore'})
+    return JSON.parse(execFileSync(bin, ['50000'], {encoding: 'utf8'}))
+  } catch {
+    return undefined
+  }
+}
+
 export async function benchShared() {
   const work = mkdtempSync(join(tmpdir(), 'payapp-bench-shared-'))
   const stops = []
   const adminKey = `adm_bench_${Date.now()}`
   try {
     console.log(`\nShared gateway (docs/shared-gateway.md) — ${CONNECTIONS} connections, ${SECONDS} s per run, ${ROUNDS} rounds (medians), every server on this machine`)
+    const crossing = machineCrossing(work)
+    if (crossing) console.log(`  this machine: a system call ${fmt(crossing.syscall_us, 2)} µs; a one-byte round trip between two processes over a Unix socket ${fmt(crossing.roundtrip_us, 1)} µs, ${fmt(crossing.roundtrip_cpu_us, 1)} µs of CPU (scripts/bench/roundtrip.c)`)
     const missing = postgresMissing()
     if (missing) console.log(`  PostgreSQL: not available (${missing}); measuring SQLite and the bare server only`)
 
@@ -377,7 +397,7 @@ export async function benchShared() {
     printTail(rows(reads))
     printTable('  POST /v1/app/products/{id}/variants with Idempotency-Key', rows(writes), writes[base.key], writes.bare)
     printTail(rows(writes))
-    const results = {connections: CONNECTIONS, seconds: SECONDS, rounds: ROUNDS, reads, writes, postgres: missing ? `not available: ${missing}` : 'measured'}
+    const results = {connections: CONNECTIONS, seconds: SECONDS, rounds: ROUNDS, machine: crossing, reads, writes, postgres: missing ? `not available: ${missing}` : 'measured'}
     if (missing) {
       console.log('  PostgreSQL: not available')
       return results
