@@ -718,6 +718,8 @@ describe('PostgreSQL storage: two storages on one database', function () {
     if (!postgresBin()) this.skip()
     expect([1, 2, 3, 4, 5, 64].map((cores) => poolSize(undefined, cores))).to.deep.equal([4, 4, 6, 8, 10, 10])
     expect(poolSize('16', 2)).to.equal(16)
+    // Not a count of connections: the default.
+    expect(['', '0', '-1', '2.5', 'ten'].map((setting) => poolSize(setting, 2))).to.deep.equal([4, 4, 4, 4, 4])
     const server = await startPostgres()
     const admin = new pg.Client(server.url)
     const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))

@@ -973,7 +973,9 @@ class Unit {
  * (docs/architecture.md).
  */
 export function poolSize(setting: string | undefined, cores = availableParallelism()): number {
-  return Number(setting) || Math.min(10, Math.max(4, 2 * cores))
+  const set = Number(setting)
+  // A setting that is not a count of connections (empty, 0, negative, fractional, not a number) leaves the default.
+  return Number.isInteger(set) && set > 0 ? set : Math.min(10, Math.max(4, 2 * cores))
 }
 
 /**
