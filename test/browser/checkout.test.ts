@@ -1,6 +1,7 @@
 import {expect} from 'chai'
 import type {Browser, BrowserContext, Page} from 'playwright-core'
 
+import {EMBED_ACK_WAIT_MS} from '../../src/gateway/routes/hosted-checkout.js'
 import {launchBrowser, screenshot, startSite} from '../helpers/browser.js'
 import {checkout, optionedVariant, sellable, type Account} from '../helpers/commerce.js'
 import {TestGateway} from '../helpers/gateway.js'
@@ -25,6 +26,8 @@ describe('browser: hosted checkout in Chromium', function () {
       res.setHeader('content-type', 'text/html; charset=utf-8')
       if (url.pathname === '/embed') {
         const src = url.searchParams.get('src') ?? ''
+        // ?ack=own: reply to 'paid' as docs/embedded-checkout.md shows; ?ack=other: reply for another session.
+        const ack = url.searchParams.get('ack') ?? ''
         res.end(`<!doctype html><title>Shop</title><h1>Shop with an embedded checkout</h1>
 <script>
 // Kept in the tab's sessionStorage, written in the handler itself: it survives the top window's move to /thanks.
@@ -32,6 +35,10 @@ window.addEventListener('message', (e) => {
   const seen = JSON.parse(sessionStorage.getItem('messages') || '[]');
   seen.push({origin: e.origin, data: e.data});
   sessionStorage.setItem('messages', JSON.stringify(seen));
+  if (e.data && e.data.outcome === 'paid' && ${JSON.stringify(ack)}) {
+    const session_id = ${JSON.stringify(ack)} === 'own' ? e.data.session_id : 'cs_another';
+    e.source.postMessage({type: 'payapp.checkout.ack', session_id}, e.origin);
+  }
 });
 </script>
 <iframe id="checkout" onload="window.frameLoaded = true" src="${src.replace(/"/g, '&quot;')}" width="520" height="720"></iframe>`)
@@ -91,10 +98,13 @@ window.addEventListener('message', (e) => {
     expect((await session(co.session_id)).body.status).to.equal('complete')
   })
 
-  it('embeds in an iframe on another origin: pays inside it, posts the outcome to the embedding page and moves the top window', async () => {
+  it('embeds in an iframe on another origin: pays inside it, posts the outcome to the embedding page and moves the top window once the page replies', async () => {
     const item = await sellable(acct, {unit_amount: 2400, name: 'Wool Scarf'})
     const co = await checkout(acct, {product_id: item.product.id, success_url: `${shop.url}/thanks`, cancel_url: `${shop.url}/cart`})
-    await page.goto(`${shop.url}/embed?src=${encodeURIComponent(co.embed_url)}`)
+    // The pages' timers stand still: the top window can only move on the shop page's reply, not after the wait.
+    await context.clock.install({time: new Date('2026-01-01T00:00:00Z')})
+    await page.goto(`${shop.url}/embed?ack=own&src=${encodeURIComponent(co.embed_url)}`)
+    await context.clock.pauseAt(new Date('2026-01-01T00:01:00Z'))
     const frame = page.frameLocator('#checkout')
     await frame.getByRole('button', {name: 'Decline'}).click()
     expect(await frame.getByRole('alert').innerText()).to.include('declined')
@@ -105,7 +115,7 @@ window.addEventListener('message', (e) => {
     await page.waitForURL(`${shop.url}/thanks`)
     // What the shop page's handler saw before the top window moved, read back on the shop's /thanks page (same
     // origin, same tab). Not a Playwright binding: its call is handled after a yield and dropped once the calling
-    // page's context is gone, and the embed page moves the top window right after posting `paid`.
+    // page's context is gone.
     const messages = (await page.evaluate(() => JSON.parse((globalThis as unknown as {sessionStorage: {getItem(k: string): string | null}}).sessionStorage.getItem('messages') ?? '[]'))) as Array<{origin: string; data: any}>
     const gatewayOrigin = new URL(gw.url).origin
     const outcomes = messages.filter((m) => m.data?.type === 'payapp.checkout').map((m) => [m.origin, m.data.outcome, m.data.session_id])
@@ -114,6 +124,24 @@ window.addEventListener('message', (e) => {
       [gatewayOrigin, 'declined', co.session_id],
       [gatewayOrigin, 'paid', co.session_id],
     ])
+    expect((await session(co.session_id)).body.status).to.equal('complete')
+  })
+
+  it('moves the top window after a short wait when the embedding page does not reply to paid (or replies for another session)', async () => {
+    const item = await sellable(acct, {unit_amount: 1100, name: 'Cotton Cap'})
+    const co = await checkout(acct, {product_id: item.product.id, success_url: `${shop.url}/thanks`})
+    await context.clock.install({time: new Date('2026-01-01T00:00:00Z')})
+    await page.goto(`${shop.url}/embed?ack=other&src=${encodeURIComponent(co.embed_url)}`)
+    await context.clock.pauseAt(new Date('2026-01-01T00:01:00Z'))
+    const frame = page.frameLocator('#checkout')
+    await frame.getByRole('button', {name: /^Pay/}).click()
+    expect(await frame.getByRole('alert').innerText()).to.include('Payment received')
+    const moved = () => page.waitForURL(`${shop.url}/thanks`, {timeout: 500}).then(() => true, () => false)
+    expect(await moved(), 'a reply for another session does not move the window').to.equal(false)
+    await context.clock.runFor(EMBED_ACK_WAIT_MS - 100)
+    expect(await moved(), 'the wait is not over').to.equal(false)
+    await context.clock.runFor(100)
+    await page.waitForURL(`${shop.url}/thanks`)
     expect((await session(co.session_id)).body.status).to.equal('complete')
   })
 

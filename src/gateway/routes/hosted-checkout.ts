@@ -26,6 +26,15 @@ const text = (v: unknown) => (typeof v === 'string' ? v : '')
 
 /** The `type` of every message the embed page posts to its parent window. */
 const EMBED_MESSAGE_TYPE = 'payapp.checkout'
+/** The `type` of the embedding page's optional reply to `paid`: "handled, move the top window now". */
+const EMBED_ACK_TYPE = 'payapp.checkout.ack'
+/**
+ * How long the embed page waits for that reply before it moves the top window anyway. A browser does not
+ * promise to run the parent's `message` handler before a navigation it did not start unloads the parent
+ * (Chromium dropped it under load), so a page that must see `paid` replies; one that does not reply loses
+ * nothing but this wait.
+ */
+export const EMBED_ACK_WAIT_MS = 1000
 
 const NOTICES = {
   declined: 'Your card was declined (test). Nothing was charged; try again or use another card.',
@@ -75,6 +84,15 @@ function embedScript(session: SessionDoc): string {
   const form = document.querySelector('form.pay-form');
   const notice = document.getElementById('notice');
   const tell = (outcome) => window.parent.postMessage({...base, outcome}, '*');
+  // After 'paid': move the top window once the embedding page replies that it handled the message, or after the wait.
+  const moveTop = (url) => {
+    let moved = false;
+    const go = () => { if (moved) return; moved = true; window.removeEventListener('message', onAck); window.top.location.href = url; };
+    const onAck = (e) => { if (e.source === window.parent && e.data && e.data.type === ${JSON.stringify(EMBED_ACK_TYPE)} && e.data.session_id === base.session_id) go(); };
+    window.addEventListener('message', onAck);
+    setTimeout(go, ${EMBED_ACK_WAIT_MS});
+    tell('paid');
+  };
   const show = (message, html) => { notice.hidden = false; notice.setAttribute('role', 'alert'); if (html) notice.innerHTML = html; else notice.textContent = message; };
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
@@ -86,9 +104,8 @@ function embedScript(session: SessionDoc): string {
       const res = await fetch(form.action, {method: 'POST', body, headers: {accept: 'application/json'}});
       const result = await res.json();
       if (result.outcome === 'paid') {
-        tell('paid');
         notice.className = 'ok'; show('Payment received. Continuing…');
-        window.top.location.href = result.redirect_url;
+        moveTop(result.redirect_url);
         return;
       }
       if (result.outcome === 'declined') tell('declined');
