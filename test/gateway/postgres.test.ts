@@ -4,7 +4,6 @@
  * each holds across them because it is a unique index or one conditional statement, not because their
  * units never interleave. Runs on the run's server with PAYAPP_TEST_DB, else on a private one it starts.
  */
-import {availableParallelism} from 'node:os'
 
 import {expect} from 'chai'
 import fc from 'fast-check'
@@ -747,7 +746,7 @@ describe('PostgreSQL storage: two storages on one database', function () {
           const {rows} = await admin.query<{n: number}>(
             "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND backend_type = 'client backend' AND pid <> pg_backend_pid() AND NOT starts_with(application_name, 'payapp-watch-')",
           )
-          const size = setting === undefined ? Math.min(10, Math.max(4, 2 * availableParallelism())) : 3
+          const size = setting === undefined ? poolSize(undefined) : 3
           expect(most, 'units running at once').to.equal(size)
           // The pool's connections, and at most the one that reads the shared version for the watch.
           expect(rows[0]!.n - size, 'server processes besides the pool').to.be.within(0, 1)

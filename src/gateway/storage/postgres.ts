@@ -970,7 +970,7 @@ class Unit {
  * covers eight processes). Each connection is a server process running a unit's statements; beyond about two per
  * core they only take turns on the cores, which costs the server CPU: on the 2-core machine, with the server there
  * too, a pool of 4 made 1.15 times the keyed writes of a pool of 10 with 0.78 of the server's CPU per write
- * (docs/architecture.md).
+ * (docs/shared-gateway.md).
  */
 export function poolSize(setting: string | undefined, cores = availableParallelism()): number {
   const set = Number(setting)
