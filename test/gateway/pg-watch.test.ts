@@ -4,6 +4,8 @@
  * query of its own; storages on another schema of the database (another platform) are not waited for, nor is
  * one that began listening after the change committed.
  */
+import {createHash} from 'node:crypto'
+
 import {expect} from 'chai'
 import pg from 'pg'
 
@@ -92,6 +94,41 @@ describe('PostgreSQL storage: another process’s change of the shared version',
     } finally {
       await watch.close()
       await Promise.all([unit.end(), pool.end()])
+    }
+  })
+
+  it('sends its connection one query at a time while a burst of changes comes in (node-postgres deprecates more; pg 9 refuses them)', async () => {
+    // The watch's own connection, counting the queries it has running at once.
+    let running = 0
+    let most = 0
+    let acked = 0
+    class Counting extends pg.Client {
+      override query(...args: unknown[]): any {
+        const acking = Array.isArray(args[1]) && String(args[1][1]).startsWith('burst:')
+        running += 1
+        most = Math.max(most, running)
+        const result = (super.query as (...a: unknown[]) => Promise<unknown>)(...args)
+        return result.finally(() => {
+          running -= 1
+          if (acking) acked += 1
+        })
+      }
+    }
+    const pool = new pg.Pool({connectionString: url, max: 2})
+    const watch = new VersionWatch(() => new Counting({connectionString: url}), async (text, values) => (await pool.query(text, values)).rows)
+    const other = new pg.Client({connectionString: url})
+    try {
+      await Promise.all([watch.start(), other.connect()])
+      const [{schema}] = (await other.query('SELECT current_schema() AS schema')).rows
+      const channel = `payapp_version_${createHash('sha256').update(String(schema)).digest('hex').slice(0, 16)}`
+      // 50 changes' notifications in one commit reach the watch together: each is acknowledged.
+      await other.query(`DO $$ BEGIN FOR i IN 1..50 LOOP PERFORM pg_notify('${channel}', 'burst:' || i); END LOOP; END $$`)
+      for (let i = 0; i < 100 && acked < 50; i++) await new Promise((r) => setTimeout(r, 50))
+      expect(acked, 'acknowledgements of the burst').to.equal(50)
+      expect(most, 'queries running at once on the watch connection').to.equal(1)
+    } finally {
+      await watch.close()
+      await Promise.all([other.end(), pool.end()])
     }
   })
 

@@ -30,7 +30,7 @@
 import {createHash, randomBytes} from 'node:crypto'
 import {performance} from 'node:perf_hooks'
 
-import type {Client, Notification} from 'pg'
+import type {Client, Notification, QueryResult, QueryResultRow} from 'pg'
 
 import {SHARED_VERSION_KEY, type Store} from './storage.js'
 
@@ -44,9 +44,25 @@ const HELLO = 'hello'
 const RECONNECT_MS = 1000
 
 type Query = (text: string, values: unknown[]) => Promise<Array<Record<string, unknown>>>
+type Run = <R extends QueryResultRow>(text: string, values?: unknown[]) => Promise<QueryResult<R>>
+
+/**
+ * A client's queries, one after another: a notification's acknowledgement may be sent while a ping or another
+ * acknowledgement runs, and node-postgres deprecates sending a query while one runs (pg 9 refuses it).
+ */
+function serially(client: Client): Run {
+  let last: Promise<unknown> = Promise.resolve()
+  return <R extends QueryResultRow>(text: string, values?: unknown[]) => {
+    const next = last.then(() => client.query<R>(text, values))
+    last = next.catch(() => {})
+    return next
+  }
+}
 
 export class VersionWatch {
   private client: Client | undefined
+  /** Sends the client's queries one after another. */
+  private run: Run | undefined
   /** This watch connection's server process id (its acknowledgements carry it). */
   private pid = 0
   /** Counts connections: a new one may have missed notifications, so it changes the token. */
@@ -98,23 +114,25 @@ export class VersionWatch {
 
   private async connect(): Promise<void> {
     const client = this.newClient()
+    const run = serially(client)
     client.on('error', () => this.lost(client))
     client.on('end', () => this.lost(client))
-    client.on('notification', (n) => this.notification(client, n))
+    client.on('notification', (n) => this.notification(client, run, n))
     await client.connect()
-    await client.query(`LISTEN ${this.channel}`)
-    await client.query(`LISTEN ${this.acksChannel}`)
+    await run(`LISTEN ${this.channel}`)
+    await run(`LISTEN ${this.acksChannel}`)
     // Once listening: a changer whose watch takes this hello in after its change's notification knows that this
     // connection began listening after the change committed (no notice of it, and none needed); before it, one came.
-    await client.query('SELECT pg_notify($1, $2)', [this.acksChannel, HELLO])
+    await run('SELECT pg_notify($1, $2)', [this.acksChannel, HELLO])
     // Named only once it listens: a changer that finds it will get its acknowledgement.
-    await client.query(`SET application_name = '${this.name}'`)
-    this.pid = Number((await client.query<{pid: number}>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid)
+    await run(`SET application_name = '${this.name}'`)
+    this.pid = Number((await run<{pid: number}>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid)
     if (this.closed) {
       await client.end().catch(() => {})
       return
     }
     this.client = client
+    this.run = run
     this.generation += 1
     await this.ping()
   }
@@ -133,11 +151,12 @@ export class VersionWatch {
 
   private async ping(): Promise<void> {
     const client = this.client
-    if (!client || this.pinging) return
+    const run = this.run
+    if (!client || !run || this.pinging) return
     this.pinging = true
     const sent = performance.now()
     try {
-      await client.query('SELECT 1')
+      await run('SELECT 1')
       if (client === this.client) this.vouched = Math.max(this.vouched, sent)
     } catch {
       this.lost(client)
@@ -146,12 +165,12 @@ export class VersionWatch {
     }
   }
 
-  private notification(client: Client, n: Notification): void {
+  private notification(client: Client, run: Run, n: Notification): void {
     if (n.channel === this.channel) {
       // Marked stale first (the next request's `sync` compares the token), then acknowledged.
       this.notified += 1
       if (this.acks.has(n.payload ?? '')) this.delivered.add(n.payload!)
-      client.query('SELECT pg_notify($1, $2)', [this.acksChannel, n.payload ?? '']).catch(() => this.lost(client))
+      run('SELECT pg_notify($1, $2)', [this.acksChannel, n.payload ?? '']).catch(() => this.lost(client))
     } else if (n.channel === this.acksChannel) {
       if (n.payload === HELLO) {
         // A watch that began listening after these changes committed: it needs no notice of them.
