@@ -3,7 +3,7 @@
  * no TTY, a private config directory, the file credential store, and env vars for the rest.
  */
 import {execFileSync, spawn, type ChildProcess} from 'node:child_process'
-import {mkdirSync, mkdtempSync, readFileSync} from 'node:fs'
+import {existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {dirname, join} from 'node:path'
 import {createInterface} from 'node:readline'
@@ -168,6 +168,20 @@ export async function pendingInstallScripts(test: Mocha.Context, dir: string, en
   if (code !== 0) throw new Error(`npm install-scripts ls exited ${code}: ${output}`)
   const listed = JSON.parse(output.slice(output.indexOf('{'))) as {allowScripts: Array<{changes: Array<{key: string; change: string}>}>}
   return listed.allowScripts.flatMap((p) => p.changes.filter((c) => c.change === 'pending').map((c) => c.key))
+}
+
+/**
+ * A scratch folder for a suite that installs the built package (test/install/): its `before` hook fails at once when
+ * dist/ is not built and makes the folder, its `after` hook removes it. Returns the folder's path, once made.
+ */
+export function installScratch(prefix: string): () => string {
+  let dir = ''
+  before(function () {
+    if (!existsSync(join(ROOT, 'dist', 'testing', 'index.js'))) throw new Error('dist/ is not built: run npm run build')
+    dir = mkdtempSync(join(tmpdir(), prefix))
+  })
+  after(() => dir && rmSync(dir, {recursive: true, force: true}))
+  return () => dir
 }
 
 /** The environment for a generated app's npm runs: a private config, no keychain, none of the developer's PAYAPP_* settings. */

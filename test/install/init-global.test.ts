@@ -1,9 +1,8 @@
 import {expect} from 'chai'
-import {copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync} from 'node:fs'
-import {tmpdir} from 'node:os'
+import {copyFileSync, mkdirSync, readFileSync, readdirSync} from 'node:fs'
 import {join} from 'node:path'
 
-import {appEnv, localSqlitePrebuilds, ROOT, runProcess} from '../helpers/cli.js'
+import {appEnv, installScratch, localSqlitePrebuilds, ROOT, runProcess} from '../helpers/cli.js'
 import {startSdkRegistry} from '../helpers/sdk-registry.js'
 
 /**
@@ -13,14 +12,10 @@ import {startSdkRegistry} from '../helpers/sdk-registry.js'
  */
 describe('payapp init from a globally installed payapp', function () {
   this.timeout(300_000)
-  let tmp: string
-  before(function () {
-    if (!existsSync(join(ROOT, 'dist', 'testing', 'index.js'))) throw new Error('dist/ is not built: run npm run build')
-    tmp = mkdtempSync(join(tmpdir(), 'payapp-global-'))
-  })
-  after(() => tmp && rmSync(tmp, {recursive: true, force: true}))
+  const scratch = installScratch('payapp-global-')
 
   it('packs, installs globally, generates an app that installs offline and passes its tests', async () => {
+    const tmp = scratch()
     const env = appEnv(tmp)
 
     // npm test has built dist/ already: pack it as it is.

@@ -1,9 +1,9 @@
 import {expect} from 'chai'
-import {cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync} from 'node:fs'
+import {cpSync, mkdirSync, readFileSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
-import {appEnv, localSqlitePrebuilds, pendingInstallScripts, ROOT, runCli, runProcess} from '../helpers/cli.js'
+import {appEnv, installScratch, localSqlitePrebuilds, pendingInstallScripts, ROOT, runCli, runProcess} from '../helpers/cli.js'
 
 /**
  * What a CI runner gets: an app made by `payapp init` (default: payapp and its SDK packed into vendor/), copied
@@ -12,14 +12,10 @@ import {appEnv, localSqlitePrebuilds, pendingInstallScripts, ROOT, runCli, runPr
  */
 describe('payapp init: the app installs and passes its tests away from the machine that scaffolded it', function () {
   this.timeout(300_000)
-  let tmp: string
-  before(function () {
-    if (!existsSync(join(ROOT, 'dist', 'testing', 'index.js'))) throw new Error('dist/ is not built: run npm run build')
-    tmp = mkdtempSync(join(tmpdir(), 'payapp-vendored-'))
-  })
-  after(() => tmp && rmSync(tmp, {recursive: true, force: true}))
+  const scratch = installScratch('payapp-vendored-')
 
   it('catalog-sync: scaffold, copy the app alone, install as its workflow does, npm test', async function () {
+    const tmp = scratch()
     const made = join(tmp, 'made')
     const init = await runCli(['init', 'shop-catalog', '--template', 'catalog-sync', '--dir', made, '--json'])
     expect(init.code, init.stderr).to.equal(0)
