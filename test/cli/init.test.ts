@@ -97,7 +97,8 @@ describe('payapp init', () => {
     expect(json.code).to.equal(6)
     expect(json.json().error).to.include({code: 'directory_not_empty', param: '--dir'})
 
-    const forced = await runCli(['init', 'occupied', '--dir', dir, '--force', '--json'])
+    // --sdk-version: nothing to pack (the tests above pack), so --force is all this run is about.
+    const forced = await runCli(['init', 'occupied', '--dir', dir, '--force', '--sdk-version', '^0.1.0', '--json'])
     expect(forced.code, forced.stderr).to.equal(0)
     expect(readFileSync(join(dir, 'keep.txt'), 'utf8')).to.equal('mine')
     expect(existsSync(join(dir, 'package.json'))).to.equal(true)
