@@ -2,7 +2,7 @@ import js from '@eslint/js'
 import tseslint from 'typescript-eslint'
 
 export default tseslint.config(
-  {ignores: ['dist/', 'packages/*/dist/', 'node_modules/', 'templates/', 'tmp/', '.cache/']},
+  {ignores: ['dist/', 'packages/*/dist/', 'node_modules/', 'templates/', 'tmp/', '.cache/', '.bench-variants/']},
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
