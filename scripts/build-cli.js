@@ -82,6 +82,32 @@ const lazyImports = {
   },
 }
 
+/**
+ * The gateway comes from its own bundle (dist/bundle/gateway.cjs, src/gateway/load.ts), which the build writes beside
+ * this one. load.ts's fallback for a run from the sources, `import('./server.js')`, would put the whole gateway (its
+ * routes, domain, storage and node-postgres: a third of this bundle) into every CLI call's read and compile; here it
+ * is a module that says the gateway's bundle is missing. The build fails if load.ts no longer has that import.
+ */
+const gatewayFromItsBundle = {
+  name: 'gateway-from-its-bundle',
+  setup(build) {
+    if (without.has('gateway-from-its-bundle')) return
+    let redirected = 0
+    build.onResolve({filter: /^\.\/server\.js$/}, (args) => {
+      if (!/[\\/]src[\\/]gateway[\\/]load\.ts$/.test(args.importer)) return undefined
+      redirected++
+      return {path: 'gateway-server', namespace: 'gateway-from-its-bundle'}
+    })
+    build.onLoad({filter: /.*/, namespace: 'gateway-from-its-bundle'}, () => ({
+      contents: `throw new Error(${JSON.stringify("payapp's gateway bundle (dist/bundle/gateway.cjs) is missing: run npm run build")})`,
+      loader: 'js',
+    }))
+    build.onEnd((result) =>
+      result.errors.length === 0 && redirected === 0 ? {errors: [{text: "gateway-from-its-bundle: src/gateway/load.ts no longer imports './server.js'; update the plugin"}]} : undefined,
+    )
+  },
+}
+
 /** The package folder of a module file: the nearest folder up with a package.json. */
 function packageRoot(file) {
   let dir = dirname(file)
@@ -119,7 +145,7 @@ const result = await build({
   stdin: {contents: entry, resolveDir: SRC, sourcefile: 'cli-bundle-entry.ts', loader: 'ts'},
   outfile: join(OUT, 'payapp.cjs'),
   external: EXTERNAL,
-  plugins: [zodEnglishOnly, lazyImports, patchDependencies('cli'), ...(without.has('lazy-schemas') ? [] : [lazySchemas()])],
+  plugins: [zodEnglishOnly, lazyImports, gatewayFromItsBundle, patchDependencies('cli'), ...(without.has('lazy-schemas') ? [] : [lazySchemas()])],
   metafile: Boolean(process.env.METAFILE),
 })
 

@@ -1,6 +1,6 @@
 import {expect} from 'chai'
 import {spawnSync} from 'node:child_process'
-import {existsSync, mkdtempSync, readdirSync, rmSync} from 'node:fs'
+import {cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
@@ -55,5 +55,36 @@ describe('the CLI bundle’s code cache (src/startup/code-cache.cts)', function 
     // `help` is an adopted plugin command, which the bundle loads with a dynamic import().
     const out = node("require('./dist/bundle/payapp.cjs').run(process.cwd(), ['help', 'products'])")
     expect(out).to.include('Catalogue products.').and.include('USAGE')
+  })
+})
+
+describe('the CLI bundle leaves the gateway to its own bundle (scripts/build-cli.js, gateway-from-its-bundle)', function () {
+  this.timeout(30_000)
+  before(function () {
+    if (!existsSync(join(ROOT, 'dist/bundle/payapp.cjs'))) this.skip()
+  })
+
+  it("has none of the gateway's code, which every CLI call would read and compile; without the gateway's bundle, gateway start says so (exit 1)", function () {
+    // The PostgreSQL schema: in the gateway's bundle, so its absence from the CLI's means something.
+    const marker = 'CREATE TABLE IF NOT EXISTS objects'
+    expect(readFileSync(join(ROOT, 'dist/bundle/gateway.cjs'), 'latin1')).to.include(marker)
+    expect(readFileSync(join(ROOT, 'dist/bundle/payapp.cjs'), 'latin1')).not.to.include(marker)
+
+    // A copy of the package without dist/bundle/gateway.cjs: the error names it, not a stack trace.
+    const copy = mkdtempSync(join(tmpdir(), 'payapp-no-gateway-bundle-'))
+    try {
+      for (const entry of ['bin', 'dist', 'package.json', 'oclif.manifest.json']) cpSync(join(ROOT, entry), join(copy, entry), {recursive: true, preserveTimestamps: true})
+      symlinkSync(join(ROOT, 'node_modules'), join(copy, 'node_modules'))
+      rmSync(join(copy, 'dist/bundle/gateway.cjs'))
+      const r = spawnSync(process.execPath, [join(copy, 'bin/run.js'), 'gateway', 'start', '--db', ':memory:', '--port', '0', '--json'], {
+        cwd: copy,
+        env: {...process.env, XDG_CONFIG_HOME: join(copy, 'config'), PAYAPP_KEYCHAIN: 'off'},
+        encoding: 'utf8',
+      })
+      expect(r.status, r.stderr).to.equal(1)
+      expect(JSON.parse(r.stdout).error.message).to.equal("payapp's gateway bundle (dist/bundle/gateway.cjs) is missing: run npm run build")
+    } finally {
+      rmSync(copy, {recursive: true, force: true})
+    }
   })
 })
