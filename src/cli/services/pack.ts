@@ -58,7 +58,8 @@ export async function pack(root: string, destination: string): Promise<PackageDi
       })
     }
   }
-  // At once: each is an npm process that spends most of its time starting (2 of the 3 s of a pack, on 2 cores).
+  // At once, each an npm process: payapp's pack (2.2 s, most of it compressing 7.8 MB) and the SDK's (0.8 s) one
+  // after the other made an init take about 3.3 s on 2 cores, side by side 2.7.
   const [payapp, sdk] = await Promise.all([one(dirs.payapp), one(dirs.sdk)])
   return {payapp, sdk}
 }
