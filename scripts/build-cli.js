@@ -165,7 +165,12 @@ if (result.metafile) writeFileSync(process.env.METAFILE, JSON.stringify(result.m
 // A vm.Script has no host `import()` once V8's code cache is used (Node 20), so the dynamic imports left
 // in the bundle (external packages, node: builtins, oclif loading plugin files) go through the loader.
 // Required as a plain module instead (Node ≥ 22's compile cache), the bundle has no such parameter and imports itself.
-const bundled = result.outputFiles[0].text.replace(/(^|[^\w$.])import\((?!\))/g, '$1__payappImport(')
+// A node: builtin is required instead: its import() would start Node's ES module loader (eight more internal modules
+// compiled on every call that sends a request), for the same module object.
+const bundled = result.outputFiles[0].text
+  .replace(/(^|[^\w$.])import\(("node:[\w/]+")\)/g, '$1Promise.resolve().then(()=>require($2))')
+  .replace(/(^|[^\w$.])import\((?!\))/g, '$1__payappImport(')
+if (/__payappImport\("node:/.test(bundled)) throw new Error('build-cli: a node: builtin is still imported through __payappImport')
 const code = writeAscii(join(OUT, 'payapp.cjs'), `var __payappImport = __payappImport || ((specifier) => import(specifier));\n${bundled}`)
 
 for (const file of files) {

@@ -4,7 +4,8 @@
  * on headless Linux can fail or hang; on failure the store falls back to `credentials.json` (mode 0600)
  * in the config dir and says so once. `PAYAPP_KEYCHAIN=off` skips the keychain entirely.
  */
-import {readFile, rm} from 'node:fs/promises'
+import {readFileSync} from 'node:fs'
+import {rm} from 'node:fs/promises'
 import {join} from 'node:path'
 
 import {ENV_VARS, type Env, readConfig, saveProfile, updateConfig, writePrivateFile} from './config.js'
@@ -223,7 +224,8 @@ export class CredentialStore {
   async #readFile(): Promise<FileShape> {
     let text: string
     try {
-      text = await readFile(this.filePath, 'utf8')
+      // Sync: a file of a few hundred bytes, and fs/promises (with its readline and watchers) stays unloaded.
+      text = readFileSync(this.filePath, 'utf8')
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {credentials: {}}
       throw error

@@ -1,6 +1,9 @@
 import {expect} from 'chai'
-import {spawnSync} from 'node:child_process'
-import {cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync} from 'node:fs'
+import {spawn, spawnSync} from 'node:child_process'
+import {once} from 'node:events'
+import {cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
+import {type AddressInfo} from 'node:net'
+import {createServer} from 'node:http'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
@@ -85,6 +88,49 @@ describe('the CLI bundle leaves the gateway to its own bundle (scripts/build-cli
       expect(JSON.parse(r.stdout).error.message).to.equal("payapp's gateway bundle (dist/bundle/gateway.cjs) is missing: run npm run build")
     } finally {
       rmSync(copy, {recursive: true, force: true})
+    }
+  })
+})
+
+describe('what a CLI call that sends a request loads beside Node itself', function () {
+  this.timeout(30_000)
+  before(function () {
+    if (!existsSync(join(ROOT, 'dist/bundle/payapp.cjs'))) this.skip()
+  })
+
+  it("neither Node's ES module loader (the builtins are required), fs/promises (credentials read from their file), nor perf_hooks (the SDK's clock)", async function () {
+    const home = mkdtempSync(join(tmpdir(), 'payapp-modules-'))
+    // A stand-in API: an empty list for `products list`, and the merchant refused (403), which login accepts.
+    const server = createServer((req, res) => {
+      const merchant = req.url === '/v1/app/merchant'
+      res.writeHead(merchant ? 403 : 200, {'content-type': 'application/json', 'x-request-id': 'req_modules'})
+      res.end(merchant ? '{"error":{"type":"insufficient_scope","message":"no merchant:read","request_id":"req_modules"}}' : '{"object":"list","has_more":false,"data":[]}')
+    })
+    server.listen(0, '127.0.0.1')
+    await once(server, 'listening')
+    try {
+      const out = join(home, 'modules.json')
+      const probe = join(home, 'probe.cjs')
+      writeFileSync(probe, `process.on('exit', () => require('fs').writeFileSync(${JSON.stringify(out)}, JSON.stringify(process.moduleLoadList)))\n`)
+      const env = {...process.env, XDG_CONFIG_HOME: join(home, 'config'), PAYAPP_KEYCHAIN: 'off', PAYAPP_PROFILE: 'probe'}
+      const run = async (args: string[]) => {
+        const child = spawn(process.execPath, ['--require', probe, ...args], {cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe']})
+        let stderr = ''
+        child.stderr.on('data', (chunk: Buffer) => (stderr += chunk))
+        const [status] = (await once(child, 'exit')) as [number]
+        expect(status, stderr).to.equal(0)
+        return JSON.parse(readFileSync(out, 'utf8')) as string[]
+      }
+      const baseline = new Set(await run(['-e', '0']))
+      // The token in the credentials file (no keychain), as a login without one stores it.
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+      await run([join(ROOT, 'bin/run.js'), 'login', '--env', 'test', '--token', 'app_test_modules0000000000000000', '--base-url', base])
+      const loaded = (await run([join(ROOT, 'bin/run.js'), 'products', 'list', '--json'])).filter((m) => !baseline.has(m))
+      expect(loaded, 'the request went out').to.include('NativeModule http')
+      expect(loaded.filter((m) => /esm\/module_job|^NativeModule fs\/promises$|^NativeModule perf_hooks$|readline/.test(m))).to.deep.equal([])
+    } finally {
+      server.close()
+      rmSync(home, {recursive: true, force: true})
     }
   })
 })

@@ -5,6 +5,7 @@
 
 interface NodeLikeProcess {
   versions?: {node?: string; bun?: string}
+  hrtime?: () => [number, number]
   getBuiltinModule?: (id: string) => unknown
   emitWarning?: (warning: string) => void
 }
@@ -40,6 +41,18 @@ export function nodeBuiltin<T>(id: string, feature: string): T {
   const mod = g.process?.getBuiltinModule?.(id)
   if (mod === undefined) throw new Error(`${feature} needs ${id}, which this runtime does not provide`)
   return mod as T
+}
+
+/**
+ * Milliseconds on a monotonic clock, for timeouts and durations: Node's `process.hrtime` where the runtime has it
+ * (Node's global `performance`, on first use, loads perf_hooks and eight more modules: about 2 ms of a CLI call),
+ * else `performance.now()`.
+ */
+export function monotonicMs(): number {
+  const hrtime = g.process?.hrtime
+  if (typeof hrtime !== 'function') return performance.now()
+  const [seconds, nanoseconds] = hrtime()
+  return seconds * 1000 + nanoseconds / 1e6
 }
 
 /** A warning where the runtime shows them (Node's `process.emitWarning`), else on the console. */

@@ -17,7 +17,7 @@ import {
 } from './errors.js'
 import {isLoopbackHost} from './hosts.js'
 import {mask} from './mask.js'
-import {isBrowser, randomUUID, runtimeName, warn} from './runtime.js'
+import {isBrowser, monotonicMs, randomUUID, runtimeName, warn} from './runtime.js'
 import {SDK_VERSION} from './version.js'
 
 export {SDK_VERSION}
@@ -369,7 +369,7 @@ export class Transport {
     const maxRetries = nonNegativeInt(req.maxRetries, this.#maxRetries, 'maxRetries')
     const timeout = positiveTimeout(req.timeout, this.#timeout)
     const totalTimeout = req.totalTimeout === undefined ? this.#totalTimeout : positiveTimeout(req.totalTimeout, 0, 'totalTimeout')
-    const deadline = totalTimeout === undefined ? Infinity : performance.now() + totalTimeout
+    const deadline = totalTimeout === undefined ? Infinity : monotonicMs() + totalTimeout
 
     const url = new URL(this.#baseUrl + req.path)
     for (const [name, value] of Object.entries(req.query ?? {})) {
@@ -418,7 +418,7 @@ export class Transport {
         this.#emit(this.#onRequest, {method: req.method, url: displayUrl, ...(displayQuery ? {query: displayQuery} : {}), attempt, maxAttempts, headers: redactHeaders(headers), idempotencyKey})
       }
 
-      const started = performance.now()
+      const started = monotonicMs()
       // The last attempt before the deadline gets only the time that is left.
       const attemptTimeout = Math.max(1, Math.min(timeout, Math.round(deadline - started)))
       let outcome: Outcome
@@ -430,13 +430,13 @@ export class Transport {
         if (!(err instanceof Error)) throw err
         outcome = {kind: 'error', error: err}
       }
-      const elapsedMs = Math.round(performance.now() - started)
+      const elapsedMs = Math.round(monotonicMs() - started)
       const requestId = outcome.kind === 'response' ? headerValue(outcome.headers['x-request-id']) : undefined
 
       let decision = retryDecision(outcome, attempt - 1, policy)
       const delayMs = decision.retry ? (decision.retryAfterMs ?? this.#backoff(attempt)) : 0
       // A wait that ends past the total time bound cannot lead to an answer in time: report the failure now.
-      if (decision.retry && performance.now() + delayMs >= deadline) decision = {retry: false}
+      if (decision.retry && monotonicMs() + delayMs >= deadline) decision = {retry: false}
       if (this.#onResponse) this.#emit(this.#onResponse, {
         method: req.method,
         url: displayUrl,
