@@ -97,9 +97,14 @@ describe('webhook app against a real gateway', () => {
   }
 
   const attempts = async (endpoint: string, type: string) => (await gw.admin.webhookEndpoints.deliveries(endpoint)).data.filter((d) => d.type === type)
-  /** Waits until no delivery to the endpoint is left to make (each delivered or given up). */
+  /**
+   * Waits until no delivery to the endpoint is left to make (each delivered or given up), and returns its log of
+   * attempts. The log holds attempts made, not deliveries queued: the merchant's event log must also have no event
+   * still waiting for its first attempt, or a poll between two attempts would take the first for all of them.
+   */
   const settled = (endpoint: string) =>
     eventually(async () => {
+      if ((await gw.admin.events.list({merchant, delivery: 'pending', limit: 1})).data.length > 0) return undefined
       const log = (await gw.admin.webhookEndpoints.deliveries(endpoint)).data
       const last = new Map(log.map((d) => [d.delivery, d]))
       return log.length > 0 && [...last.values()].every((d) => d.outcome !== 'retrying') ? log : undefined
