@@ -46,13 +46,12 @@ const LAZY_IMPORTS = [
   // oclif: readline to read a flag's value from stdin, perf_hooks for its performance marks (off unless asked for),
   // tinyglobby to find commands when there is no manifest, child_process for Windows' shell, node:fs/promises (which
   // loads readline and file watchers) for its writes. Buys 4.6 and 5.8 ms CPU per `--help` (startup-layers.js, two runs).
-  // node:fs/promises for the CLI's own writes, wsl-utils' child processes and the SDK's uploads, and node:crypto for the
-  // SDK's idempotency keys: part of the small layers of scripts/dependency-patches.js (each under 3 ms, 7 to 8 together).
+  // node:fs/promises for the CLI's own writes and wsl-utils' child processes: part of the small layers of
+  // scripts/dependency-patches.js (each under 3 ms, 7 to 8 together). (The SDK reaches node:fs/promises and
+  // node:crypto itself only when a call needs them, through runtime.ts, so it needs no entry here.)
   {name: 'lazy-oclif-builtins', importer: /[\\/]node_modules[\\/]@oclif[\\/]core[\\/]/, modules: ['node:readline', 'node:perf_hooks', 'tinyglobby', 'node:child_process', 'node:fs/promises']},
   {name: 'lazy-cli-fs-promises', layer: 'no-fs-promises', importer: /[\\/]src[\\/]cli[\\/]/, modules: ['node:fs/promises']},
   {name: 'lazy-wsl-child-process', layer: 'no-fs-promises', importer: /[\\/]node_modules[\\/](wsl-utils|powershell-utils)[\\/]/, modules: ['node:child_process', 'node:fs/promises']},
-  {name: 'lazy-sdk-upload-fs', layer: 'no-fs-promises', importer: /[\\/]packages[\\/]sdk[\\/]src[\\/]resources[\\/]upload\.ts$/, modules: ['node:fs/promises']},
-  {name: 'lazy-sdk-crypto', layer: 'no-crypto', importer: /[\\/]packages[\\/]sdk[\\/]src[\\/]transport\.ts$/, modules: ['node:crypto']},
 ]
 
 /**
@@ -64,10 +63,14 @@ const lazyImports = {
   name: 'lazy-imports',
   setup(build) {
     const require = createRequire(import.meta.url)
-    const lazy = (args) => LAZY_IMPORTS.some(({name, layer, importer, modules}) => !without.has(name) && !without.has(layer) && importer.test(args.importer) && modules.includes(args.path))
-    build.onResolve({filter: /^(node:[a-z_/]+|[a-z][\w-]*)$/}, (args) =>
-      lazy(args) ? {path: args.path, namespace: 'startup-shim', pluginData: args.resolveDir} : undefined,
-    )
+    const used = new Set()
+    const entryOf = (args) => LAZY_IMPORTS.find(({name, layer, importer, modules}) => !without.has(name) && !without.has(layer) && importer.test(args.importer) && modules.includes(args.path))
+    build.onResolve({filter: /^(node:[a-z_/0-9]+|[a-z][\w-]*)$/}, (args) => {
+      const entry = entryOf(args)
+      if (!entry) return undefined
+      used.add(entry.name)
+      return {path: args.path, namespace: 'startup-shim', pluginData: args.resolveDir}
+    })
     build.onLoad({filter: /.*/, namespace: 'startup-shim'}, (args) => {
       const real = args.path.startsWith('node:') ? args.path : createRequire(join(args.pluginData, 'x.js')).resolve(args.path)
       const load = `let real; const load = () => (real ??= require(${JSON.stringify(real)}));\n`
@@ -78,6 +81,11 @@ const lazyImports = {
         ? `${load}for (const key of ${JSON.stringify(Object.keys(require(real)))}) Object.defineProperty(exports, key, {enumerable: true, get: () => load()[key]});`
         : `${load}module.exports = new Proxy({}, {get: (_, key) => (key === '__esModule' ? undefined : load()[key]), has: (_, key) => key in load()});`
       return {contents, resolveDir: args.pluginData, loader: 'js'}
+    })
+    // An entry that made nothing lazy would buy nothing, silently: its package (or our code) moved the import.
+    build.onEnd((result) => {
+      const idle = LAZY_IMPORTS.filter(({name, layer}) => !without.has(name) && !without.has(layer) && !used.has(name)).map(({name}) => name)
+      return result.errors.length === 0 && idle.length > 0 ? {errors: [{text: `lazy-imports: ${idle.join(', ')} made nothing lazy; its importer no longer imports those modules; update LAZY_IMPORTS`}]} : undefined
     })
   },
 }

@@ -8,11 +8,12 @@
  * occurs any other number of times (a patch never half-applies), or when a patched file was never bundled (moved).
  * Each performance patch says what it buys, measured side by side (scripts/bench/startup-layers.js, CPU ms on Node 20).
  * Those that bought under 3 ms went: oclif's lazy screen widths and spinner (the spinner's patch could half-apply),
- * its logger made once (with `debug` loaded lazily), its config kept for a command's run. Five small layers stay as
+ * its logger made once (with `debug` loaded lazily), its config kept for a command's run. Four small layers stay as
  * one: the Node version check below, `node:fs/promises` kept off the start-up path (oclif-read-sync, lilconfig,
- * wsl-utils, powershell-utils and three LAZY_IMPORTS of build-cli.js), the SDK's lazy `node:crypto`, zod's English
- * locale only and the minified manifest: each under 3 ms alone, 6.8 ms per `--help` and 8.5 per `products list`
- * together (25 interleaved rounds), and without them `products list` went over its 2.0× target.
+ * wsl-utils, powershell-utils and two LAZY_IMPORTS of build-cli.js), zod's English locale only and the minified
+ * manifest: each under 3 ms alone, 6.8 ms per `--help` and 8.5 per `products list` together (25 interleaved rounds,
+ * with a fifth, the SDK's `node:crypto`, which the SDK now loads itself only when a call needs it), and without them
+ * `products list` went over its 2.0× target.
  */
 import {existsSync, readFileSync} from 'node:fs'
 import {readFile} from 'node:fs/promises'

@@ -33,9 +33,9 @@ const LAYERS = {
   'lazy-schemas': {without: 'lazy-schemas'},
   'gateway-from-its-bundle': {without: 'gateway-from-its-bundle'},
   // Layers of several patches and lazy imports that only together keep a module off the start-up path.
-  ...Object.fromEntries(['no-fs-promises', 'no-crypto', 'zod-english-only', 'manifest-minified'].map((layer) => [layer, {without: layer}])),
+  ...Object.fromEntries(['no-fs-promises', 'zod-english-only', 'manifest-minified'].map((layer) => [layer, {without: layer}])),
   // The layers that each buy under 3 ms, left out together: what they buy as a whole.
-  'small-layers-together': {without: 'no-fs-promises,no-crypto,zod-english-only,manifest-minified,oclif-node-check'},
+  'small-layers-together': {without: 'no-fs-promises,zod-english-only,manifest-minified,oclif-node-check'},
   'code-cache': {noCache: true},
   'version-fast-path': {plainBin: true},
 }
