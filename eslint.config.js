@@ -21,6 +21,18 @@ export default tseslint.config(
     rules: {'@typescript-eslint/no-require-imports': 'off'},
   },
   {
+    // The CLI's bundle renames identifiers (scripts/build-cli.js), as apps' own bundlers rename the SDK's: a name that
+    // users see (an error's name, its --json type) is a literal, never a class's or function's own name.
+    files: ['src/**/*.ts', 'packages/sdk/src/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {selector: "MemberExpression[object.type='MetaProperty'][property.name='name']", message: 'new.target.name is renamed by minifiers: name the class with a literal'},
+        {selector: "MemberExpression[object.property.name='constructor'][property.name='name']", message: 'constructor.name is renamed by minifiers: use a literal'},
+      ],
+    },
+  },
+  {
     files: ['test/**/*.ts'],
     rules: {'@typescript-eslint/no-unused-expressions': 'off'},
   },

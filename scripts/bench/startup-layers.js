@@ -36,6 +36,9 @@ const LAYERS = {
   ...Object.fromEntries(['no-fs-promises', 'zod-english-only', 'manifest-minified'].map((layer) => [layer, {without: layer}])),
   // The layers that each buy under 3 ms, left out together: what they buy as a whole.
   'small-layers-together': {without: 'no-fs-promises,zod-english-only,manifest-minified,oclif-node-check'},
+  // Identifiers minified (scripts/bundle-options.js), in each bundle.
+  'minified-identifiers': {without: 'minified-identifiers'},
+  'gateway-minified-identifiers': {without: 'minified-identifiers', gateway: true},
   'code-cache': {noCache: true},
   'version-fast-path': {plainBin: true},
 }

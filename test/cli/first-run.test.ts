@@ -146,6 +146,10 @@ describe('the CLI as a new user meets it', function () {
       const res = await runCli(['products', 'list'], {env: {PAYAPP_BASE_URL: `http://127.0.0.1:${port}`, PAYAPP_TOKEN: acct.token}})
       expect(res.code).to.equal(7)
       expect(res.stderr).to.equal(`ECONNREFUSED: cannot reach http://127.0.0.1:${port} — is "payapp gateway start" running?\n`)
+      // The envelope's type comes from the error class's name: a literal, which the minified bundle keeps.
+      const json = await runCli(['products', 'list', '--json'], {env: {PAYAPP_BASE_URL: `http://127.0.0.1:${port}`, PAYAPP_TOKEN: acct.token}})
+      expect(json.code).to.equal(7)
+      expect(JSON.parse(json.stdout).error).to.include({type: 'connection_error', code: 'ECONNREFUSED'})
     })
   })
 
