@@ -21,8 +21,8 @@ export default tseslint.config(
     rules: {'@typescript-eslint/no-require-imports': 'off'},
   },
   {
-    // The CLI's bundle renames identifiers (scripts/build-cli.js), as apps' own bundlers rename the SDK's: a name that
-    // users see (an error's name, its --json type) is a literal, never a class's or function's own name.
+    // The build's bundles minify identifiers (scripts/bundle-options.js), as apps' own bundlers do to the SDK: a name
+    // that users see (an error's name, its --json type) is a literal, never a class's or function's own name.
     files: ['src/**/*.ts', 'packages/sdk/src/**/*.ts'],
     rules: {
       'no-restricted-syntax': [

@@ -157,10 +157,10 @@ const result = await build({
   metafile: Boolean(process.env.METAFILE),
 })
 
-// Identifiers are minified (scripts/bundle-options.js): a class or function keeps no name of its own. Names users see are literals (the SDK's and the CLI's
-// errors set `name`; lint refuses `new.target.name` and `constructor.name` in src/ and packages/sdk/src/), and oclif
-// takes each command's id from its manifest, not from its class's name. The check: an error class of ours that
-// names itself by literal is still found under that literal.
+// Identifiers are minified (scripts/bundle-options.js): a class or function keeps no name of its own. Names users
+// see are literals (the SDK's and the CLI's errors set `name`; lint refuses `new.target.name` and `constructor.name`
+// in src/ and packages/sdk/src/), and oclif takes each command's id from its manifest, not from its class's name.
+// The check: each error name set by a literal in those sources is in the bundle as that literal.
 const named = [...tsFiles(join(ROOT, 'packages', 'sdk', 'src')), ...tsFiles(join(SRC, 'cli'))].flatMap((file) =>
   [...readFileSync(file, 'utf8').matchAll(/(?:this\.name = |override name = )'(\w+)'/g)].map((m) => m[1]),
 )
