@@ -40,12 +40,15 @@ export function startBalancer(backends: Array<number | string>, opts?: BalancerV
 export function haproxyConfig(port: number, backends: Array<number | string>, opts?: Omit<BalancerVariant, 'nice'>): string
 /** Processes behind HAProxy; `bin`: another build's bin/run.js; the rest, a benchmark's variant of the balancer. */
 export function startCluster(opts: {db: string; dbs?: string[]; processes?: number; args?: string[]; adminKey?: string; env?: Record<string, string>; bin?: string} & BalancerVariant): Promise<Cluster>
-/** A benchmark's variant of the balancer: another `balance` algorithm, options for its `server` lines, its `nbthread`, its niceness. */
+/** A variant of the balancer: another `balance` algorithm, options for its `server` lines (every one, or the i-th), its `nbthread`, its niceness. */
 export interface BalancerVariant {
   balance?: string
   server?: string
+  servers?: string[]
   threads?: number
   nice?: number
 }
+/** The doc's balancer for a machine with fewer cores than gateway processes (docs/shared-gateway.md), as read from it. */
+export function smallMachineVariant(): {balance: string; servers: string[]}
 /** The niceness docs/shared-gateway.md runs HAProxy at. */
 export const HAPROXY_NICE: number

@@ -20,6 +20,24 @@ export const HAPROXY = '/usr/sbin/haproxy'
 /** The niceness docs/shared-gateway.md runs HAProxy at on a machine it shares with the gateway processes. */
 export const HAPROXY_NICE = 5
 export const HAPROXY_CONFIG = join(ROOT, 'docs', 'shared-gateway', 'haproxy.cfg')
+const SHARED_GATEWAY_DOC = join(ROOT, 'docs', 'shared-gateway.md')
+
+/**
+ * The doc's variant of the balancer for a machine with fewer cores than gateway processes (docs/shared-gateway.md,
+ * the block after `<!-- haproxy: small machine -->`): its `balance` line and the options of each of its `server`
+ * lines, in order, as `startBalancer` takes them (`{balance, servers}`). Read from the doc, so the doc's lines are
+ * the ones tests and benchmarks run.
+ * @returns {{balance: string, servers: string[]}}
+ */
+export function smallMachineVariant() {
+  const doc = readFileSync(SHARED_GATEWAY_DOC, 'utf8')
+  const block = /<!-- haproxy: small machine -->\s*```[^\n]*\n([\s\S]*?)```/.exec(doc)?.[1]
+  if (!block) throw new Error(`${SHARED_GATEWAY_DOC} has no block after "<!-- haproxy: small machine -->"`)
+  const balance = /^\s*balance (\S+)\s*$/m.exec(block)?.[1]
+  const servers = [...block.matchAll(/^\s*server gw\d+ 127\.0\.0\.1:\d+(.*)$/gm)].map((m) => m[1].trim())
+  if (!balance || servers.length === 0) throw new Error(`the small machine's block of ${SHARED_GATEWAY_DOC} has no balance or server line:\n${block}`)
+  return {balance, servers}
+}
 
 /** Every child any cluster started, killed if this process exits without stopping them. */
 const running = new Set()
@@ -38,9 +56,9 @@ function track(child) {
  * 127.0.0.1, or `host:port` (the doc's lines are the model: their options are kept).
  * @param {number} port
  * @param {(number | string)[]} backends
- * @param {{balance?: string, server?: string, threads?: number}} [opts] a variant (see `startBalancer`)
+ * @param {{balance?: string, server?: string, servers?: string[], threads?: number}} [opts] a variant (see `startBalancer`)
  */
-export function haproxyConfig(port, backends, {balance, server = '', threads} = {}) {
+export function haproxyConfig(port, backends, {balance, server = '', servers = [], threads} = {}) {
   const lines = readFileSync(HAPROXY_CONFIG, 'utf8').split('\n')
   const serverLine = /^(\s*)server gw\d+ 127\.0\.0\.1:\d+(.*)$/
   const model = lines.find((l) => serverLine.test(l))
@@ -48,7 +66,10 @@ export function haproxyConfig(port, backends, {balance, server = '', threads} = 
   const [, indent, rest] = serverLine.exec(model)
   const out = []
   for (const line of lines) {
-    if (line === model) out.push(...backends.map((p, i) => `${indent}server gw${i + 1} ${typeof p === 'number' ? `127.0.0.1:${p}` : p}${rest}${server ? ` ${server}` : ''}`))
+    if (line === model) {
+      const options = (i) => [server, servers[i]].filter(Boolean).map((o) => ` ${o}`).join('')
+      out.push(...backends.map((p, i) => `${indent}server gw${i + 1} ${typeof p === 'number' ? `127.0.0.1:${p}` : p}${rest}${options(i)}`))
+    }
     else if (!serverLine.test(line))
       out.push(
         line
@@ -140,9 +161,9 @@ async function balancerReady(url, haproxy, output) {
  * HAProxy on a free port with the doc's config over `backends` (ports on 127.0.0.1, or `host:port`), in the foreground as a
  * child; resolves once it routes a request to one of them.
  * @param {(number | string)[]} backends
- * @param {{balance?: string, server?: string, threads?: number, nice?: number}} [opts] a benchmark's variant of
- *   the config: another `balance` algorithm, more options on each `server` line (e.g. `maxconn 8`), another
- *   `nbthread`; and another niceness than the doc's (`nice -n 5`)
+ * @param {{balance?: string, server?: string, servers?: string[], threads?: number, nice?: number}} [opts] a variant of
+ *   the config: another `balance` algorithm, more options on each `server` line (e.g. `maxconn 8`) or on the
+ *   i-th (`servers[i]`: `smallMachineVariant()`'s), another `nbthread`; and another niceness than the doc's (`nice -n 5`)
  */
 export async function startBalancer(backends, opts = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'payapp-haproxy-'))
@@ -173,9 +194,9 @@ export async function startBalancer(backends, opts = {}) {
 /**
  * Starts `processes` gateway processes on `db` with one admin key, and HAProxy in front of them. `dbs[i]`, where
  * given, is process i's URL of that database instead (a test's way to it through a relay it can cut).
- * @param {{db: string, dbs?: string[], processes?: number, args?: string[], adminKey?: string, env?: Record<string, string>, bin?: string, balance?: string, server?: string, threads?: number, nice?: number}} opts
+ * @param {{db: string, dbs?: string[], processes?: number, args?: string[], adminKey?: string, env?: Record<string, string>, bin?: string, balance?: string, server?: string, servers?: string[], threads?: number, nice?: number}} opts
  */
-export async function startCluster({db, dbs = [], processes: count = 3, args = ['--rate-limit', 'off'], adminKey = `adm_cluster_${randomBytes(12).toString('hex')}`, env = {}, bin = BIN, balance, server, threads, nice}) {
+export async function startCluster({db, dbs = [], processes: count = 3, args = ['--rate-limit', 'off'], adminKey = `adm_cluster_${randomBytes(12).toString('hex')}`, env = {}, bin = BIN, balance, server, servers, threads, nice}) {
   const home = mkdtempSync(join(tmpdir(), 'payapp-cluster-'))
   const processes = []
   const others = []
@@ -194,7 +215,7 @@ export async function startCluster({db, dbs = [], processes: count = 3, args = [
     if (failed) throw failed.reason
     balancer = await startBalancer(
       processes.map((p) => Number(new URL(p.url).port)),
-      {balance, server, threads, nice},
+      {balance, server, servers, threads, nice},
     )
     return {
       url: balancer.url,

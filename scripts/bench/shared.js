@@ -7,7 +7,8 @@
  *     processes cost from what the balancer's hop costs); every gateway reaches PostgreSQL through its Unix
  *     socket (docs/shared-gateway.md), and one more row of one process through loopback TCP; the server runs under the
  *     batch scheduling policy, as the doc advises, and a row of one process and one of three have it under the default one,
- *   - PostgreSQL, three processes behind HAProxy (the doc's config),
+ *   - PostgreSQL, three processes behind HAProxy (the doc's config), and behind the doc's variant for a machine with
+ *     fewer cores than processes (`balance first`: the first processes take the load, the last what they cannot),
  *   - the bare node:http server answering the same bytes (the transport's limit),
  * each at the same number of connections, with p99. Targets: PostgreSQL one process ≥ 0.5 of SQLite's write
  * rate, three processes ≥ 0.9 of one, p99 < 50 ms. Without PostgreSQL (not installed, or a gateway that does
@@ -47,7 +48,7 @@ import {fileURLToPath} from 'node:url'
 
 import autocannon from 'autocannon'
 
-import {HAPROXY, startCluster, startGateway} from '../cluster.js'
+import {HAPROXY, smallMachineVariant, startCluster, startGateway} from '../cluster.js'
 import {postgresBin, startPostgres} from '../postgres-server.js'
 import {LIST_PATH, cpuMs, postgresCpuMs, resetStatements, seedReads, seedWrites, topStatements} from './gateway-workloads.js'
 
@@ -78,6 +79,7 @@ const LABELS = {
   pg1lb: 'PostgreSQL, 1 behind HAProxy',
   pg3: 'PostgreSQL, 3 behind HAProxy',
   pg3normal: 'PostgreSQL, 3 behind HAProxy, default sched.',
+  pg3first: 'PostgreSQL, 3 behind HAProxy, balance first',
   ...(VARIANT ? {pg3alt: `PostgreSQL, 3 behind HAProxy (${VARIANT})`} : {}),
   ...(BASELINE ? {pg1base: 'baseline: PostgreSQL, 1 process', pg3base: 'baseline: PostgreSQL, 3 behind HAProxy'} : {}),
 }
@@ -325,6 +327,8 @@ export async function benchShared() {
         ['pg1lb', 'payapp_one_lb', 1, true],
         ['pg3', 'payapp_three', 3, true],
         ['pg3normal', 'payapp_three_normal', 3, true, undefined, undefined, false, 'normal'],
+        // The doc's balancer for a machine with fewer cores than processes: the first processes take the load.
+        ['pg3first', 'payapp_three_first', 3, true, undefined, smallMachineVariant()],
         ['pg3alt', 'payapp_three_alt', 3, true, undefined, {balance: BALANCE, server: SERVER_OPTIONS, threads: THREADS, nice: NICE}],
         ['pg1base', 'payapp_base_one', 1, false, BASELINE],
         ['pg3base', 'payapp_base_three', 3, true, BASELINE],
@@ -423,10 +427,12 @@ export async function benchShared() {
     ratio('pg3normal', 'pg1normal', 'PostgreSQL 3 behind HAProxy / 1 process direct, default scheduling', 'target ≥ 0.90')
     ratio('pg3', 'pg1', 'PostgreSQL 3 behind HAProxy / 1 process direct', 'target ≥ 0.90; the balancer’s hop included')
     ratio('pg3', 'pg1lb', 'PostgreSQL 3 behind HAProxy / 1 behind HAProxy', 'target ≥ 0.90; the processes’ cost alone')
+    ratio('pg3first', 'pg1', 'PostgreSQL 3 behind HAProxy, balance first / 1 process direct', 'target ≥ 0.90; the doc’s balancer for a small machine')
+    ratio('pg3first', 'pg3', 'PostgreSQL 3 behind HAProxy, balance first / leastconn', 'what the small machine’s balancer saves')
     ratio('pg3base', 'pg1base', 'baseline: 3 behind HAProxy / 1 process direct', 'target ≥ 0.90; the other build')
     ratio('pg3', 'pg3base', 'this build / baseline, 3 behind HAProxy', 'the change’s gain')
     ratio('pg3alt', 'pg1', `PostgreSQL 3 behind HAProxy (${VARIANT}) / 1 process direct`, 'target ≥ 0.90; another balancer config')
-    const measured = ['pg1', 'pg1lb', 'pg3', 'pg3alt'].filter((k) => reads[k])
+    const measured = ['pg1', 'pg1lb', 'pg3', 'pg3first', 'pg3alt'].filter((k) => reads[k])
     if (measured.length) {
       const p99 = Math.max(...measured.flatMap((k) => [reads[k].p99, writes[k].p99]))
       results.postgres_p99 = p99

@@ -9,11 +9,11 @@ import {mkdtempSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
-import {startCluster as startProcesses, type Cluster} from '../../scripts/cluster.js'
+import {startCluster as startProcesses, type BalancerVariant, type Cluster} from '../../scripts/cluster.js'
 import {HttpGateway} from './gateway.js'
 
 export {freePort} from '../../scripts/postgres-server.js'
-export {haproxyConfig, type Cluster, type ClusterProcess} from '../../scripts/cluster.js'
+export {haproxyConfig, smallMachineVariant, type Cluster, type ClusterProcess} from '../../scripts/cluster.js'
 
 export interface ClusterOptions {
   processes?: number
@@ -25,6 +25,8 @@ export interface ClusterOptions {
   args?: string[]
   /** Environment variables for every process, e.g. a short `PAYAPP_GATEWAY_LEASE_MS` where a test kills one. */
   env?: Record<string, string>
+  /** Another balancer config than the doc's haproxy.cfg as it is, e.g. `smallMachineVariant()`. */
+  balancer?: BalancerVariant
 }
 
 /** The database for a cluster as `PAYAPP_TEST_DB` says, and how to remove it afterwards. */
@@ -44,7 +46,7 @@ export async function testDatabase(): Promise<{db: string; stop: () => void}> {
 export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> {
   const database = opts.db ? {db: opts.db, stop: () => {}} : await testDatabase()
   try {
-    const cluster = await startProcesses({db: database.db, dbs: opts.dbs, processes: opts.processes, args: opts.args, env: opts.env})
+    const cluster = await startProcesses({db: database.db, dbs: opts.dbs, processes: opts.processes, args: opts.args, env: opts.env, ...opts.balancer})
     return {
       ...cluster,
       async stop() {
