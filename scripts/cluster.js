@@ -69,8 +69,7 @@ export function haproxyConfig(port, backends, {balance, server = '', servers = [
     if (line === model) {
       const options = (i) => [server, servers[i]].filter(Boolean).map((o) => ` ${o}`).join('')
       out.push(...backends.map((p, i) => `${indent}server gw${i + 1} ${typeof p === 'number' ? `127.0.0.1:${p}` : p}${rest}${options(i)}`))
-    }
-    else if (!serverLine.test(line))
+    } else if (!serverLine.test(line))
       out.push(
         line
           .replace(/^(\s*bind 127\.0\.0\.1:)\d+/, `$1${port}`)

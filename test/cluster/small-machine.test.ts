@@ -48,8 +48,8 @@ describe('shared gateway on a small machine: the doc’s `balance first` config'
 
   it('more requests in flight than the first processes’ maxconn: each takes its maxconn, the last the rest, none refused', async () => {
     const acct = await suite.gw.account()
-    // Each read held 1.5 s in the gateway (a latency rule, shared by the processes), so all are in flight at once.
-    const rule = await suite.gw.admin('POST', '/faults', {merchant: acct.merchant.id, route: 'GET /products', latency_ms: 1500})
+    // Each read held 3 s in the gateway (a latency rule, shared by the processes), so all are in flight at once.
+    const rule = await suite.gw.admin('POST', '/faults', {merchant: acct.merchant.id, route: 'GET /products', latency_ms: 3000})
     expect(rule.status, rule.text).to.equal(201)
     const limits = variant.servers.slice(0, -1).map((options) => Number(/\bmaxconn (\d+)\b/.exec(options)![1]))
     const extra = 10
