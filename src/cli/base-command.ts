@@ -17,7 +17,7 @@ import {cliFetch} from './http-sender.js'
 import {CliError, ExitCode, exitCodeFor, missingCredentialError, usageError} from './exit-codes.js'
 import {type Spinner, spinner} from './output.js'
 import {canPrompt, promptLine, valueOrStdin} from './prompt.js'
-import {bodyFromFlags, type DerivedFlags, missingRequired, parsePrompted, setPath} from './schema-flags.js'
+import {bodyFromFlags, type DerivedFlags, missingRequired, parsePrompted, setPath, valueAt} from './schema-flags.js'
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>
 export type BaseArgs<T extends typeof Command> = Interfaces.InferredArgs<T['args']>
@@ -241,6 +241,12 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     const missing = [...missingRequired(derived, body), ...extra]
     if (missing.length === 0) return body
     if (!canPrompt() || this.jsonEnabled()) {
+      // Given but empty (`--name "$NAME"` with NAME unset, or `"name": ""` in --data): say so, not that it is missing.
+      const empty = missing.find((f) => flags[f] === '' || (derived.fields[f] && valueAt(body, derived.fields[f].path) === ''))
+      if (empty !== undefined) {
+        const where = flags[empty] === '' ? `--${empty}` : `--data's ${derived.fields[empty]!.path.join('.')}`
+        throw usageError(`${where} is empty: it needs a value (not prompting: ${this.jsonEnabled() ? '--json is set' : 'stdin is not a terminal'})`, `--${empty}`)
+      }
       const names = missing.map((f) => `--${f}`)
       throw usageError(
         `Missing required ${names.length === 1 ? 'flag' : 'flags'} ${names.join(', ')} (or the field${names.length === 1 ? '' : 's'} in --data; not prompting: ${this.jsonEnabled() ? '--json is set' : 'stdin is not a terminal'})`,

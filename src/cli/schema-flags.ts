@@ -217,15 +217,23 @@ export function jsonErrorWhere(text: string, error: Error): string {
 export function missingRequired(derived: DerivedFlags, body: Record<string, unknown>): string[] {
   return derived.required.filter((flag) => {
     const path = derived.fields[flag]!.path
-    let target: unknown = body
-    for (const key of path.slice(0, -1)) {
-      target = (target as Record<string, unknown>)[key]
-      // The optional object is not sent at all: its required fields are not needed.
-      if (!target || typeof target !== 'object') return false
-    }
-    const value = (target as Record<string, unknown>)[path.at(-1)!]
+    // The optional object is not sent at all: its required fields are not needed.
+    if (path.length > 1 && !isObject(valueAt(body, path.slice(0, -1)))) return false
+    const value = valueAt(body, path)
     return value === undefined || value === ''
   })
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null
+
+/** The body's value at `path` (a field of nested objects), or undefined where an object on the way is absent. */
+export function valueAt(body: Record<string, unknown>, path: readonly string[]): unknown {
+  let target: unknown = body
+  for (const key of path) {
+    if (!isObject(target)) return undefined
+    target = target[key]
+  }
+  return target
 }
 
 /** Parses a prompted answer the way the flag would have been parsed. */

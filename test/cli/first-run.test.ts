@@ -62,6 +62,19 @@ describe('the CLI as a new user meets it', function () {
       expect(requests).to.deep.equal([])
     })
 
+    it('a required flag given empty (`--name "$NAME"` with NAME unset) or empty in --data: exit 2 saying it is empty, nothing sent', async function () {
+      const flag = await runCli(['products', 'create', '--name', ''], {env: as()})
+      expect(flag.code).to.equal(2)
+      expect(flag.stderr).to.equal('Error: --name is empty: it needs a value (not prompting: stdin is not a terminal)\n')
+      const data = await runCli(['products', 'create', '--data', '{"name": "", "price": {"currency": "eur", "unit_amount": 100}}', '--json'], {env: as()})
+      expect(data.code).to.equal(2)
+      expect(data.json().error).to.include({type: 'usage_error', param: '--name', message: "--data's name is empty: it needs a value (not prompting: --json is set)"})
+      const nested = await runCli(['products', 'create', '--name', 'Mug', '--price-currency', '', '--price-unit-amount', '100'], {env: as()})
+      expect(nested.code).to.equal(2)
+      expect(nested.stderr).to.equal('Error: --price-currency is empty: it needs a value (not prompting: stdin is not a terminal)\n')
+      expect(requests).to.deep.equal([])
+    })
+
     it('a nested required field counts once its object is sent (--price-currency needs --price-unit-amount); --json names it as param', async function () {
       const res = await runCli(['products', 'create', '--name', 'Mug', '--price-currency', 'eur', '--json'], {env: as()})
       expect(res.code).to.equal(2)
