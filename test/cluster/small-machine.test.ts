@@ -12,25 +12,17 @@ import {join} from 'node:path'
 import {expect} from 'chai'
 
 import {HAPROXY} from '../../scripts/cluster.js'
-import {clusterForSuite, haproxyConfig, servedBy, smallMachineVariant} from '../helpers/cluster.js'
+import {clusterForSuite, haproxyConfig, servedBy, servedCounts, smallMachineVariant} from '../helpers/cluster.js'
 
 describe('shared gateway on a small machine: the doc’s `balance first` config', function () {
   this.timeout(90_000)
   const variant = smallMachineVariant()
   const suite = clusterForSuite({processes: 3, balancer: variant})
-  /** How many of `responses` each process answered, by its name. */
-  const counts = (responses: Array<{headers: Headers}>) => {
-    const by: Record<string, number> = {}
-    for (const r of responses) {
-      const name = r.headers.get('x-payapp-process') ?? 'none'
-      by[name] = (by[name] ?? 0) + 1
-    }
-    return by
-  }
+  /** Each server line's maxconn, NaN where it has none. */
+  const limits = variant.servers.map((options) => Number(/\bmaxconn (\d+)\b/.exec(options)?.[1] ?? Number.NaN))
 
   it('is `balance first` with a maxconn on every server but the last, and a config `haproxy -c` accepts', () => {
     expect(variant.balance).to.equal('first')
-    const limits = variant.servers.map((options) => Number(/\bmaxconn (\d+)\b/.exec(options)?.[1] ?? Number.NaN))
     expect(limits.slice(0, -1).every((n) => n > 0), variant.servers.join(' | ')).to.equal(true)
     expect(limits.at(-1), 'the last server takes what the others cannot: no maxconn, so nothing waits in the queue').to.be.NaN
     const file = join(mkdtempSync(join(tmpdir(), 'payapp-haproxy-')), 'haproxy.cfg')
@@ -51,12 +43,11 @@ describe('shared gateway on a small machine: the doc’s `balance first` config'
     // Each read held 3 s in the gateway (a latency rule, shared by the processes), so all are in flight at once.
     const rule = await suite.gw.admin('POST', '/faults', {merchant: acct.merchant.id, route: 'GET /products', latency_ms: 3000})
     expect(rule.status, rule.text).to.equal(201)
-    const limits = variant.servers.slice(0, -1).map((options) => Number(/\bmaxconn (\d+)\b/.exec(options)![1]))
     const extra = 10
-    const total = limits.reduce((a, b) => a + b, 0) + extra
+    const total = limits[0]! + limits[1]! + extra
     const answers = await Promise.all(Array.from({length: total}, () => acct.store('GET', '/products')))
     for (const r of answers) expect(r.status, r.text).to.equal(200)
-    expect(counts(answers)).to.deep.equal({gw1: limits[0], gw2: limits[1], gw3: extra})
+    expect(servedCounts(answers)).to.deep.equal({gw1: limits[0], gw2: limits[1], gw3: extra})
   })
 
   it('the first process killed: its requests go to the next, none fails', async () => {

@@ -81,3 +81,13 @@ export function clusterForSuite(opts: ClusterOptions = {}): {cluster: Cluster; g
 
 /** The `X-Payapp-Process` names (which process answered) of `responses`, each once. */
 export const servedBy = (responses: Array<{headers: Headers}>) => [...new Set(responses.map((r) => r.headers.get('x-payapp-process')))].sort()
+
+/** How many of `responses` each process answered, by its `X-Payapp-Process` name. */
+export const servedCounts = (responses: Array<{headers: Headers}>) => {
+  const by: Record<string, number> = {}
+  for (const r of responses) {
+    const name = r.headers.get('x-payapp-process') ?? 'none'
+    by[name] = (by[name] ?? 0) + 1
+  }
+  return by
+}
